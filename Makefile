@@ -1,0 +1,46 @@
+# turnstream: `make run` runs the main job end to end, `make test` runs every test.
+# Both install what is missing first: the Python virtualenv (.venv) and the Kafka jars
+# (Maven Central, cached in .cache/), plus Java 17 and Maven from Debian when absent.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+CONFIG ?= examples/turnstream.toml
+PYTEST_ARGS ?=
+
+.PHONY: run test deps system-deps lint format clean
+
+run: deps
+	$(BIN)/turnstream demo --config $(CONFIG)
+
+test: deps
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+deps: system-deps $(VENV)/.installed
+	$(BIN)/turnstream infra jars
+
+# Java 17 and Maven run the local broker; install them when this is a Debian machine
+# without them (as root, or with sudo).
+system-deps:
+	@if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then \
+	  echo "installing Java 17 and Maven (apt-get)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q openjdk-17-jre-headless maven; \
+	fi
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e ".[dev]"
+	touch $@
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(VENV)/.installed
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf var .pytest_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""Shared pytest configuration; fixtures live in tests/fixtures/ and are loaded as plugins."""
+
+pytest_plugins = ["tests.fixtures.kafka", "tests.fixtures.store", "tests.fixtures.worker"]

@@ -1,0 +1,3 @@
+from turnstream.cli.main import main
+
+main()

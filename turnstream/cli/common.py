@@ -1,0 +1,124 @@
+"""Options and output shared by the commands; errors become messages and exit codes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from collections.abc import Callable, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from turnstream.config import Settings, load_settings
+from turnstream.errors import TurnstreamError
+from turnstream.sinks.store import QueryResult
+from turnstream.sinks.summary import DEAD_LETTERS_SQL, table_counts
+
+__all__ = [
+    "BrokerOpt",
+    "ConfigOpt",
+    "DsnOpt",
+    "Format",
+    "FormatOpt",
+    "err",
+    "guarded",
+    "out",
+    "print_rows",
+    "print_summary",
+    "settings_from",
+]
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+T = TypeVar("T")
+
+ConfigOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        envvar="TURNSTREAM_CONFIG",
+        help="TOML configuration file (default: ./turnstream.toml when present).",
+        dir_okay=False,
+    ),
+]
+DsnOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--dsn",
+        envvar="TURNSTREAM_DSN",
+        help="Store: chdb:///path (embedded, default chdb:var/store) or http(s)://host:8123.",
+    ),
+]
+BrokerOpt = Annotated[
+    str | None,
+    typer.Option("--broker", envvar="TURNSTREAM_BROKER", metavar="HOST:PORT", help="Kafka broker."),
+]
+
+
+class Format(StrEnum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+
+
+FormatOpt = Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
+
+
+def guarded(fn: Callable[[], T]) -> T:
+    """Run ``fn``; a turnstream error becomes a red message and exit code 2."""
+    try:
+        return fn()
+    except TurnstreamError as exc:
+        err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
+def settings_from(
+    config: Path | None, dsn: str | None = None, broker: str | None = None
+) -> Settings:
+    """Load the settings, with command-line overrides."""
+    return guarded(lambda: load_settings(config, dsn=dsn, broker=broker))
+
+
+def print_summary(query: Callable[[str], QueryResult], fmt: Format = Format.table) -> None:
+    """Print rows per raw table and dead letters by reason, read through ``query``."""
+    counts = guarded(lambda: table_counts(query))
+    print_rows(["table", "rows"], list(counts.items()), fmt, title="rows per table")
+    dead = guarded(lambda: query(DEAD_LETTERS_SQL))
+    print_rows(dead.columns, dead.rows, fmt, title="dead letters by reason")
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, dict | list):
+        return json.dumps(value, default=str)
+    return "" if value is None else str(value)
+
+
+def print_rows(
+    columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: Format, title: str | None = None
+) -> None:
+    """Print a result as a table, CSV or JSON (an array of objects)."""
+    if fmt is Format.json:
+        data = [dict(zip(columns, row, strict=True)) for row in rows]
+        sys.stdout.write(json.dumps(data, default=str, indent=2) + "\n")
+    elif fmt is Format.csv:
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(columns)
+        writer.writerows([[_cell(v) for v in row] for row in rows])
+        sys.stdout.write(buffer.getvalue())
+    else:
+        table = Table(title=title, title_justify="left")
+        for column in columns:
+            table.add_column(column)
+        for row in rows:
+            table.add_row(*(escape(_cell(v)) for v in row))
+        out.print(table)

@@ -1,0 +1,246 @@
+"""``turnstream``: every command, from the broker to the analyst's query."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import sys
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from turnstream.cli.common import (
+    BrokerOpt,
+    ConfigOpt,
+    DsnOpt,
+    Format,
+    FormatOpt,
+    err,
+    guarded,
+    out,
+    print_rows,
+    print_summary,
+    settings_from,
+)
+from turnstream.cli.infra import infra_app
+from turnstream.producer import Producer, read_lines, validate_lines
+from turnstream.sinks.access import owner_url, read_query
+
+app = typer.Typer(
+    help="turnstream: the server side of an agent memory on Kafka, Faust and ClickHouse.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+)
+app.add_typer(infra_app, name="infra")
+
+__all__ = ["app", "main"]
+
+
+@app.command()
+def worker(
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    broker: BrokerOpt = None,
+    loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+) -> None:
+    """Run the stream worker: consume, validate, fan out and write to the store."""
+    from turnstream.streams.worker import run_worker
+
+    settings = settings_from(config, dsn, broker)
+    if owner_url(settings):
+        err.print(f"[red]error:[/red] another worker owns the store {settings.store.dsn}")
+        raise typer.Exit(2)
+    logging.basicConfig(
+        level=loglevel.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+    )
+    sys.argv = [sys.argv[0]]  # Faust's worker reads argv; ours are parsed already
+    guarded(lambda: run_worker(settings, loglevel))
+
+
+@app.command()
+def publish(
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="JSONL, one item a line.")
+    ],
+    config: ConfigOpt = None,
+    broker: BrokerOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Validate only; no broker.")] = False,
+    send_invalid: Annotated[
+        bool,
+        typer.Option(help="Also send invalid lines as they are, to exercise dead letters."),
+    ] = False,
+) -> None:
+    """Validate a JSONL file and publish it, each item keyed by its profile."""
+    settings = settings_from(config, broker=broker)
+    total = sum(1 for _ in read_lines(file))
+    if dry_run:
+        items, bad = validate_lines(read_lines(file))
+        for line in bad:
+            err.print(f"[red]{line}[/red]")
+        out.print(f"{len(items)} valid, {len(bad)} invalid of {total} lines in {file}")
+        raise typer.Exit(1 if bad else 0)
+
+    async def _run() -> None:
+        with Progress(
+            TextColumn("publishing"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=err,
+            disable=total < 1000 or not err.is_terminal,
+        ) as bar:
+            task = bar.add_task("publish", total=total)
+            async with Producer(settings) as producer:
+                report = await producer.publish_lines(
+                    read_lines(file), send_invalid=send_invalid, on_line=lambda: bar.advance(task)
+                )
+        for line in report.bad:
+            err.print(f"[yellow]{line}[/yellow]")
+        sent = ", ".join(f"{n} {t}" for t, n in sorted(report.sent.items())) or "nothing"
+        out.print(f"sent {sent} to {settings.broker.bootstrap}")
+        if report.bad:
+            what = "sent as they are" if send_invalid else "not sent"
+            out.print(f"{len(report.bad)} invalid lines {what}")
+            if not send_invalid:
+                raise typer.Exit(1)
+
+    guarded(lambda: asyncio.run(_run()))
+
+
+@app.command()
+def sql(
+    query: Annotated[
+        str, typer.Argument(help='A read-only query, e.g. "SELECT count() FROM turns".')
+    ],
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Run a read-only query (through the running worker when it owns the embedded store)."""
+    settings = settings_from(config, dsn)
+    result = guarded(lambda: read_query(settings, query))
+    print_rows(result.columns, result.rows, fmt)
+
+
+@app.command()
+def summary(config: ConfigOpt = None, dsn: DsnOpt = None, fmt: FormatOpt = Format.table) -> None:
+    """Rows per raw table and dead letters by reason."""
+    settings = settings_from(config, dsn)
+    print_summary(lambda q: read_query(settings, q), fmt)
+
+
+@app.command()
+def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
+    """Apply the schema migrations (the worker also does it at start-up)."""
+    from turnstream.sinks.schema import apply_migrations
+    from turnstream.sinks.store import Store
+
+    settings = settings_from(config, dsn)
+    if owner_url(settings):
+        out.print("a running worker owns the store and has applied the migrations")
+        return
+
+    def _run() -> list[int]:
+        store = Store(settings.store.dsn, settings.store.database)
+        try:
+            return apply_migrations(store)
+        finally:
+            store.close()
+
+    applied = guarded(_run)
+    out.print(f"applied migrations {applied}" if applied else "schema is up to date")
+
+
+@app.command()
+def wait(
+    config: ConfigOpt = None,
+    broker: BrokerOpt = None,
+    timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 300.0,
+) -> None:
+    """Wait until the worker has processed and committed everything published."""
+    from turnstream.streams.kafka_admin import wait_until_drained
+    from turnstream.streams.topics import TopicNames
+
+    settings = settings_from(config, broker=broker)
+    names = TopicNames(settings.worker.topic_prefix)
+    try:
+        asyncio.run(
+            wait_until_drained(
+                settings.broker.bootstrap,
+                settings.worker.app_id,
+                names.inputs,
+                timeout,
+                on_progress=lambda n: (
+                    err.print(f"{n} messages to go   ", end="\r") if err.is_terminal else None
+                ),
+            )
+        )
+    except (TimeoutError, RuntimeError) as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(1) from None
+    out.print("all published items are processed")
+
+
+@app.command()
+def sample(
+    output: Annotated[Path, typer.Argument(dir_okay=False, help="Where to write the JSONL.")],
+    day: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default: yesterday, UTC).")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed; the same seed, the same stream.")] = 7,
+) -> None:
+    """Write the sample stream: a realistic day of a small store, a few invalid items."""
+    from turnstream.sample import sample_day
+
+    when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
+    lines = sample_day(when, seed)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_bytes(b"\n".join(lines) + b"\n")
+    out.print(f"wrote {len(lines)} items for {when} to {output}")
+
+
+@app.command()
+def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
+    """The worker's counters and how far behind it is."""
+    import urllib.request
+
+    from turnstream.streams.kafka_admin import group_lag
+    from turnstream.streams.topics import TopicNames
+
+    settings = settings_from(config, broker=broker)
+    url = f"http://{settings.worker.web_host}:{settings.worker.web_port}/v1/status"
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:
+            out.print_json(data=json.loads(response.read()))
+    except OSError:
+        out.print(f"no worker answers at {url}")
+    names = TopicNames(settings.worker.topic_prefix)
+    lag = guarded(
+        lambda: asyncio.run(
+            group_lag(settings.broker.bootstrap, settings.worker.app_id, names.inputs)
+        )
+    )
+    out.print(f"unprocessed messages: {sum(lag.values())}")
+
+
+@app.command()
+def demo(
+    config: ConfigOpt = None,
+    home: Annotated[Path, typer.Option(help="Broker data, store and logs (wiped first).")] = Path(
+        "var/demo"
+    ),
+    keep_running: Annotated[bool, typer.Option(help="Leave the broker and worker up.")] = False,
+) -> None:
+    """The main job: broker, worker, the sample day published, a summary, then stop."""
+    from turnstream.demo import run_demo
+
+    settings = settings_from(config)
+    guarded(lambda: run_demo(settings, home, keep_running=keep_running))
+
+
+def main() -> None:
+    """Entry point of the ``turnstream`` console script."""
+    app()

@@ -1,0 +1,100 @@
+"""The main job: a local broker, a worker on the embedded store, the sample day
+published, waited for, summed up, and everything stopped again."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from turnstream.cli.common import Format, err, out, print_summary
+from turnstream.config import Settings
+from turnstream.errors import ConfigError
+from turnstream.infra.kafka import LocalKafka, parse_local_broker
+from turnstream.infra.worker_process import WorkerProcess
+from turnstream.producer import Producer, read_lines
+from turnstream.sample import sample_day
+from turnstream.sinks.access import read_query
+from turnstream.streams.kafka_admin import wait_until_drained
+from turnstream.streams.topics import TopicNames
+
+__all__ = ["run_demo"]
+
+
+def _progress(remaining: int) -> None:
+    if err.is_terminal:
+        err.print(f"    {remaining} messages to go   ", end="\r")
+
+
+def _step(text: str) -> None:
+    out.print(f"[bold cyan]==>[/bold cyan] {text}")
+
+
+def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None:
+    """Run the whole path end to end on the embedded store under ``home`` (wiped first)."""
+    if settings.source is None:
+        raise ConfigError(
+            "the demo needs a config file with spaces: --config examples/turnstream.toml"
+        )
+    home = home.resolve()
+    _, port = parse_local_broker(settings.broker.bootstrap)
+    kafka = LocalKafka(home=home / "kafka", port=port, controller_port=port + 1)
+    if kafka.status().running:
+        kafka.down()
+    shutil.rmtree(home, ignore_errors=True)
+    home.mkdir(parents=True)
+    dsn = f"chdb://{home / 'store'}"
+    demo_settings = settings.model_copy(
+        update={"store": settings.store.model_copy(update={"dsn": dsn})}
+    )
+    worker = WorkerProcess(
+        config=settings.source,
+        log_path=home / "worker.log",
+        web_port=settings.worker.web_port,
+        dsn=dsn,
+        broker=settings.broker.bootstrap,
+    )
+    started = time.monotonic()
+    try:
+        _step(f"starting Kafka on {settings.broker.bootstrap} (data in {kafka.home})")
+        kafka.up(timeout=120, progress=lambda m: out.print(f"    {m}"))
+        _step(f"starting the worker on {dsn} (log {worker.log_path})")
+        worker.start()
+        day = (datetime.now(UTC) - timedelta(days=1)).date()
+        sample = home / "sample.jsonl"
+        lines = sample_day(day, seed=7)
+        sample.write_bytes(b"\n".join(lines) + b"\n")
+        _step(f"publishing the sample day {day}: {len(lines)} items from {sample}")
+        report = asyncio.run(_publish(settings, sample))
+        sent = ", ".join(f"{n} {t}" for t, n in sorted(report.sent.items()))
+        out.print(f"    sent {sent}, and {report.sent_invalid} invalid lines as they are")
+        _step("waiting until the worker has processed everything")
+        names = TopicNames(settings.worker.topic_prefix)
+        asyncio.run(
+            wait_until_drained(
+                settings.broker.bootstrap,
+                settings.worker.app_id,
+                names.inputs,
+                timeout=300,
+                on_progress=_progress,
+                alive=worker.alive,
+            )
+        )
+        _step(f"what landed in the store (after {time.monotonic() - started:.1f}s)")
+        print_summary(lambda q: read_query(demo_settings, q), Format.table)
+    finally:
+        if keep_running:
+            _step(
+                f"left running: worker (web :{settings.worker.web_port}), Kafka {kafka.bootstrap}"
+            )
+        else:
+            _step("stopping the worker and Kafka")
+            worker.stop()
+            kafka.down()
+
+
+async def _publish(settings: Settings, path: Path):  # type: ignore[no-untyped-def]
+    async with Producer(settings) as producer:
+        return await producer.publish_lines(read_lines(path), send_invalid=True)

@@ -1,0 +1,1 @@
+"""APScheduler jobs: nightly priors, retention checks, experiment comparisons (issue #5)."""

@@ -1,0 +1,180 @@
+"""Shared field types and the envelope every item carries (see WIRE.md)."""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    JsonValue,
+    PlainValidator,
+    StringConstraints,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "AttrRef",
+    "Envelope",
+    "ExposureId",
+    "ForWhom",
+    "Handle",
+    "HandleType",
+    "Id",
+    "JsonObject",
+    "Scalar",
+    "Text",
+    "Timestamp",
+    "WireModel",
+]
+
+#: Ids are non-empty strings of bounded size (hostile producers send megabytes).
+Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]
+#: Free text (reasons, labels).
+Text = Annotated[str, StringConstraints(max_length=4096)]
+#: A field of a declared type: ``type.field`` (``item_variant.color``).
+AttrRef = Annotated[
+    str,
+    StringConstraints(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$", max_length=128),
+]
+#: Whose signal it is: ``self``, ``gift`` or ``beneficiary:<id>``.
+ForWhom = Annotated[
+    str, StringConstraints(pattern=r"^(self|gift|beneficiary:[A-Za-z0-9_.:@-]{1,128})$")
+]
+_RFC3339 = re.compile(
+    r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})?$"
+)
+
+
+def _timestamp(value: object) -> datetime:
+    if not isinstance(value, str):
+        raise PydanticCustomError("datetime_type", "Input should be a valid datetime string")
+    match = _RFC3339.match(value)
+    if match is None:
+        raise PydanticCustomError(
+            "datetime_format", "Input should be an RFC 3339 time, like 2026-09-29T14:02:11Z"
+        )
+    day, clock, fraction, zone = match.groups()
+    if zone is None:
+        raise PydanticCustomError("timezone_aware", "Input should have timezone info (Z or +hh:mm)")
+    zone = "+00:00" if zone in "Zz" else zone
+    try:
+        return datetime.fromisoformat(f"{day}T{clock}{(fraction or '')[:7]}{zone}")
+    except ValueError:
+        raise PydanticCustomError("datetime_range", "Input is not a real date and time") from None
+
+
+#: A time with its zone (RFC 3339). Naive times, epochs and other shapes are refused.
+Timestamp = Annotated[datetime, BeforeValidator(_timestamp, json_schema_input_type=str)]
+
+
+def _scalar(value: object) -> str | int | float | bool:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PydanticCustomError("finite_number", "Input should be a finite number")
+    if isinstance(value, str | int | float | bool):
+        return value
+    raise PydanticCustomError("scalar_type", "Input should be a string, a number or a boolean")
+
+
+#: One value: a string, a number or a boolean.
+Scalar = Annotated[str | int | float | bool, PlainValidator(_scalar)]
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float) and not math.isfinite(value):
+        raise PydanticCustomError("finite_number", "Input should be a finite number")
+    if isinstance(value, dict):
+        for item in value.values():
+            _finite(item)
+    elif isinstance(value, list):
+        for item in value:
+            _finite(item)
+    return value
+
+
+#: A free-form JSON object (a watch condition, a claim's evidence): finite numbers only.
+JsonObject = Annotated[dict[str, JsonValue], AfterValidator(_finite)]
+
+
+def _uuid7(value: str) -> str:
+    try:
+        parsed = uuid.UUID(value)
+    except ValueError:
+        raise ValueError("must be a UUID") from None
+    if parsed.version != 7:
+        raise ValueError(f"must be a UUIDv7 (got version {parsed.version})")
+    return str(parsed)
+
+
+#: An exposure id: a UUIDv7 minted by the SDK at delivery.
+ExposureId = Annotated[str, StringConstraints(max_length=64), AfterValidator(_uuid7)]
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: unknown fields are accepted and ignored, the rest is strict."""
+
+    model_config = ConfigDict(
+        extra="ignore", frozen=True, populate_by_name=True, allow_inf_nan=False
+    )
+
+
+class HandleType(StrEnum):
+    phone_e164 = "phone_e164"
+    email = "email"
+    external_id = "external_id"
+
+
+_E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
+_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
+
+
+class Handle(WireModel):
+    """Who the person is, as the producer knows them. Never stored raw."""
+
+    type: HandleType
+    value: Annotated[str, StringConstraints(min_length=1, max_length=320)]
+
+    @model_validator(mode="after")
+    def _check_shape(self) -> Handle:
+        # The messages never repeat the value: it is personal data.
+        if self.type is HandleType.phone_e164 and not _E164.match(self.value):
+            raise ValueError("value: not an E.164 phone number (+ and 7 to 15 digits)")
+        if self.type is HandleType.email and not _EMAIL.match(self.value):
+            raise ValueError("value: not an e-mail address")
+        return self
+
+
+class Envelope(WireModel):
+    """Fields common to every item."""
+
+    type: str
+    space_id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+    idempotency_key: Id
+    handle: Handle | None = None
+    profile_id: Id | None = None
+    source: Id
+    conversation_id: Id | None = None
+    session_id: Id | None = None
+    occurred_at: Timestamp
+
+    @model_validator(mode="after")
+    def _one_identity(self) -> Envelope:
+        if (self.handle is None) == (self.profile_id is None):
+            which = "neither" if self.handle is None else "both"
+            raise ValueError(
+                f"handle: exactly one of handle and profile_id is required ({which} given)"
+            )
+        return self
+
+    @property
+    def session(self) -> str | None:
+        """The session: ``session_id``, or the conversation when none is given."""
+        return self.session_id or self.conversation_id

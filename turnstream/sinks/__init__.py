@@ -1,0 +1,1 @@
+"""ClickHouse: the client (embedded chDB or a server), migrations, rows and the idempotent writer."""

@@ -1,0 +1,334 @@
+"""Decisions become raw-table rows. Pure: the ingest time is passed in.
+
+Raw handles are never written: rows carry the profile id only, and dead letters keep
+the reason, the field path and a digest of the bytes (the bytes themselves stay on the
+dead-letter topic).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+from turnstream.config import Feature, Settings
+from turnstream.models import (
+    EVIDENCED_VERDICTS,
+    Command,
+    Interaction,
+    InteractionItem,
+    Outcome,
+    Turn,
+)
+from turnstream.models.common import Envelope
+from turnstream.streams.ingest import Decision
+
+__all__ = ["COLUMNS", "Rows", "rows_for"]
+
+Rows = dict[str, list[dict[str, Any]]]
+
+_ENVELOPE = [
+    "space_id",
+    "profile_id",
+    "source",
+    "conversation_id",
+    "session_id",
+    "idempotency_key",
+    "occurred_at",
+]
+_SOURCE = ["ingested_at", "_topic", "_partition", "_offset"]
+
+#: Column order of each raw table, as the sink inserts them.
+COLUMNS: dict[str, list[str]] = {
+    "turns": [
+        *_ENVELOPE,
+        "turn_id",
+        "agent",
+        "build",
+        "contract_version",
+        "experiment_id",
+        "experiment_arm",
+        "guard_acted",
+        "guard_budget_exceeded",
+        "interactions",
+        "interactions_refused",
+        "claims",
+        "constraints",
+        *_SOURCE,
+    ],
+    "interactions": [
+        *_ENVELOPE,
+        "for",
+        "turn_id",
+        "item_index",
+        "kind",
+        "exposure_id",
+        "list_id",
+        "ref",
+        "attr",
+        "payload",
+        *_SOURCE,
+    ],
+    "turn_claims": [
+        "space_id",
+        "source",
+        "agent",
+        "turn_id",
+        "claim_index",
+        "contract_version",
+        "category",
+        "class",
+        "nature",
+        "role",
+        "verdict",
+        "action",
+        "evidenced",
+        "value",
+        "evidence",
+        "occurred_at",
+        *_SOURCE,
+    ],
+    "turn_constraints": [
+        "space_id",
+        "source",
+        "agent",
+        "turn_id",
+        "call_index",
+        "tool",
+        "sent",
+        "results_checked",
+        "violations",
+        "unverifiable",
+        "relaxed",
+        "occurred_at",
+        *_SOURCE,
+    ],
+    "outcomes": [
+        *_ENVELOPE,
+        "outcome",
+        "ref",
+        "order_id",
+        "exposure_token",
+        "exposure_id",
+        "exposure_pos",
+        "attrs",
+        "reason",
+        *_SOURCE,
+    ],
+    "commands": [*_ENVELOPE, "command", "inference_id", "replacement", *_SOURCE],
+    "dead_letters": [
+        "reason",
+        "field_path",
+        "message",
+        "item_type",
+        "space_id",
+        "source",
+        "idempotency_key",
+        "raw_sha256",
+        "raw_bytes",
+        *_SOURCE,
+    ],
+}
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True, default=str)
+
+
+def _envelope(item: Envelope, profile_id: str) -> dict[str, Any]:
+    return {
+        "space_id": item.space_id,
+        "profile_id": profile_id,
+        "source": item.source,
+        "conversation_id": item.conversation_id or "",
+        "session_id": item.session or "",
+        "idempotency_key": item.idempotency_key,
+        "occurred_at": item.occurred_at,
+    }
+
+
+def _interaction_row(
+    base: dict[str, Any], interaction: Interaction, for_: str, turn_id: str, index: int
+) -> dict[str, Any]:
+    return {
+        **base,
+        "for": for_,
+        "turn_id": turn_id,
+        "item_index": index,
+        "kind": interaction.kind,
+        "exposure_id": getattr(interaction, "exposure_id", None) or "",
+        "list_id": getattr(interaction, "list_id", ""),
+        "ref": getattr(interaction, "ref", ""),
+        "attr": getattr(interaction, "attr", ""),
+        "payload": _json(interaction.model_dump(mode="json", exclude={"for_"})),
+    }
+
+
+def _header(raw: bytes) -> dict[str, str]:
+    """Best-effort type, space, source and key of an invalid item, for triage."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        field: value[:256]
+        for field in ("type", "space_id", "source", "idempotency_key")
+        if isinstance(value := data.get(field), str)
+    }
+
+
+def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:
+    """The raw-table rows one decision writes (none for a duplicate)."""
+    rows: Rows = defaultdict(list)
+    if decision.duplicate:
+        return rows
+    src = decision.source
+    source_cols = {
+        "ingested_at": ingested_at,
+        "_topic": src.topic,
+        "_partition": src.partition,
+        "_offset": src.offset,
+    }
+    item = decision.item
+    if decision.refusal is not None:
+        header = (
+            _header(decision.raw)
+            if item is None
+            else {
+                "type": item.type,
+                "space_id": item.space_id,
+                "source": item.source,
+                "idempotency_key": item.idempotency_key,
+            }
+        )
+        rows["dead_letters"].append(
+            {
+                "reason": decision.refusal.reason.value,
+                "field_path": decision.refusal.field_path[:512],
+                "message": decision.refusal.message[:2048],
+                "item_type": header.get("type", ""),
+                "space_id": header.get("space_id", ""),
+                "source": header.get("source", ""),
+                "idempotency_key": header.get("idempotency_key", ""),
+                "raw_sha256": hashlib.sha256(decision.raw).hexdigest(),
+                "raw_bytes": len(decision.raw),
+                **source_cols,
+            }
+        )
+    if item is None or decision.profile_id is None:
+        return rows
+    base = {**_envelope(item, decision.profile_id), **source_cols}
+    if isinstance(item, InteractionItem):
+        rows["interactions"].append(_interaction_row(base, item.interaction, item.for_, "", 0))
+    elif isinstance(item, Turn):
+        _turn_rows(rows, base, item, decision, settings, source_cols)
+    elif isinstance(item, Outcome):
+        exposure_id, pos = _token_parts(item.exposure_token)
+        rows["outcomes"].append(
+            {
+                **base,
+                "outcome": item.outcome,
+                "ref": item.ref,
+                "order_id": item.order_id,
+                "exposure_token": item.exposure_token or "",
+                "exposure_id": exposure_id,
+                "exposure_pos": pos,
+                "attrs": {k: str(v) for k, v in item.attrs.items()},
+                "reason": item.reason or "",
+            }
+        )
+    elif isinstance(item, Command):
+        replacement = item.replacement.model_dump(mode="json") if item.replacement else None
+        rows["commands"].append(
+            {
+                **base,
+                "command": item.command,
+                "inference_id": item.inference_id or "",
+                "replacement": _json(replacement) if replacement else "",
+            }
+        )
+    return rows
+
+
+def _turn_rows(
+    rows: Rows,
+    base: dict[str, Any],
+    turn: Turn,
+    decision: Decision,
+    settings: Settings,
+    source_cols: dict[str, Any],
+) -> None:
+    keep = decision.keep_interactions
+    rows["turns"].append(
+        {
+            **base,
+            "turn_id": turn.turn_id,
+            "agent": turn.agent,
+            "build": turn.build or "",
+            "contract_version": turn.contract_version or "",
+            "experiment_id": turn.experiment.id if turn.experiment else "",
+            "experiment_arm": turn.experiment.arm if turn.experiment else "",
+            "guard_acted": turn.guard_acted,
+            "guard_budget_exceeded": turn.guard_budget_exceeded,
+            "interactions": len(turn.interactions) if keep else 0,
+            "interactions_refused": 0 if keep else len(turn.interactions),
+            "claims": len(turn.claims),
+            "constraints": len(turn.constraints),
+        }
+    )
+    if keep:
+        for i, interaction in enumerate(turn.interactions):
+            rows["interactions"].append(
+                _interaction_row(base, interaction, interaction.for_ or "self", turn.turn_id, i)
+            )
+    space = settings.space(turn.space_id)
+    common = {
+        "space_id": turn.space_id,
+        "source": turn.source,
+        "agent": turn.agent,
+        "turn_id": turn.turn_id,
+        "occurred_at": turn.occurred_at,
+        **source_cols,
+    }
+    if space is not None and space.has(Feature.claims):
+        for i, claim in enumerate(turn.claims):
+            rows["turn_claims"].append(
+                {
+                    **common,
+                    "claim_index": i,
+                    "contract_version": turn.contract_version or "",
+                    "category": claim.category,
+                    "class": claim.class_ or "",
+                    "nature": claim.nature,
+                    "role": claim.role or "",
+                    "verdict": claim.verdict.value,
+                    "action": claim.action,
+                    "evidenced": claim.verdict in EVIDENCED_VERDICTS,
+                    "value": claim.value or "",
+                    "evidence": _json(claim.evidence) if claim.evidence else "",
+                }
+            )
+    for i, call in enumerate(turn.constraints):
+        rows["turn_constraints"].append(
+            {
+                **common,
+                "call_index": i,
+                "tool": call.tool,
+                "sent": call.sent,
+                "results_checked": call.results_checked,
+                "violations": call.violations,
+                "unverifiable": call.unverifiable,
+                "relaxed": call.relaxed,
+            }
+        )
+
+
+def _token_parts(token: str | None) -> tuple[str, int]:
+    if not token:
+        return "", 0
+    _, exposure_id, pos, _ = token.split(".", 3)
+    return exposure_id, int(pos)

@@ -1,0 +1,171 @@
+"""The ClickHouse schema as numbered migrations, applied at start-up and safe to re-apply.
+
+Raw tables are not partitioned by time on purpose: an insert then becomes exactly one
+part, which is what makes a batch's insert atomic and the sink's per-partition
+high-water marks exact (see ``writer.py``). Every raw row keeps the Kafka topic,
+partition and offset it came from.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from turnstream.sinks.store import Store
+
+__all__ = ["MIGRATIONS", "RAW_TABLES", "Migration", "apply_migrations"]
+
+log = logging.getLogger(__name__)
+
+#: Insert deduplication needs a window on non-replicated MergeTree tables.
+_DEDUP = "SETTINGS non_replicated_deduplication_window = 1000"
+_SOURCE = """
+    ingested_at DateTime64(3, 'UTC'),
+    _topic LowCardinality(String),
+    _partition UInt16,
+    _offset UInt64"""
+_ENVELOPE = """
+    space_id LowCardinality(String),
+    profile_id String,
+    source LowCardinality(String),
+    conversation_id String,
+    session_id String,
+    idempotency_key String,
+    occurred_at DateTime64(3, 'UTC'),"""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "raw tables",
+        (
+            f"""CREATE TABLE IF NOT EXISTS turns ({_ENVELOPE}
+    turn_id String,
+    agent LowCardinality(String),
+    build String,
+    contract_version String,
+    experiment_id String,
+    experiment_arm String,
+    guard_acted Bool,
+    guard_budget_exceeded Bool,
+    interactions UInt32,
+    interactions_refused UInt32,
+    claims UInt32,
+    constraints UInt32,{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, source, agent, occurred_at, turn_id) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS interactions ({_ENVELOPE}
+    `for` LowCardinality(String),
+    turn_id String,
+    item_index UInt16,
+    kind LowCardinality(String),
+    exposure_id String,
+    list_id String,
+    ref String,
+    attr String,
+    payload String,{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, profile_id, occurred_at)
+TTL toDateTime(occurred_at) + INTERVAL 45 DAY {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS turn_claims (
+    space_id LowCardinality(String),
+    source LowCardinality(String),
+    agent LowCardinality(String),
+    turn_id String,
+    claim_index UInt16,
+    contract_version String,
+    category LowCardinality(String),
+    class LowCardinality(String),
+    nature LowCardinality(String),
+    role String,
+    verdict LowCardinality(String),
+    action LowCardinality(String),
+    evidenced Bool,
+    value String,
+    evidence String,
+    occurred_at DateTime64(3, 'UTC'),{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, source, agent, occurred_at, turn_id) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS turn_constraints (
+    space_id LowCardinality(String),
+    source LowCardinality(String),
+    agent LowCardinality(String),
+    turn_id String,
+    call_index UInt16,
+    tool LowCardinality(String),
+    sent UInt32,
+    results_checked UInt32,
+    violations UInt32,
+    unverifiable UInt32,
+    relaxed Bool,
+    occurred_at DateTime64(3, 'UTC'),{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, source, agent, tool, occurred_at) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS outcomes ({_ENVELOPE}
+    outcome LowCardinality(String),
+    ref String,
+    order_id String,
+    exposure_token String,
+    exposure_id String,
+    exposure_pos UInt32,
+    attrs Map(String, String),
+    reason String,{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, profile_id, occurred_at) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS commands ({_ENVELOPE}
+    command LowCardinality(String),
+    inference_id String,
+    replacement String,{_SOURCE}
+) ENGINE = MergeTree ORDER BY (space_id, profile_id, occurred_at) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS dead_letters (
+    reason LowCardinality(String),
+    field_path String,
+    message String,
+    item_type LowCardinality(String),
+    space_id String,
+    source String,
+    idempotency_key String,
+    raw_sha256 String,
+    raw_bytes UInt32,{_SOURCE}
+) ENGINE = MergeTree ORDER BY (reason, ingested_at) {_DEDUP}""",
+        ),
+    ),
+)
+
+#: Tables the ingest sink writes, each row with its Kafka source.
+RAW_TABLES = (
+    "turns",
+    "interactions",
+    "turn_claims",
+    "turn_constraints",
+    "outcomes",
+    "commands",
+    "dead_letters",
+)
+
+
+def apply_migrations(store: Store) -> list[int]:
+    """Apply every migration not yet recorded; returns the versions applied now."""
+    store.command(
+        """CREATE TABLE IF NOT EXISTS schema_migrations (
+    version UInt32, name String, applied_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree ORDER BY version"""
+    )
+    done = {row[0] for row in store.query("SELECT version FROM schema_migrations").rows}
+    applied: list[int] = []
+    for migration in MIGRATIONS:
+        if migration.version in done:
+            continue
+        for statement in migration.statements:
+            store.command(statement)
+        store.insert(
+            "schema_migrations",
+            [(migration.version, migration.name, datetime.now(UTC))],
+            ["version", "name", "applied_at"],
+        )
+        log.info("applied migration %d (%s)", migration.version, migration.name)
+        applied.append(migration.version)
+    return applied

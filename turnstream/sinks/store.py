@@ -1,0 +1,187 @@
+"""The ClickHouse client: embedded chDB on disk by default, a server with an http(s) DSN.
+
+The same SQL runs on both. Every call blocks, so async code goes through
+:class:`AsyncStore`, which keeps them on one worker thread, off the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import clickhouse_connect
+from clickhouse_connect.driver.exceptions import ClickHouseError
+
+from turnstream.errors import StoreError
+
+__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file"]
+
+T = TypeVar("T")
+
+
+def chdb_path(dsn: str) -> Path | None:
+    """The on-disk path of an embedded DSN (``chdb:///abs`` or ``chdb:rel``), else None."""
+    if not dsn.startswith("chdb:"):
+        return None
+    rest = dsn[len("chdb:") :]
+    if rest.startswith("///") or rest.startswith("//"):
+        rest = rest[2:]
+    if not rest or rest in (":memory:", "memory"):
+        raise StoreError("an in-memory chDB store cannot be shared; give chdb:///path")
+    return Path(rest).expanduser().resolve()
+
+
+def owner_file(path: Path) -> Path:
+    """Where the process that owns an embedded store says how to reach it."""
+    return path / "turnstream-owner.json"
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: list[str]
+    types: list[str]
+    rows: list[tuple[Any, ...]]
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        """Rows as dictionaries keyed by column name."""
+        return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+class Store:
+    """A ClickHouse database reached through clickhouse-connect."""
+
+    def __init__(self, dsn: str, database: str = "turnstream") -> None:
+        self.dsn = dsn
+        self.database = database
+        self.path = chdb_path(dsn)
+        try:
+            if self.path is not None:
+                self.path.mkdir(parents=True, exist_ok=True)
+                bootstrap = clickhouse_connect.get_client(interface="chdb", path=str(self.path))
+                bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {database}")
+                bootstrap.close()
+                self._client = clickhouse_connect.get_client(
+                    interface="chdb", path=str(self.path), database=database
+                )
+            else:
+                bootstrap = clickhouse_connect.get_client(dsn=dsn)
+                bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {database}")
+                self._client = clickhouse_connect.get_client(dsn=dsn, database=database)
+        except Exception as exc:  # driver errors come in many classes
+            raise StoreError(f"cannot open the store {self.describe()}: {exc}") from exc
+
+    @property
+    def embedded(self) -> bool:
+        """True for a chDB store owned by this process."""
+        return self.path is not None
+
+    def describe(self) -> str:
+        """The DSN without credentials."""
+        if self.path is not None:
+            return f"chdb://{self.path}"
+        head, _, tail = self.dsn.partition("@")
+        return f"{head.split('://')[0]}://{tail}" if tail else head
+
+    def command(self, sql: str, settings: dict[str, Any] | None = None) -> None:
+        """Run a statement that returns nothing."""
+        try:
+            self._client.command(sql, settings=settings)
+        except ClickHouseError as exc:
+            raise StoreError(str(exc)) from exc
+
+    def query(
+        self,
+        sql: str,
+        parameters: dict[str, Any] | None = None,
+        settings: dict[str, Any] | None = None,
+    ) -> QueryResult:
+        """Run a query and return its columns and rows."""
+        try:
+            result = self._client.query(sql, parameters=parameters, settings=settings)
+        except ClickHouseError as exc:
+            raise StoreError(str(exc)) from exc
+        return QueryResult(
+            list(result.column_names),
+            [t.name for t in result.column_types],
+            [tuple(r) for r in result.result_rows],
+        )
+
+    def read_only(self, sql: str) -> QueryResult:
+        """Run an analyst's query with ClickHouse's own read-only guard."""
+        return self.query(sql, settings={"readonly": 2})
+
+    def insert(
+        self,
+        table: str,
+        rows: Sequence[Sequence[Any]],
+        columns: Sequence[str],
+        token: str | None = None,
+    ) -> None:
+        """Insert rows in one block; ``token`` makes a repeated insert a no-op."""
+        settings = {"insert_deduplication_token": token} if token else None
+        try:
+            self._client.insert(table, rows, column_names=list(columns), settings=settings)
+        except ClickHouseError as exc:
+            raise StoreError(f"insert into {table} failed: {exc}") from exc
+
+    def scalar(self, sql: str, parameters: dict[str, Any] | None = None) -> Any:
+        """The first column of the first row."""
+        rows = self.query(sql, parameters).rows
+        return rows[0][0] if rows else None
+
+    def claim_ownership(self, url: str) -> None:
+        """Tell other processes that this one owns the embedded store and where to ask."""
+        if self.path is not None:
+            owner_file(self.path).write_text(json.dumps({"pid": os.getpid(), "url": url}))
+
+    def release_ownership(self) -> None:
+        """Remove the owner file if it is ours."""
+        if self.path is None:
+            return
+        file = owner_file(self.path)
+        with contextlib.suppress(FileNotFoundError, ValueError):
+            if json.loads(file.read_text()).get("pid") == os.getpid():
+                file.unlink()
+
+    def close(self) -> None:
+        """Close the client."""
+        with contextlib.suppress(Exception):
+            self._client.close()
+
+
+class AsyncStore:
+    """Runs a :class:`Store`'s blocking calls on one dedicated thread."""
+
+    def __init__(self, store: Store, executor: ThreadPoolExecutor | None = None) -> None:
+        self.store = store
+        self._executor = executor or ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+
+    @classmethod
+    def open(cls, dsn: str, database: str) -> AsyncStore:
+        """Open the store on its own thread, the one every later call runs on."""
+        executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="store")
+        try:
+            store = executor.submit(Store, dsn, database).result()
+        except BaseException:
+            executor.shutdown()
+            raise
+        return cls(store, executor)
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the store thread, blocking (for code outside the loop)."""
+        return self._executor.submit(fn, *args).result()
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` on the store thread and await its result."""
+        return await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+
+    def shutdown(self) -> None:
+        """Stop the thread (after the calls in flight)."""
+        self._executor.shutdown(wait=True)

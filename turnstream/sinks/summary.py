@@ -1,0 +1,24 @@
+"""What landed: rows per raw table and dead letters by reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from turnstream.sinks.schema import RAW_TABLES
+from turnstream.sinks.store import QueryResult
+
+__all__ = ["DEAD_LETTERS_SQL", "SUMMARY_SQL", "table_counts"]
+
+SUMMARY_SQL = " UNION ALL ".join(
+    f"SELECT '{t}' AS table, count() AS rows FROM {t}" for t in RAW_TABLES
+)
+DEAD_LETTERS_SQL = (
+    "SELECT reason, count() AS dead_letters, any(field_path) AS example_field "
+    "FROM dead_letters GROUP BY reason ORDER BY dead_letters DESC, reason"
+)
+
+
+def table_counts(query: Callable[[str], QueryResult]) -> dict[str, int]:
+    """Rows per raw table, in schema order."""
+    counts = {t: int(n) for t, n in query(SUMMARY_SQL).rows}
+    return {t: counts.get(t, 0) for t in RAW_TABLES}

@@ -1,0 +1,1 @@
+"""The Faust app, its agents and topics, and the pure rules they apply."""

@@ -1,0 +1,88 @@
+"""Kafka administration: topics, and how far the worker's consumer group is behind."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+
+__all__ = ["ensure_topics", "group_lag", "wait_until_drained"]
+
+
+async def group_lag(bootstrap: str, group: str, topics: Sequence[str]) -> dict[TopicPartition, int]:
+    """Messages not yet committed by ``group``, per input partition."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await admin.start()
+    await consumer.start()
+    try:
+        committed = await admin.list_consumer_group_offsets(group)
+        partitions = [
+            TopicPartition(d["topic"], p["partition"])
+            for d in await admin.describe_topics(list(topics))
+            if d["error_code"] == 0  # a topic that does not exist holds nothing
+            for p in d["partitions"]
+        ]
+        ends = await consumer.end_offsets(partitions) if partitions else {}
+        lag = {}
+        for tp in partitions:
+            meta = committed.get(tp)
+            done = meta.offset if meta is not None and meta.offset >= 0 else 0
+            lag[tp] = max(ends[tp] - done, 0)
+        return lag
+    finally:
+        await consumer.stop()
+        await admin.close()
+
+
+async def wait_until_drained(
+    bootstrap: str,
+    group: str,
+    topics: Sequence[str],
+    timeout: float = 300.0,
+    on_progress: Callable[[int], None] | None = None,
+    alive: Callable[[], bool] | None = None,
+) -> None:
+    """Return once ``group`` has committed everything in ``topics``.
+
+    Raises TimeoutError after ``timeout`` seconds, RuntimeError if ``alive()`` turns false.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            remaining = sum((await group_lag(bootstrap, group, topics)).values())
+        except KafkaError as exc:
+            if not exc.retriable or time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.5)  # e.g. the group coordinator is still being elected
+            continue
+        if on_progress is not None:
+            on_progress(remaining)
+        if remaining == 0:
+            return
+        if alive is not None and not alive():
+            raise RuntimeError(f"the worker stopped with {remaining} messages unprocessed")
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{remaining} messages still unprocessed after {timeout:.0f}s")
+        await asyncio.sleep(0.5)
+
+
+async def ensure_topics(bootstrap: str, topics: Sequence[str], partitions: int) -> None:
+    """Create the topics that do not exist yet, with ``partitions`` partitions each."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [t for t in topics if t not in existing]
+        if missing:
+            with contextlib.suppress(TopicAlreadyExistsError):  # created meanwhile
+                await admin.create_topics(
+                    [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in missing]
+                )
+    finally:
+        await admin.close()

@@ -1,0 +1,36 @@
+"""Bootstrap: the one place where the store, the sink and the Faust app are wired."""
+
+from __future__ import annotations
+
+import logging
+
+import faust
+
+from turnstream.config import Settings
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.store import AsyncStore
+from turnstream.sinks.writer import RawSink
+from turnstream.streams.app import Pipeline, build_app
+
+__all__ = ["run_worker"]
+
+log = logging.getLogger(__name__)
+
+
+def run_worker(settings: Settings, loglevel: str = "info") -> None:
+    """Open the store, apply migrations, then run the Faust worker until stopped."""
+    store = AsyncStore.open(settings.store.dsn, settings.store.database)
+    try:
+        applied = store.call(apply_migrations, store.store)
+        if applied:
+            log.info("schema migrations applied: %s", applied)
+        pipeline = Pipeline(settings, store, RawSink(store.store))
+        app = build_app(settings, pipeline)
+        url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+        store.call(store.store.claim_ownership, url)
+        worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+        worker.execute_from_commandline()
+    finally:
+        store.call(store.store.release_ownership)
+        store.call(store.store.close)
+        store.shutdown()
