@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import signal
+import sys
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -57,6 +59,8 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         broker=settings.broker.bootstrap,
     )
     started = time.monotonic()
+    # Stop the children on SIGTERM too, not only on Ctrl-C.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         _step(f"starting Kafka on {settings.broker.bootstrap} (data in {kafka.home})")
         kafka.up(timeout=120, progress=lambda m: out.print(f"    {m}"))

@@ -1,1 +1,1 @@
-"""ClickHouse: the client (embedded chDB or a server), migrations, rows and the idempotent writer."""
+"""ClickHouse: the client (chDB or a server), migrations, rows and the idempotent writer."""

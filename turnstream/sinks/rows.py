@@ -21,6 +21,7 @@ from turnstream.models import (
     InteractionItem,
     Outcome,
     Turn,
+    Verdict,
 )
 from turnstream.models.common import Envelope
 from turnstream.streams.ingest import Decision
@@ -52,6 +53,7 @@ COLUMNS: dict[str, list[str]] = {
         "experiment_arm",
         "guard_acted",
         "guard_budget_exceeded",
+        "internal_text_found",
         "interactions",
         "interactions_refused",
         "claims",
@@ -274,6 +276,9 @@ def _turn_rows(
             "experiment_arm": turn.experiment.arm if turn.experiment else "",
             "guard_acted": turn.guard_acted,
             "guard_budget_exceeded": turn.guard_budget_exceeded,
+            "internal_text_found": sum(
+                c.verdict is Verdict.internal_text_found for c in turn.claims
+            ),
             "interactions": len(turn.interactions) if keep else 0,
             "interactions_refused": 0 if keep else len(turn.interactions),
             "claims": len(turn.claims),

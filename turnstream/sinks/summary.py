@@ -13,7 +13,7 @@ SUMMARY_SQL = " UNION ALL ".join(
     f"SELECT '{t}' AS table, count() AS rows FROM {t}" for t in RAW_TABLES
 )
 DEAD_LETTERS_SQL = (
-    "SELECT reason, count() AS dead_letters, any(field_path) AS example_field "
+    "SELECT reason, count() AS dead_letters, anyIf(field_path, field_path != '') AS example_field "
     "FROM dead_letters GROUP BY reason ORDER BY dead_letters DESC, reason"
 )
 

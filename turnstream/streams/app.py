@@ -28,9 +28,17 @@ from turnstream.sinks.writer import RawSink, write_with_retry
 from turnstream.streams.ingest import Decision, Source, decide
 from turnstream.streams.topics import TopicNames
 
-__all__ = ["IngestStats", "Pipeline", "build_app"]
+__all__ = ["DEDUP_TABLE", "IngestStats", "Pipeline", "build_app", "changelog_topic"]
 
 log = logging.getLogger(__name__)
+
+#: The table of idempotency keys: key -> [topic, partition, offset, first seen (epoch s)].
+DEDUP_TABLE = "idempotency-keys"
+
+
+def changelog_topic(app_id: str, table: str) -> str:
+    """The changelog topic Faust gives a table."""
+    return f"{app_id}-{table}-changelog"
 
 
 @dataclass
@@ -179,8 +187,7 @@ def build_app(settings: Settings, pipeline: Pipeline) -> faust.App:
         names.dead_letters, value_serializer="raw", partitions=w.partitions, internal=True
     )
 
-    # Tables: idempotency key -> [topic, partition, offset, first seen (epoch s)].
-    dedup = app.Table("idempotency-keys", default=None, partitions=w.partitions)
+    dedup = app.Table(DEDUP_TABLE, default=None, partitions=w.partitions)
 
     @app.agent(inputs, concurrency=1)
     async def ingest(stream: faust.StreamT) -> None:

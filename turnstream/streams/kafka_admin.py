@@ -72,17 +72,43 @@ async def wait_until_drained(
         await asyncio.sleep(0.5)
 
 
-async def ensure_topics(bootstrap: str, topics: Sequence[str], partitions: int) -> None:
-    """Create the topics that do not exist yet, with ``partitions`` partitions each."""
+async def ensure_topics(
+    bootstrap: str,
+    topics: Sequence[str],
+    partitions: int,
+    compacted: Sequence[str] = (),
+    timeout: float = 30.0,
+) -> None:
+    """Create the topics that do not exist yet, and wait until the broker lists every one
+    of them with its partitions (a fresh broker answers before its metadata settles).
+
+    ``compacted`` topics (table changelogs) get ``cleanup.policy=compact``.
+    """
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
         existing = set(await admin.list_topics())
-        missing = [t for t in topics if t not in existing]
+        wanted = [*topics, *compacted]
+        missing = [t for t in wanted if t not in existing]
         if missing:
-            with contextlib.suppress(TopicAlreadyExistsError):  # created meanwhile
-                await admin.create_topics(
-                    [NewTopic(t, num_partitions=partitions, replication_factor=1) for t in missing]
+            new = [
+                NewTopic(
+                    t,
+                    num_partitions=partitions,
+                    replication_factor=1,
+                    topic_configs={"cleanup.policy": "compact"} if t in compacted else {},
                 )
+                for t in missing
+            ]
+            with contextlib.suppress(TopicAlreadyExistsError):  # created meanwhile
+                await admin.create_topics(new)
+        deadline = time.monotonic() + timeout
+        while True:
+            described = await admin.describe_topics(wanted)
+            if all(d["error_code"] == 0 and d["partitions"] for d in described):
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"topics not ready after {timeout:.0f}s: {wanted}")
+            await asyncio.sleep(0.2)
     finally:
         await admin.close()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 import faust
@@ -10,7 +11,9 @@ from turnstream.config import Settings
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.writer import RawSink
-from turnstream.streams.app import Pipeline, build_app
+from turnstream.streams.app import DEDUP_TABLE, Pipeline, build_app, changelog_topic
+from turnstream.streams.kafka_admin import ensure_topics
+from turnstream.streams.topics import TopicNames
 
 __all__ = ["run_worker"]
 
@@ -24,6 +27,16 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         applied = store.call(apply_migrations, store.store)
         if applied:
             log.info("schema migrations applied: %s", applied)
+        names = TopicNames(settings.worker.topic_prefix)
+        # Faust reads topic metadata once at start; make sure everything exists first.
+        asyncio.run(
+            ensure_topics(
+                settings.broker.bootstrap,
+                [*names.inputs, names.accepted, names.dead_letters],
+                settings.worker.partitions,
+                compacted=[changelog_topic(settings.worker.app_id, DEDUP_TABLE)],
+            )
+        )
         pipeline = Pipeline(settings, store, RawSink(store.store))
         app = build_app(settings, pipeline)
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
