@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from turnstream.cli.common import Format, err, out, print_summary
+from turnstream.cli.report import print_context_use
 from turnstream.config import Settings
 from turnstream.errors import ConfigError
 from turnstream.infra.kafka import LocalKafka, parse_local_broker
@@ -19,6 +20,7 @@ from turnstream.infra.worker_process import WorkerProcess
 from turnstream.producer import Producer, read_lines
 from turnstream.sample import sample_day
 from turnstream.sinks.access import read_query
+from turnstream.sinks.context_use import ReportQuery
 from turnstream.streams.kafka_admin import wait_until_drained
 from turnstream.streams.topics import TopicNames
 
@@ -88,6 +90,12 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         )
         _step(f"what landed in the store (after {time.monotonic() - started:.1f}s)")
         print_summary(lambda q: read_query(demo_settings, q), Format.table)
+        _step("context use: what agents claimed on evidence, constraints sent/verifiable/violated")
+        print_context_use(
+            lambda q: read_query(demo_settings, q),
+            ReportQuery(by=("space_id", "agent")),
+            verdicts=False,
+        )
     finally:
         if keep_running:
             _step(

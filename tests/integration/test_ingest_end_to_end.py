@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 
 import pytest
 
+from turnstream.errors import InvalidItem
+from turnstream.models import Turn, parse_item
 from turnstream.sample import mixed_items
+from turnstream.sinks.access import read_query
 
 pytestmark = pytest.mark.integration
 
@@ -16,6 +20,26 @@ def _expected(batch) -> dict[str, int]:  # type: ignore[no-untyped-def]
     counts.update(batch.accepted)
     counts["dead_letters"] = sum(batch.refused.values())
     return counts
+
+
+def _claims_by_agent(lines: list[bytes]) -> dict[tuple[str, str], tuple[int, int]]:
+    """Claims and evidenced claims per (source, agent), counted straight from the file."""
+    claims: Counter[tuple[str, str]] = Counter()
+    evidenced: Counter[tuple[str, str]] = Counter()
+    for raw in lines:
+        try:
+            item = parse_item(raw)
+        except InvalidItem:
+            continue
+        if isinstance(item, Turn) and item.space_id in ("acme", "vida"):  # claims on
+            for claim in item.claims:
+                claims[item.source, item.agent] += 1
+                evidenced[item.source, item.agent] += claim.verdict in (
+                    "matched",
+                    "quoted_found",
+                    "anchored",
+                )
+    return {key: (claims[key], evidenced[key]) for key in claims}
 
 
 def _landed(counts: dict[str, int]) -> dict[str, int]:
@@ -33,12 +57,25 @@ def test_accepted_and_dead_letters_land_exactly_once(deployment_factory) -> None
     deployment.drain()
     assert _landed(deployment.counts()) == expected
     assert deployment.dead_letters() == batch.refused
+    claims_sql = (
+        "SELECT source, agent, sum(claims), sum(evidenced) FROM context_use_claims "
+        "GROUP BY source, agent"
+    )
+    rolled = {
+        (s, a): (int(n), int(e)) for s, a, n, e in read_query(deployment.settings, claims_sql).rows
+    }
+    assert rolled == _claims_by_agent(batch.lines)
+    assert sum(n for n, _ in rolled.values()) > 100  # the batch really carries claims
 
     # The same file again: every idempotency key (and every invalid line) is known.
     deployment.publish(batch.lines)
     deployment.drain()
     assert _landed(deployment.counts()) == expected
     assert deployment.dead_letters() == batch.refused
+    again = {
+        (s, a): (int(n), int(e)) for s, a, n, e in read_query(deployment.settings, claims_sql).rows
+    }
+    assert again == rolled
     stats = deployment.worker.stats()
     assert stats["messages"] == 2000
     assert stats["duplicates"] == 1000

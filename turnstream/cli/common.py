@@ -35,7 +35,8 @@ __all__ = [
     "settings_from",
 ]
 
-out = Console(soft_wrap=True)
+# Wide enough for the reports when output goes to a file or a pipe (rich assumes 80).
+out = Console(soft_wrap=True, width=None if sys.stdout.isatty() else 160)
 err = Console(stderr=True, soft_wrap=True)
 T = TypeVar("T")
 

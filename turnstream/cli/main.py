@@ -27,6 +27,7 @@ from turnstream.cli.common import (
     settings_from,
 )
 from turnstream.cli.infra import infra_app
+from turnstream.cli.report import docs_app, report_app
 from turnstream.producer import Producer, read_lines, validate_lines
 from turnstream.sinks.access import owner_url, read_query
 
@@ -37,6 +38,8 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(infra_app, name="infra")
+app.add_typer(report_app, name="report")
+app.add_typer(docs_app, name="docs")
 
 __all__ = ["app", "main"]
 

@@ -1,0 +1,150 @@
+"""``turnstream report ...`` and ``turnstream docs ...``: what analysts read."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from turnstream.cli.common import (
+    ConfigOpt,
+    DsnOpt,
+    Format,
+    FormatOpt,
+    err,
+    guarded,
+    out,
+    print_rows,
+    settings_from,
+)
+from turnstream.config import Feature
+from turnstream.sinks.access import read_query
+from turnstream.sinks.context_use import ReportQuery
+from turnstream.sinks.store import QueryResult
+
+__all__ = ["docs_app", "print_context_use", "report_app"]
+
+report_app = typer.Typer(help="Reports for analysts.", no_args_is_help=True)
+docs_app = typer.Typer(help="Documentation generated from the live schema.", no_args_is_help=True)
+
+
+@report_app.command("context-use")
+def context_use(
+    space: Annotated[str | None, typer.Option(help="Only this space.")] = None,
+    since: Annotated[str | None, typer.Option(help="From this day on (YYYY-MM-DD).")] = None,
+    by: Annotated[str, typer.Option(help="Breakdown: some of space_id,source,agent.")] = (
+        "source,agent"
+    ),
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Claims on evidence, guard actions and constraints sent/verifiable/violated."""
+    settings = settings_from(config, dsn)
+    try:
+        query = ReportQuery(
+            space=space,
+            since=date.fromisoformat(since) if since else None,
+            by=tuple(d.strip() for d in by.split(",") if d.strip()),
+        )
+    except ValueError as exc:
+        err.print(f"[red]error:[/red] {exc}")
+        raise typer.Exit(2) from None
+    if space is not None:
+        conf = settings.space(space)
+        if conf is None:
+            err.print(f"[yellow]space {space!r} is not in the configuration[/yellow]")
+        elif not conf.has(Feature.claims):
+            err.print(
+                f"[yellow]the claims feature is off for space {space!r}: its turns' claims "
+                "are not rolled up (constraint measurements still are)[/yellow]"
+            )
+    if not print_context_use(lambda sql: read_query(settings, sql), query, fmt):
+        where = f" for space {space!r}" if space else ""
+        when = f" since {since}" if since else ""
+        out.print(f"no context-use data{where}{when}")
+
+
+def print_context_use(
+    run: Callable[[str], QueryResult],
+    query: ReportQuery,
+    fmt: Format = Format.table,
+    verdicts: bool = True,
+) -> bool:
+    """Print the context-use report through ``run``; False when there is no data."""
+    sections = {
+        "claims": query.claims(),
+        "claims by category and verdict": query.verdicts() if verdicts else None,
+        "turns and the claims guard": query.turns(),
+        "constraints: sent, verifiable, violated": query.constraints(),
+    }
+    sections = {name: sql for name, sql in sections.items() if sql is not None}
+    results = {name: guarded(lambda sql=sql: run(sql)) for name, sql in sections.items()}
+    if not any(r.rows for r in results.values()):
+        return False
+    if fmt is Format.json:
+        data = {
+            name: [dict(zip(r.columns, row, strict=True)) for row in r.rows]
+            for name, r in results.items()
+        }
+        sys.stdout.write(json.dumps(data, default=str, indent=2) + "\n")
+        return True
+    for name, result in results.items():
+        if fmt is Format.csv:
+            sys.stdout.write(f"# {name}\n")
+        print_rows(result.columns, result.rows, fmt, title=name)
+    return True
+
+
+@docs_app.command("tables")
+def tables(
+    output: Annotated[Path, typer.Option(help="Where to write the page.")] = Path("docs/tables.md"),
+    check: Annotated[bool, typer.Option(help="Exit 1 if the page is out of date.")] = False,
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Write the page of tables and views, types read from the live schema.
+
+    Without --dsn the schema is built by the migrations in a throw-away embedded store.
+    """
+    from turnstream.sinks.catalog import render_markdown
+
+    if dsn is None:
+        from turnstream.sinks.schema import apply_migrations
+        from turnstream.sinks.store import Store
+
+        scratch = tempfile.mkdtemp(prefix="turnstream-schema-")
+        store = guarded(lambda: Store(f"chdb://{scratch}", "turnstream"))
+        guarded(lambda: apply_migrations(store))
+
+        def describe(name: str) -> list[tuple[str, str]]:
+            return [(r[0], r[1]) for r in store.query(f"DESCRIBE TABLE {name}").rows]
+
+    else:
+        settings = settings_from(config, dsn)
+
+        def describe(name: str) -> list[tuple[str, str]]:
+            return [(r[0], r[1]) for r in read_query(settings, f"DESCRIBE TABLE {name}").rows]
+
+    try:
+        page = guarded(lambda: render_markdown(describe))
+    finally:
+        if dsn is None:
+            store.close()
+            shutil.rmtree(scratch, ignore_errors=True)
+    if check:
+        current = output.read_text() if output.exists() else ""
+        if current != page:
+            err.print(f"[red]{output} is out of date: run turnstream docs tables[/red]")
+            raise typer.Exit(1)
+        out.print(f"{output} is up to date")
+        return
+    output.write_text(page)
+    out.print(f"wrote {output}")

@@ -1,0 +1,293 @@
+"""What analysts may query: every table and view, each column described.
+
+`turnstream docs tables` renders this against the live schema into docs/tables.md; a
+test fails when a column exists without a description or a description has no column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from turnstream.errors import StoreError
+
+__all__ = ["CATALOG", "Entry", "render_markdown"]
+
+_SOURCE = {
+    "ingested_at": "when the worker wrote the row (UTC)",
+    "_topic": "Kafka topic the row came from",
+    "_partition": "Kafka partition the row came from",
+    "_offset": "Kafka offset the row came from (with topic and partition: the row's identity)",
+}
+_ENVELOPE = {
+    "space_id": "the space (tenant)",
+    "profile_id": "the person: keyed hash of the handle, or the producer's profile id",
+    "source": "channel or integration that sent the item",
+    "conversation_id": "the conversation ('' when none)",
+    "session_id": "the session: session_id, else conversation_id ('' when none)",
+    "idempotency_key": "the producer's idempotency key",
+    "occurred_at": "when it happened (event time, UTC)",
+}
+_DIMS = {
+    "space_id": "the space",
+    "source": "channel or integration",
+    "agent": "the agent that produced the turn",
+}
+
+
+@dataclass(frozen=True)
+class Entry:
+    kind: str  # "table", "roll-up" or "view"
+    description: str
+    columns: dict[str, str]
+
+
+CATALOG: dict[str, Entry] = {
+    "turns": Entry(
+        "table",
+        "One row per accepted turn record.",
+        {
+            **_ENVELOPE,
+            "turn_id": "the turn",
+            "agent": "the agent",
+            "build": "the agent's build ('' when not given)",
+            "contract_version": "the claim contract's version the turn cites",
+            "experiment_id": "experiment the turn ran under ('' when none)",
+            "experiment_arm": "arm of that experiment",
+            "guard_acted": "the claims guard changed or held the output",
+            "guard_budget_exceeded": "the guard ran out of time and let the text go annotated",
+            "internal_text_found": "claims with verdict internal_text_found in this turn",
+            "interactions": "interactions accepted from this turn",
+            "interactions_refused": "interactions refused (the space's signals feature is off)",
+            "claims": "claims in the turn",
+            "constraints": "constraint measurements (tool calls) in the turn",
+            **_SOURCE,
+        },
+    ),
+    "interactions": Entry(
+        "table",
+        "One row per interaction, from batch items and from turns. Kept 45 days.",
+        {
+            **_ENVELOPE,
+            "for": "whose signal: self, beneficiary:<id> or gift",
+            "turn_id": "the turn that carried it ('' for a batch item)",
+            "item_index": "position in the turn's interactions (0 for a batch item)",
+            "kind": "presented, seen, engaged, feedback, preference, attribute, watch, unwatch",
+            "exposure_id": "the exposure (presented, seen, engaged)",
+            "list_id": "the list (presented)",
+            "ref": "the object (engaged, feedback)",
+            "attr": "type.field (preference, attribute)",
+            "payload": "the whole interaction as JSON",
+            **_SOURCE,
+        },
+    ),
+    "turn_claims": Entry(
+        "table",
+        "One row per claim of a turn, in spaces whose claims feature is on. Join to turns "
+        "on (space_id, turn_id).",
+        {
+            **_DIMS,
+            "turn_id": "the turn",
+            "claim_index": "position in the turn's claims",
+            "contract_version": "the claim contract's version",
+            "category": "the claim category (price, deadline, ...)",
+            "class": "money, percent, date, duration, quantity, count, dosage, label ('' if none)",
+            "nature": "quoted, computed or model",
+            "role": "the number's role ('' when none)",
+            "verdict": "the verdict the SDK gave",
+            "action": "the action taken: none, block, warn, count, rewrite, discard_anchor",
+            "evidenced": "the claim stands on evidence (matched, quoted_found or anchored)",
+            "value": "the normalized value",
+            "evidence": "the evidence as JSON ('' when none)",
+            "occurred_at": "when the turn happened",
+            **_SOURCE,
+        },
+    ),
+    "turn_constraints": Entry(
+        "table",
+        "One row per constraint measurement (a tool call measured against the hard "
+        "constraints sent to it).",
+        {
+            **_DIMS,
+            "turn_id": "the turn",
+            "call_index": "position in the turn's measurements",
+            "tool": "the tool called",
+            "sent": "hard constraints sent to the tool",
+            "results_checked": "results the SDK checked",
+            "violations": "results that broke a sent constraint",
+            "unverifiable": "results that broke none but lacked a constrained field",
+            "relaxed": "the tool said it relaxed what it was asked",
+            "occurred_at": "when the turn happened",
+            **_SOURCE,
+        },
+    ),
+    "outcomes": Entry(
+        "table",
+        "One row per lifecycle outcome.",
+        {
+            **_ENVELOPE,
+            "outcome": "purchase, delivery, return or kept",
+            "ref": "the object",
+            "order_id": "the order",
+            "exposure_token": "nx1 token copied from the card ('' when none)",
+            "exposure_id": "the exposure the token points at",
+            "exposure_pos": "the position the token points at (0 when none)",
+            "attrs": "attributes of the outcome (e.g. size)",
+            "reason": "why (e.g. returned_for_size)",
+            **_SOURCE,
+        },
+    ),
+    "commands": Entry(
+        "table",
+        "One row per profile command.",
+        {
+            **_ENVELOPE,
+            "command": "correct, delete, opt_out or erase",
+            "inference_id": "the inference corrected or deleted",
+            "replacement": "the stated replacement as JSON (correct)",
+            **_SOURCE,
+        },
+    ),
+    "dead_letters": Entry(
+        "table",
+        "One row per refused message. The original bytes stay on the dead-letter topic.",
+        {
+            "reason": "invalid, unknown_space, signals_disabled or turns_disabled",
+            "field_path": "the offending field, e.g. interaction.items[0].pos",
+            "message": "what was wrong",
+            "item_type": "the item's type, when readable",
+            "space_id": "the item's space, when readable",
+            "source": "the item's source, when readable",
+            "idempotency_key": "the item's key, when readable",
+            "raw_sha256": "SHA-256 of the original bytes",
+            "raw_bytes": "size of the original bytes",
+            **_SOURCE,
+        },
+    ),
+    "claims_minute": Entry(
+        "roll-up",
+        "Claims per minute (SummingMergeTree: query with sum()). Fed from turn_claims.",
+        {
+            **_DIMS,
+            "category": "claim category",
+            "class": "number class",
+            "nature": "quoted, computed or model",
+            "verdict": "verdict",
+            "action": "action taken",
+            "minute": "the minute (UTC)",
+            "claims": "claims",
+            "evidenced": "claims that stand on evidence",
+        },
+    ),
+    "turns_minute": Entry(
+        "roll-up",
+        "Turns per minute (SummingMergeTree: query with sum()). Fed from turns.",
+        {
+            **_DIMS,
+            "contract_version": "claim contract version",
+            "minute": "the minute (UTC)",
+            "turns": "turns",
+            "guard_acted": "turns where the guard acted",
+            "guard_budget_exceeded": "turns where the guard ran out of time",
+            "internal_text_found": "turns with at least one internal_text_found claim",
+            "claims": "claims in those turns",
+        },
+    ),
+    "constraints_minute": Entry(
+        "roll-up",
+        "Constraint measurements per minute (SummingMergeTree: query with sum()).",
+        {
+            **_DIMS,
+            "tool": "the tool",
+            "minute": "the minute (UTC)",
+            "calls": "measured calls",
+            "sent": "hard constraints sent",
+            "results_checked": "results checked",
+            "violations": "results that broke a sent constraint",
+            "unverifiable": "results that lacked a constrained field",
+            "relaxed": "calls where the tool relaxed what it was asked",
+        },
+    ),
+    "context_use_claims": Entry(
+        "view",
+        "Per space, source, agent, category, verdict and day: claims and how many stand "
+        "on evidence.",
+        {
+            **_DIMS,
+            "category": "claim category",
+            "verdict": "verdict",
+            "day": "the day (UTC)",
+            "claims": "claims",
+            "evidenced": "claims that stand on evidence",
+            "evidenced_rate": "evidenced / claims",
+        },
+    ),
+    "context_use_constraints": Entry(
+        "view",
+        "Per space, source, agent, tool and day: sent, verifiable, violated.",
+        {
+            **_DIMS,
+            "tool": "the tool",
+            "day": "the day (UTC)",
+            "calls": "measured calls",
+            "sent": "hard constraints sent",
+            "results_checked": "results checked",
+            "violations": "results that broke a sent constraint",
+            "unverifiable": "results that lacked a constrained field",
+            "relaxed": "calls where the tool relaxed what it was asked",
+            "verifiable": "results_checked - unverifiable",
+            "violation_rate": "violations / verifiable (NULL when nothing was verifiable)",
+        },
+    ),
+    "context_use_turns": Entry(
+        "view",
+        "Per space, source, agent and day: turns and what the claims guard did.",
+        {
+            **_DIMS,
+            "day": "the day (UTC)",
+            "turns": "turns",
+            "guard_acted": "turns where the guard acted",
+            "guard_budget_exceeded": "turns where the guard ran out of time",
+            "internal_text_found": "turns with at least one internal_text_found claim",
+            "claims": "claims in those turns",
+        },
+    ),
+    "contract_versions": Entry(
+        "view",
+        "Claim contract versions seen, per space, source and agent.",
+        {
+            **_DIMS,
+            "contract_version": "the version ('' for turns that cite none)",
+            "turns": "turns citing it",
+            "first_seen": "first minute seen (UTC)",
+            "last_seen": "last minute seen (UTC)",
+        },
+    ),
+}
+
+
+def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
+    """The tables page, with each column's type read from the live schema.
+
+    ``describe(name)`` returns ``(column, type)`` pairs. Raises StoreError when the
+    catalog and the schema disagree.
+    """
+    lines = [
+        "# Tables and views",
+        "",
+        "Generated by `turnstream docs tables` from the live schema; a test keeps it in step.",
+        "",
+    ]
+    problems: list[str] = []
+    for name, entry in CATALOG.items():
+        live = describe(name)
+        live_names = [c for c, _ in live]
+        problems += [f"{name}.{c}: no description" for c in live_names if c not in entry.columns]
+        problems += [f"{name}.{c}: not in the schema" for c in entry.columns if c not in live_names]
+        lines += [f"## `{name}` ({entry.kind})", "", entry.description, ""]
+        lines += ["| column | type | meaning |", "|---|---|---|"]
+        lines += [f"| `{c}` | `{t}` | {entry.columns.get(c, '')} |" for c, t in live]
+        lines.append("")
+    if problems:
+        raise StoreError("the catalog and the schema disagree: " + "; ".join(problems))
+    return "\n".join(lines)
