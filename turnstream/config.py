@@ -76,8 +76,6 @@ class WorkerSettings(_Section):
     #: Seconds before the broker gives a silent worker's partitions to another one; short,
     #: so that a restarted worker gets its partitions back quickly after a crash.
     session_timeout: float = Field(default=10.0, ge=6.0)
-    #: How long an idempotency key is remembered.
-    dedup_days: int = Field(default=7, ge=1)
 
 
 class Settings(_Section):

@@ -7,15 +7,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from turnstream.sinks.store import quote
+
 __all__ = ["DIMENSIONS", "ReportQuery", "quote"]
 
 #: What the report may be broken down by.
 DIMENSIONS = ("space_id", "source", "agent")
-
-
-def quote(value: str) -> str:
-    """A ClickHouse string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 @dataclass(frozen=True)

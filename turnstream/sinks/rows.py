@@ -120,6 +120,7 @@ COLUMNS: dict[str, list[str]] = {
         *_SOURCE,
     ],
     "commands": [*_ENVELOPE, "command", "inference_id", "replacement", *_SOURCE],
+    "idempotency_keys": ["dedup_key", "space_id", *_SOURCE],
     "dead_letters": [
         "reason",
         "field_path",
@@ -196,6 +197,9 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
         "_offset": src.offset,
     }
     item = decision.item
+    rows["idempotency_keys"].append(
+        {"dedup_key": decision.dedup_key, "space_id": item.space_id if item else "", **source_cols}
+    )
     if decision.refusal is not None:
         header = (
             _header(decision.raw)

@@ -121,6 +121,11 @@ TTL toDateTime(occurred_at) + INTERVAL 45 DAY {_DEDUP}""",
     inference_id String,
     replacement String,{_SOURCE}
 ) ENGINE = MergeTree ORDER BY (space_id, profile_id, occurred_at) {_DEDUP}""",
+            f"""CREATE TABLE IF NOT EXISTS idempotency_keys (
+    dedup_key String,
+    space_id LowCardinality(String),{_SOURCE}
+) ENGINE = MergeTree ORDER BY dedup_key
+TTL toDateTime(ingested_at) + INTERVAL 30 DAY {_DEDUP}""",
             f"""CREATE TABLE IF NOT EXISTS dead_letters (
     reason LowCardinality(String),
     field_path String,
@@ -246,6 +251,7 @@ RAW_TABLES = (
     "outcomes",
     "commands",
     "dead_letters",
+    "idempotency_keys",
 )
 
 

@@ -21,9 +21,14 @@ from clickhouse_connect.driver.exceptions import ClickHouseError
 
 from turnstream.errors import StoreError
 
-__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file"]
+__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file", "quote"]
 
 T = TypeVar("T")
+
+
+def quote(value: str) -> str:
+    """A ClickHouse string literal."""
+    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def chdb_path(dsn: str) -> Path | None:

@@ -9,8 +9,10 @@ from turnstream.sinks.store import QueryResult
 
 __all__ = ["DEAD_LETTERS_SQL", "SUMMARY_SQL", "table_counts"]
 
+#: The raw tables shown in the summary (idempotency keys are bookkeeping).
+SUMMARY_TABLES = tuple(t for t in RAW_TABLES if t != "idempotency_keys")
 SUMMARY_SQL = " UNION ALL ".join(
-    f"SELECT '{t}' AS table, count() AS rows FROM {t}" for t in RAW_TABLES
+    f"SELECT '{t}' AS table, count() AS rows FROM {t}" for t in SUMMARY_TABLES
 )
 DEAD_LETTERS_SQL = (
     "SELECT reason, count() AS dead_letters, anyIf(field_path, field_path != '') AS example_field "
@@ -21,4 +23,4 @@ DEAD_LETTERS_SQL = (
 def table_counts(query: Callable[[str], QueryResult]) -> dict[str, int]:
     """Rows per raw table, in schema order."""
     counts = {t: int(n) for t, n in query(SUMMARY_SQL).rows}
-    return {t: counts.get(t, 0) for t in RAW_TABLES}
+    return {t: counts.get(t, 0) for t in SUMMARY_TABLES}

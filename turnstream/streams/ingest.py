@@ -12,7 +12,16 @@ from turnstream.errors import InvalidItem
 from turnstream.identity import resolve_profile
 from turnstream.models import InteractionItem, Item, Turn, parse_item
 
-__all__ = ["Decision", "Reason", "Refusal", "Source", "decide", "dedup_key_for"]
+__all__ = [
+    "Decision",
+    "Reason",
+    "Refusal",
+    "Source",
+    "decide",
+    "dedup_key_for",
+    "dedupe",
+    "judge",
+]
 
 
 @dataclass(frozen=True, order=True)
@@ -85,6 +94,11 @@ def decide(
     taken by this very message (a redelivery after a crash) is not a duplicate: the
     idempotent sinks make the second write a no-op.
     """
+    return dedupe(judge(raw, source, settings), seen)
+
+
+def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
+    """Validate and gate one message by its space's features (no de-duplication yet)."""
     try:
         item = parse_item(raw)
     except InvalidItem as exc:
@@ -92,25 +106,22 @@ def decide(
         first, message = exc.errors[0]
         if len(exc.errors) > 1:
             message += f" (and {len(exc.errors) - 1} more)"
-        return _finish(
-            Decision(source, raw, key, refusal=Refusal(Reason.invalid, first, message)),
-            seen,
-        )
+        return Decision(source, raw, key, refusal=Refusal(Reason.invalid, first, message))
     key = dedup_key_for(item, raw)
     space = settings.space(item.space_id)
     if space is None:
         refusal = Refusal(
             Reason.unknown_space, "space_id", f"space {item.space_id!r} is not configured"
         )
-        return _finish(Decision(source, raw, key, refusal=refusal), seen)
+        return Decision(source, raw, key, refusal=refusal)
     if isinstance(item, InteractionItem) and not space.has(Feature.signals):
         refusal = Refusal(
             Reason.signals_disabled, "interaction", "the space's signals feature is off"
         )
-        return _finish(Decision(source, raw, key, refusal=refusal), seen)
+        return Decision(source, raw, key, refusal=refusal)
     if isinstance(item, Turn) and not space.has(Feature.turns):
         refusal = Refusal(Reason.turns_disabled, "type", "the space's turns feature is off")
-        return _finish(Decision(source, raw, key, refusal=refusal), seen)
+        return Decision(source, raw, key, refusal=refusal)
     partial = None
     if isinstance(item, Turn) and item.interactions and not space.has(Feature.signals):
         partial = Refusal(
@@ -119,10 +130,11 @@ def decide(
             f"the space's signals feature is off: {len(item.interactions)} interactions refused",
         )
     profile_id = resolve_profile(item, settings.secret_bytes())
-    return _finish(Decision(source, raw, key, item, profile_id, partial), seen)
+    return Decision(source, raw, key, item, profile_id, partial)
 
 
-def _finish(decision: Decision, seen: Callable[[str], Source | None]) -> Decision:
+def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision:
+    """The decision, or a duplicate when another message took its key first."""
     first = seen(decision.dedup_key)
     if first is not None and first != decision.source:
         return Decision(decision.source, decision.raw, decision.dedup_key, duplicate=True)

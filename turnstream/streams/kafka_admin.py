@@ -105,7 +105,12 @@ async def ensure_topics(
         deadline = time.monotonic() + timeout
         while True:
             described = await admin.describe_topics(wanted)
-            if all(d["error_code"] == 0 and d["partitions"] for d in described):
+            if all(
+                d["error_code"] == 0
+                and d["partitions"]
+                and all(p["leader"] >= 0 for p in d["partitions"])
+                for d in described
+            ):
                 return
             if time.monotonic() > deadline:
                 raise TimeoutError(f"topics not ready after {timeout:.0f}s: {wanted}")

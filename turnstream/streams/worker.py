@@ -10,8 +10,8 @@ import faust
 from turnstream.config import Settings
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
-from turnstream.sinks.writer import RawSink
-from turnstream.streams.app import DEDUP_TABLE, Pipeline, build_app, changelog_topic
+from turnstream.streams.app import build_app
+from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.kafka_admin import ensure_topics
 from turnstream.streams.topics import TopicNames
 
@@ -28,17 +28,15 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         if applied:
             log.info("schema migrations applied: %s", applied)
         names = TopicNames(settings.worker.topic_prefix)
-        # Faust reads topic metadata once at start; make sure everything exists first.
+        # Create the topics (with their partition count) before anything subscribes.
         asyncio.run(
             ensure_topics(
                 settings.broker.bootstrap,
                 [*names.inputs, names.accepted, names.dead_letters],
                 settings.worker.partitions,
-                compacted=[changelog_topic(settings.worker.app_id, DEDUP_TABLE)],
             )
         )
-        pipeline = Pipeline(settings, store, RawSink(store.store))
-        app = build_app(settings, pipeline)
+        app = build_app(settings, IngestLoop(settings, store))
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)
         worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)

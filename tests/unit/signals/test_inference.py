@@ -270,6 +270,7 @@ def test_opt_out_stops_new_inferences() -> None:
     fold_all(shown_three_times(C, 1), state=state)
     fold_all([engaged("c9", B, t=60), engaged("c10", B, t=61)], state=state)
     assert derive(state, {}, CONFIG) == before
+    assert derive(state, {(COLOR, "red"): 1.25}, CONFIG) == before  # not even re-weighed
     # A delete still works after the opt-out.
     fold(state, command("d1", "delete", before[0].id, t=70), CONFIG)
     assert derive(state, {}, CONFIG)[0].status == "deleted"

@@ -251,7 +251,7 @@ def _sizes(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
             continue
         best = max(stats.net for stats in by_size.values())
         top = [size for size, stats in by_size.items() if stats.net == best]
-        if best < 1 or False:
+        if best < 1 or len(top) != 1:
             continue
         stats = by_size[top[0]]
         yield _Draft(
