@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints, ValidationError
 
 from turnstream.errors import ConfigError
+from turnstream.streams.signals.config import SignalsConfig
 
 __all__ = [
     "BrokerSettings",
@@ -85,6 +86,7 @@ class Settings(_Section):
     store: StoreSettings = StoreSettings()
     identity: IdentitySettings = IdentitySettings()
     worker: WorkerSettings = WorkerSettings()
+    signals: SignalsConfig = SignalsConfig()
     spaces: dict[
         Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")], SpaceConfig
     ] = Field(default_factory=dict)

@@ -206,6 +206,50 @@ def sample(
 
 
 @app.command()
+def replay(
+    file: Annotated[
+        Path, typer.Argument(exists=True, dir_okay=False, help="JSONL, one item a line.")
+    ],
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Run a file through the same core on event time, without a broker, into the store."""
+    from turnstream.sinks.schema import apply_migrations
+    from turnstream.sinks.store import Store
+    from turnstream.streams.replay import replay_file
+
+    settings = settings_from(config, dsn)
+    if owner_url(settings):
+        err.print("[red]error:[/red] a running worker owns the store; stop it or use --dsn")
+        raise typer.Exit(2)
+    total = sum(1 for _ in read_lines(file))
+
+    def _run():  # type: ignore[no-untyped-def]
+        store = Store(settings.store.dsn, settings.store.database)
+        try:
+            apply_migrations(store)
+            with Progress(
+                TextColumn("replaying"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=err,
+                disable=total < 1000 or not err.is_terminal,
+            ) as bar:
+                task = bar.add_task("replay", total=total)
+                return replay_file(settings, file, store, on_line=lambda: bar.advance(task))
+        finally:
+            store.close()
+
+    report = guarded(_run)
+    out.print(
+        f"replayed {report.lines} lines from {file}: {report.accepted} accepted, "
+        f"{report.dead_letters} dead letters, {report.duplicates} duplicates, "
+        f"{report.derivations} derivations"
+    )
+
+
+@app.command()
 def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
     """The worker's counters and how far behind it is."""
     import urllib.request

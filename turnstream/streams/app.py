@@ -7,6 +7,7 @@ embedded store this process owns.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any
@@ -17,14 +18,15 @@ from faust.web import Request, Response, View
 from turnstream.config import Settings
 from turnstream.errors import StoreError
 from turnstream.streams.ingest_loop import IngestLoop
+from turnstream.streams.signals_loop import SignalsLoop
 
 __all__ = ["build_app"]
 
 log = logging.getLogger(__name__)
 
 
-def build_app(settings: Settings, ingest: IngestLoop) -> faust.App:
-    """The worker's Faust app, running ``ingest`` and serving its pages."""
+def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> faust.App:
+    """The worker's Faust app, running the ingest and signals loops, serving its pages."""
     w = settings.worker
     app = faust.App(
         f"{w.app_id}-worker",
@@ -46,10 +48,30 @@ def build_app(settings: Settings, ingest: IngestLoop) -> faust.App:
     async def consume() -> None:
         await ingest.run()
 
+    @app.task
+    async def derive() -> None:
+        # A failure here must not stop ingestion: log it and start again from the last
+        # commit (pending events are re-consumed; folding skips what it already folded).
+        while True:
+            try:
+                await signals.run()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("the signals loop failed; restarting it in 5 s")
+                await asyncio.sleep(5)
+
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
-            return self.json({"store": store.store.describe(), **ingest.stats.as_dict()})
+            return self.json(
+                {
+                    "store": store.store.describe(),
+                    **ingest.stats.as_dict(),
+                    "derivations": signals.derivations,
+                    "pending_sessions": len(signals.engine.pending),
+                }
+            )
 
     @app.page("/v1/sql")
     class SqlView(View):

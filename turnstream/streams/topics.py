@@ -28,6 +28,11 @@ class TopicNames:
         return f"{self.prefix}.accepted"
 
     @property
+    def inferences(self) -> str:
+        """Inferences as derived (every change), keyed by profile id."""
+        return f"{self.prefix}.inferences"
+
+    @property
     def dead_letters(self) -> str:
         """Refused and invalid messages with the reason and the original bytes."""
         return f"{self.prefix}.dead-letters"

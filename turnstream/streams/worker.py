@@ -13,6 +13,7 @@ from turnstream.sinks.store import AsyncStore
 from turnstream.streams.app import build_app
 from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.kafka_admin import ensure_topics
+from turnstream.streams.signals_loop import SignalsLoop
 from turnstream.streams.topics import TopicNames
 
 __all__ = ["run_worker"]
@@ -32,11 +33,11 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         asyncio.run(
             ensure_topics(
                 settings.broker.bootstrap,
-                [*names.inputs, names.accepted, names.dead_letters],
+                [*names.inputs, names.accepted, names.dead_letters, names.inferences],
                 settings.worker.partitions,
             )
         )
-        app = build_app(settings, IngestLoop(settings, store))
+        app = build_app(settings, IngestLoop(settings, store), SignalsLoop(settings, store))
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)
         worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)

@@ -242,10 +242,18 @@ def test_a_corrected_inference_is_tombstoned_too() -> None:
     assert [i.status for i in derive(state, {}, CONFIG) if i.kind == "interest"] == ["deleted"]
 
 
-def test_a_tombstone_before_emission_keeps_the_inference_out_entirely() -> None:
+def test_a_tombstone_before_emission_is_never_active() -> None:
     doomed = inference_id("acme", "p1", "self", "affinity", COLOR, "red")
-    state = fold_all([command("d0", "delete", doomed), *affinity_events()])
-    assert [i.kind for i in derive(state, {}, CONFIG)] == ["interest"]
+    early = fold_all([command("d0", "delete", doomed), *affinity_events()])
+    statuses = {i.kind: i.status for i in derive(early, {}, CONFIG)}
+    assert statuses == {"affinity": "deleted", "interest": "active"}
+    # The same as when the delete comes after the inference was emitted.
+    late = fold_all(affinity_events())
+    derive(late, {}, CONFIG)
+    fold(late, command("d0", "delete", doomed), CONFIG)
+    assert [(i.kind, i.status) for i in derive(late, {}, CONFIG)] == [
+        (i.kind, i.status) for i in derive(early, {}, CONFIG)
+    ]
 
 
 def test_erase_then_the_same_evidence_does_not_revive_a_tombstone() -> None:
@@ -260,20 +268,28 @@ def test_erase_then_the_same_evidence_does_not_revive_a_tombstone() -> None:
         engaged("q4", A, "cart", t=53),
     ]
     fold_all(again, state=state)
-    assert [i.kind for i in derive(state, {}, CONFIG)] == ["interest"]
+    statuses = [(i.kind, i.status) for i in derive(state, {}, CONFIG)]
+    assert statuses == [("affinity", "deleted"), ("interest", "active")]
 
 
-def test_opt_out_stops_new_inferences() -> None:
+def test_opt_out_stops_derivation_and_withdraws_inferences() -> None:
     state = fold_all(affinity_events())
-    before = derive(state, {}, CONFIG)
+    assert derive(state, {}, CONFIG)
     fold(state, command("x1", "opt_out", t=40), CONFIG)
     fold_all(shown_three_times(C, 1), state=state)
     fold_all([engaged("c9", B, t=60), engaged("c10", B, t=61)], state=state)
-    assert derive(state, {}, CONFIG) == before
-    assert derive(state, {(COLOR, "red"): 1.25}, CONFIG) == before  # not even re-weighed
-    # A delete still works after the opt-out.
-    fold(state, command("d1", "delete", before[0].id, t=70), CONFIG)
-    assert derive(state, {}, CONFIG)[0].status == "deleted"
+    assert derive(state, {}, CONFIG) == []
+    assert derive(state, {(COLOR, "red"): 1.25}, CONFIG) == []
+    assert state.inferences == {}
+    # Exposures are still measured after the opt-out.
+    assert any(e.ref == C for e in state.exposures("self"))
+
+
+def test_opt_out_gives_the_same_result_wherever_it_falls() -> None:
+    early = fold_all([command("x0", "opt_out", t=-1), *affinity_events()])
+    late = fold_all([*affinity_events(), command("x0", "opt_out", t=-1)])
+    assert derive(early, {}, CONFIG) == derive(late, {}, CONFIG) == []
+    assert early.exposures("self") == late.exposures("self")
 
 
 def test_never_a_preference_and_never_hard() -> None:

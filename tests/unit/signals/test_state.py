@@ -242,9 +242,10 @@ def test_delete_marks_an_emitted_inference_deleted_at_the_commands_time() -> Non
     assert (stored.status, stored.created_at, stored.updated_at) == ("deleted", at(2), at(30))
 
 
-def test_opt_out_stops_folding_evidence() -> None:
+def test_evidence_is_still_measured_after_an_opt_out() -> None:
     state = fold_all([command("x1", "opt_out"), presented("p1", E1, [item(1, A)], t=1)])
-    assert state.opted_out and state.buckets == {}
+    assert state.opted_out
+    assert [e.ref for e in state.exposures("self")] == [A]
 
 
 def test_events_of_another_profile_are_refused() -> None:

@@ -299,8 +299,12 @@ def derive(
     was emitted stays listed as deleted. After an opt-out the stored set is returned
     as it is. Updates ``state.inferences`` to the returned set.
     """
-    if state.opted_out or state.space_id is None or state.profile_id is None:
+    if state.space_id is None or state.profile_id is None:
         return _ordered(state.inferences)
+    if state.opted_out:
+        # An objection to profiling: nothing is derived, and what was is withdrawn.
+        state.inferences = {}
+        return []
     now = state.newest_occurred_at
     assert now is not None  # a state with an owner has folded an event
     current: dict[str, Inference] = {
@@ -311,8 +315,8 @@ def derive(
             iid = inference_id(
                 state.space_id, state.profile_id, for_, draft.kind, draft.attr, draft.value
             )
-            if iid in state.tombstones:
-                continue
+            if iid in current:
+                continue  # tombstoned and already listed as deleted
             fresh = Inference(
                 id=iid,
                 space_id=state.space_id,
@@ -327,7 +331,9 @@ def derive(
                 evidence=draft.evidence,
                 origin_events=draft.origin_events,
                 applies=draft.applies,
-                status="active",
+                # A tombstone that came before the evidence: listed as deleted, never
+                # active, so the order of a delete and its evidence does not matter.
+                status="deleted" if iid in state.tombstones else "active",
                 created_at=now,
                 updated_at=now,
             )

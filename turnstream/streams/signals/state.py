@@ -171,7 +171,8 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
     """Apply one event to ``state`` (in place). False when its key was already folded.
 
     Interactions, outcomes and commands of another profile are refused (ValueError).
-    After an ``opt_out`` no evidence is folded any more; commands still are.
+    Evidence is folded after an ``opt_out`` too (exposures are measurement); it is
+    derivation that stops, so the result does not depend on where the opt-out falls.
     """
     if state.profile_id is None:
         state.space_id, state.profile_id = event.space_id, event.profile_id
@@ -183,8 +184,6 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
     state.newest_occurred_at = later(state.newest_occurred_at, event.occurred_at)
     if event.kind == "command":
         _command(state, event)
-        return True
-    if state.opted_out:
         return True
     if event.kind == "outcome":
         _outcome(state, event, config)

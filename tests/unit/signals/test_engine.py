@@ -1,0 +1,92 @@
+"""The engine with an injected clock: when derivation fires, and that it fires once."""
+
+from __future__ import annotations
+
+from tests.unit.signals.builders import CONFIG, B, at, engaged, event, item, presented
+from turnstream.streams.signals.engine import SignalsEngine
+from turnstream.streams.signals.inference import inference_id
+
+CLICK = {"kind": "engaged", "ref": "item_variant:acme:1", "action": "click"}
+
+
+def _engine() -> SignalsEngine:
+    return SignalsEngine(CONFIG)
+
+
+def test_nothing_fires_before_a_minute_of_quiet_then_once() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "k1", t=0), at(0))
+    engine.offer(event("interaction", CLICK, "k2", t=20), at(20))
+    assert engine.fire_due(at(79.999)) == []  # 59.999 s after the newest item
+    fired = engine.fire_due(at(80))
+    assert [d.profile_id for d in fired] == ["p1"]
+    assert engine.fire_due(at(80)) == [] and engine.fire_due(at(10_000)) == []
+    assert engine.pending == {} and engine.held == {}
+
+
+def test_five_minutes_of_pending_fire_even_without_quiet() -> None:
+    engine = _engine()
+    fired_at = None
+    for i in range(12):  # an item every 30 s: never a minute of quiet
+        t = 30.0 * i
+        if engine.fire_due(at(t)):
+            fired_at = t
+            break
+        engine.offer(event("interaction", CLICK, f"k{i}", t=t), at(t))
+    assert fired_at == 300.0
+    assert engine.pending == {}
+    engine.offer(event("interaction", CLICK, "late", t=300), at(300))
+    assert engine.fire_due(at(359)) == []  # a new pending list, with its own clock
+    assert len(engine.fire_due(at(360))) == 1
+
+
+def test_sessions_fire_independently() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", t=0, session="s1"), at(0))
+    engine.offer(event("interaction", CLICK, "b", t=50, session="s2"), at(50))
+    assert engine.due_sessions(at(60)) == [("p1", "s1")]
+    engine.fire_due(at(60))
+    assert list(engine.pending) == [("p1", "s2")]
+
+
+def test_firing_twice_on_the_same_evidence_changes_nothing() -> None:
+    engine = _engine()
+    for i in range(3):
+        engine.offer(event("interaction", CLICK, f"k{i}", t=i, session=f"s{i}"), at(i))
+    first = engine.fire_all()
+    interest = inference_id("acme", "p1", "self", "interest", "item_variant.ref", CLICK["ref"])
+    assert interest in {i.id for i in first[0].inferences}
+    # The same events again (a redelivery) fold to nothing new.
+    for i in range(3):
+        engine.offer(event("interaction", CLICK, f"k{i}", t=i, session=f"s{i}"), at(100 + i))
+    again = engine.fire_all()
+    assert again[0].inferences == first[0].inferences
+
+
+def test_a_rule_that_stops_holding_is_retracted() -> None:
+    engine = _engine()
+    ids = ["0190f5a2-7b3c-7def-8123-4567890000a1", "0190f5a2-7b3c-7def-8123-4567890000a2",
+           "0190f5a2-7b3c-7def-8123-4567890000a3"]  # fmt: skip
+    for n, exposure in enumerate(ids):  # shown three times at pos 1, never chosen
+        engine.offer(presented(f"p{n}", exposure, [item(1, B)], t=n, session=f"s{n}"), at(n))
+    [first] = engine.fire_all()
+    negative = inference_id("acme", "p1", "self", "implicit_negative", "item_variant.ref", B)
+    assert {i.id: i.status for i in first.inferences}[negative] == "active"
+    engine.offer(engaged("c1", B, t=10), at(10))  # now chosen: no longer a negative
+    [second] = engine.fire_all()
+    retracted = {i.id: i for i in second.inferences}[negative]
+    assert retracted.status == "retracted" and retracted.weight == 0.0
+
+
+def test_a_deleted_inference_is_listed_as_deleted() -> None:
+    engine = _engine()
+    for i in range(2):
+        engine.offer(event("interaction", CLICK, f"k{i}", t=i), at(i))
+    [first] = engine.fire_all()
+    active = [i for i in first.inferences if i.status == "active"]
+    assert active
+    delete = {"command": "delete", "inference_id": active[0].id}
+    engine.offer(event("command", delete, "del-1", t=10), at(10))
+    [second] = engine.fire_all()
+    by_id = {i.id: i for i in second.inferences}
+    assert by_id[active[0].id].status == "deleted"

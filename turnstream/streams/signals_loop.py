@@ -1,0 +1,124 @@
+"""The live signals driver: accepted items in, derivations out, on processing time.
+
+Pending events live in memory and are never committed: the consumer commits, per
+partition, only below the oldest event still pending, so after a crash the pending
+events are simply consumed again. Folded evidence is saved in ``signal_state`` with each
+derivation, and folding skips events it already folded, so nothing counts twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.errors import CommitFailedError, KafkaError
+
+from turnstream.config import Settings
+from turnstream.sinks.signals import load_state, write_derivations
+from turnstream.sinks.store import AsyncStore
+from turnstream.streams.signals import events_from_accepted
+from turnstream.streams.signals.engine import Derivation, SignalsEngine
+from turnstream.streams.topics import TopicNames
+
+__all__ = ["SignalsLoop"]
+
+log = logging.getLogger(__name__)
+
+
+class SignalsLoop:
+    """Consumes the accepted topic, fires due triggers every ``tick`` seconds."""
+
+    def __init__(self, settings: Settings, store: AsyncStore, tick: float = 1.0) -> None:
+        self.settings = settings
+        self.store = store
+        self.tick = tick
+        self.names = TopicNames(settings.worker.topic_prefix)
+        self.engine = SignalsEngine(
+            settings.signals, load_state=lambda p: load_state(store.store, p)
+        )
+        self.derivations = 0
+        self._consumed: dict[TopicPartition, int] = {}
+
+    @property
+    def group(self) -> str:
+        """The consumer group of the signals driver."""
+        return f"{self.settings.worker.app_id}-signals"
+
+    def _offer(self, messages: list[Any], now: datetime) -> None:
+        for m in messages:
+            tp = TopicPartition(m.topic, m.partition)
+            self._consumed[tp] = m.offset + 1
+            try:
+                events = events_from_accepted(json.loads(m.value))
+            except (ValueError, KeyError, TypeError) as exc:
+                log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
+                continue
+            for event in events:
+                self.engine.offer(event, now, position=(tp, m.offset))
+
+    def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
+        derivations = self.engine.fire_due(now)
+        if derivations:
+            write_derivations(self.store.store, derivations)
+        safe = dict(self._consumed)
+        for tp, offset in self.engine.held_positions():
+            safe[tp] = min(safe.get(tp, offset), offset)
+        return derivations, safe
+
+    async def run(self) -> None:
+        """Consume and derive until cancelled."""
+        bootstrap = self.settings.broker.bootstrap
+        consumer = AIOKafkaConsumer(
+            self.names.accepted,
+            bootstrap_servers=bootstrap,
+            group_id=self.group,
+            enable_auto_commit=False,
+            auto_offset_reset="earliest",
+            session_timeout_ms=int(self.settings.worker.session_timeout * 1000),
+            heartbeat_interval_ms=int(self.settings.worker.session_timeout * 250),
+        )
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+        await consumer.start()
+        await producer.start()
+        committed: dict[TopicPartition, int] = {}
+        last_tick = 0.0
+        try:
+            while True:
+                fetched = await consumer.getmany(timeout_ms=int(self.tick * 1000))
+                messages = [m for batch in fetched.values() for m in batch]
+                now = datetime.now(UTC)
+                if messages:
+                    await self.store.run(self._offer, messages, now)
+                if time.monotonic() - last_tick < self.tick:
+                    continue
+                last_tick = time.monotonic()
+                derivations, safe = await self.store.run(self._fire, now)
+                self.derivations += len(derivations)
+                sends = [
+                    await producer.send(
+                        self.names.inferences,
+                        json.dumps(i.to_dict(), default=str).encode(),
+                        key=d.profile_id.encode(),
+                    )
+                    for d in derivations
+                    for i in d.inferences
+                ]
+                await asyncio.gather(*sends)
+                advance = {tp: o for tp, o in safe.items() if committed.get(tp) != o}
+                if advance:
+                    try:
+                        await consumer.commit(advance)
+                        committed.update(advance)
+                    except (CommitFailedError, KafkaError) as exc:
+                        log.warning("signals commit failed, events will be folded again: %s", exc)
+        finally:
+            with contextlib.suppress(Exception):
+                await producer.stop()
+            with contextlib.suppress(Exception):
+                await consumer.stop()
