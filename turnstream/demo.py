@@ -11,7 +11,7 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from turnstream.cli.common import Format, err, out, print_summary
+from turnstream.cli.common import Format, err, out, print_rows, print_summary
 from turnstream.cli.report import print_context_use
 from turnstream.config import Settings
 from turnstream.errors import ConfigError
@@ -25,6 +25,18 @@ from turnstream.streams.kafka_admin import wait_until_drained
 from turnstream.streams.topics import TopicNames
 
 __all__ = ["run_demo"]
+
+INFERENCES_SQL = (
+    "SELECT space_id, kind, countIf(status = 'active') AS active, "
+    "countIf(status = 'deleted') AS deleted, countIf(status = 'retracted') AS retracted, "
+    "round(avgIf(weight, status = 'active'), 3) AS avg_weight "
+    "FROM inferences FINAL GROUP BY space_id, kind ORDER BY space_id, kind"
+)
+EXPOSURES_SQL = (
+    "SELECT space_id, count() AS people_and_objects, sum(exposures) AS exposures, "
+    "round(sum(effective_exposure), 2) AS effective_exposure "
+    "FROM effective_exposure GROUP BY space_id ORDER BY space_id"
+)
 
 
 def _progress(remaining: int) -> None:
@@ -88,6 +100,20 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
                 alive=worker.alive,
             )
         )
+        _step(
+            f"waiting for the signals: sessions fire after {settings.signals.quiet_seconds:g}s "
+            "of quiet"
+        )
+        asyncio.run(
+            wait_until_drained(
+                settings.broker.bootstrap,
+                f"{settings.worker.app_id}-signals",
+                [names.accepted],
+                timeout=settings.signals.oldest_pending_seconds + 300,
+                on_progress=_progress,
+                alive=worker.alive,
+            )
+        )
         _step(f"what landed in the store (after {time.monotonic() - started:.1f}s)")
         print_summary(lambda q: read_query(demo_settings, q), Format.table)
         _step("context use: what agents claimed on evidence, constraints sent/verifiable/violated")
@@ -96,6 +122,10 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
             ReportQuery(by=("space_id", "agent")),
             verdicts=False,
         )
+        _step("signals: inferences by space and kind, and exposures")
+        for sql in (INFERENCES_SQL, EXPOSURES_SQL):
+            result = read_query(demo_settings, sql)
+            print_rows(result.columns, result.rows, Format.table)
     finally:
         if keep_running:
             _step(

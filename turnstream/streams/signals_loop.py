@@ -16,7 +16,12 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import (
+    AIOKafkaConsumer,
+    AIOKafkaProducer,
+    ConsumerRebalanceListener,
+    TopicPartition,
+)
 from aiokafka.errors import CommitFailedError, KafkaError
 
 from turnstream.config import Settings
@@ -29,6 +34,26 @@ from turnstream.streams.topics import TopicNames
 __all__ = ["SignalsLoop"]
 
 log = logging.getLogger(__name__)
+
+
+class _Handover(ConsumerRebalanceListener):
+    """Partitions that move to another worker take their pending sessions with them."""
+
+    def __init__(self, loop: SignalsLoop) -> None:
+        self.loop = loop
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        gone = set(revoked)
+        dropped = await self.loop.store.run(
+            self.loop.engine.forget, lambda position: position[0] in gone
+        )
+        for tp in gone:
+            self.loop._consumed.pop(tp, None)
+        if dropped:
+            log.info("handed over %d pending sessions with %d partitions", dropped, len(gone))
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        return None
 
 
 class SignalsLoop:
@@ -75,7 +100,6 @@ class SignalsLoop:
         """Consume and derive until cancelled."""
         bootstrap = self.settings.broker.bootstrap
         consumer = AIOKafkaConsumer(
-            self.names.accepted,
             bootstrap_servers=bootstrap,
             group_id=self.group,
             enable_auto_commit=False,
@@ -84,6 +108,7 @@ class SignalsLoop:
             heartbeat_interval_ms=int(self.settings.worker.session_timeout * 250),
         )
         producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+        consumer.subscribe([self.names.accepted], listener=_Handover(self))
         await consumer.start()
         await producer.start()
         committed: dict[TopicPartition, int] = {}

@@ -90,3 +90,12 @@ def test_a_deleted_inference_is_listed_as_deleted() -> None:
     [second] = engine.fire_all()
     by_id = {i.id: i for i in second.inferences}
     assert by_id[active[0].id].status == "deleted"
+
+
+def test_a_partition_handed_over_takes_its_pending_sessions() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", profile="p1"), at(0), position=("t", 0))
+    engine.offer(event("interaction", CLICK, "b", profile="p2"), at(0), position=("t", 1))
+    assert engine.forget(lambda position: position == ("t", 1)) == 1
+    assert list(engine.pending) == [("p1", "s1")]
+    assert engine.held_positions() == [("t", 0)]

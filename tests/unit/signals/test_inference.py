@@ -31,6 +31,7 @@ from turnstream.streams.signals import (
     fold,
     inference_id,
 )
+from turnstream.streams.signals.state import resolved
 
 COLOR = "item_variant.color"
 
@@ -192,7 +193,7 @@ def test_a_tie_between_sizes_infers_none() -> None:
 
 def test_the_gift_bucket_yields_no_attribute() -> None:
     state = fold_all(size_events("gift"))
-    assert state.buckets["gift"].sizes["item_variant.size"]["M"].net == 2
+    assert resolved(state, CONFIG).buckets["gift"].sizes["item_variant.size"]["M"].net == 2
     assert derive(state, {}, CONFIG) == []
 
 
@@ -215,7 +216,7 @@ def test_sensitive_types_and_fields_give_no_inference_but_a_count() -> None:
     events += [engaged("h1", plan, t=60), engaged("h2", plan, "cart", t=61)]
     state = fold_all(events, config)
     assert {i.kind for i in derive(state, {}, config)} == {"interest"}  # of A, not the plan
-    assert state.buckets["self"].sensitive_counts == {
+    assert resolved(state, CONFIG).buckets["self"].sensitive_counts == {
         "health_plan": 5,  # 3 presented + 2 engaged
         "item_variant.color": 4,  # 2 presented + 2 engaged
     }

@@ -27,6 +27,7 @@ from tests.unit.signals.builders import (
     seen,
 )
 from turnstream.streams.signals import ProfileState, SignalsConfig, derive, fold, inference_id
+from turnstream.streams.signals.state import resolved
 
 
 def rich_events() -> list:
@@ -92,14 +93,14 @@ def test_an_engagement_credits_the_values_of_the_latest_presentation() -> None:
             engaged("c1", A, "cart", t=20),
         ]
     )
-    colors = state.buckets["self"].values["item_variant.color"]
+    colors = resolved(state, CONFIG).buckets["self"].values["item_variant.color"]
     assert (colors["blue"].weighted_signal, colors["blue"].events) == (2.0, 1)
     assert (colors["red"].weighted_signal, colors["red"].events) == (0.0, 0)
 
 
 def test_an_engagement_on_a_ref_never_presented_adds_to_its_events_only() -> None:
     state = fold_all([engaged("c1", A, "mention")])
-    bucket = state.buckets["self"]
+    bucket = resolved(state, CONFIG).buckets["self"]
     assert bucket.values == {}
     assert (bucket.refs[A].engagements, bucket.refs[A].exposures) == (1, 0)
 
@@ -113,12 +114,12 @@ def test_feedback_credits_only_the_fields_named() -> None:
             feedback("f3", A, "like", None, t=3),
         ]
     )
-    values = state.buckets["self"].values
+    values = resolved(state, CONFIG).buckets["self"].values
     # color: +2 (f1) +2 (f3); size: -2 (f2) +2 (f3)
     assert values["item_variant.color"]["red"].weighted_signal == 4.0
     assert values["item_variant.size"]["M"].weighted_signal == 0.0
     assert values["item_variant.size"]["M"].events == 2
-    assert state.buckets["self"].refs[A].feedback == 3
+    assert resolved(state, CONFIG).buckets["self"].refs[A].feedback == 3
 
 
 def test_outcome_weights_and_sizes() -> None:
@@ -131,7 +132,7 @@ def test_outcome_weights_and_sizes() -> None:
             outcome("o4", A, "kept", size="L", t=4),
         ]
     )
-    bucket = state.buckets["self"]
+    bucket = resolved(state, CONFIG).buckets["self"]
     red = bucket.values["item_variant.color"]["red"]
     assert (red.weighted_signal, red.events) == (2.0, 3)  # 3 - 2 + 1; delivery adds nothing
     assert bucket.refs[A].outcomes == 4
@@ -170,9 +171,12 @@ def test_an_outcome_follows_its_exposure_token_to_the_exposures_bucket() -> None
             outcome("o1", A, "purchase", size="M", token=token, t=1),
         ]
     )
-    assert "self" not in state.buckets
-    assert state.buckets["gift"].sizes["item_variant.size"]["M"].net == 1
-    assert state.buckets["gift"].values["item_variant.color"]["red"].weighted_signal == 3.0
+    assert "self" not in resolved(state, CONFIG).buckets
+    assert resolved(state, CONFIG).buckets["gift"].sizes["item_variant.size"]["M"].net == 1
+    assert (
+        resolved(state, CONFIG).buckets["gift"].values["item_variant.color"]["red"].weighted_signal
+        == 3.0
+    )
 
 
 def test_a_tool_result_token_never_attributes_an_outcome() -> None:
@@ -183,9 +187,9 @@ def test_a_tool_result_token_never_attributes_an_outcome() -> None:
             outcome("o1", A, "purchase", size="M", token=token, t=1),
         ]
     )
-    assert state.buckets["self"].sizes["item_variant.size"]["M"].net == 1
-    assert state.buckets["self"].values == {}  # never presented in self
-    assert state.buckets["gift"].sizes == {}
+    assert resolved(state, CONFIG).buckets["self"].sizes["item_variant.size"]["M"].net == 1
+    assert resolved(state, CONFIG).buckets["self"].values == {}  # never presented in self
+    assert resolved(state, CONFIG).buckets["gift"].sizes == {}
 
 
 def test_sensitive_types_and_fields_keep_only_a_count() -> None:
@@ -207,7 +211,7 @@ def test_sensitive_types_and_fields_keep_only_a_count() -> None:
         ],
         config,
     )
-    bucket = state.buckets["self"]
+    bucket = resolved(state, CONFIG).buckets["self"]
     assert bucket.sensitive_counts == {"health_plan": 3, "recipe.diet": 2}
     assert plan not in bucket.refs
     assert "recipe.diet" not in bucket.values
@@ -220,12 +224,12 @@ def test_erase_clears_evidence_but_keeps_tombstones() -> None:
     derive(state, {}, CONFIG)
     fold(state, command("d2", "delete", "inf_111111111111111111111111", t=20), CONFIG)
     fold(state, command("e1", "erase", t=21), CONFIG)
-    assert state.buckets == {} and state.max_seen == {} and state.inferences == {}
+    assert resolved(state, CONFIG).buckets == {} and state.max_seen == {} and state.inferences == {}
     assert state.tombstones == {"inf_000000000000000000000000", "inf_111111111111111111111111"}
     assert derive(state, {}, CONFIG) == []
     # A redelivered event of before the erase brings nothing back.
     assert fold(state, engaged("c1", A, t=2), CONFIG) is False
-    assert state.buckets == {}
+    assert resolved(state, CONFIG).buckets == {}
 
 
 def test_delete_marks_an_emitted_inference_deleted_at_the_commands_time() -> None:
@@ -264,7 +268,11 @@ def test_origin_events_keep_the_latest() -> None:
     config = SignalsConfig(max_origin_events=2)
     events = [presented("p1", E1, [item(1, A, color="red")])]
     events += [engaged(f"c{i}", A, t=i) for i in (3, 1, 2)]
-    red = fold_all(events, config).buckets["self"].values["item_variant.color"]["red"]
+    red = (
+        resolved(fold_all(events, config), config)
+        .buckets["self"]
+        .values["item_variant.color"]["red"]
+    )
     assert [key for _, key in red.origin] == ["c2", "c3"]
     assert red.events == 3
 
@@ -275,3 +283,21 @@ def test_ids_of_a_profile_are_deterministic() -> None:
     assert inference_id("acme", "p1", "self", "interest", "item_variant.ref", A) == inference_id(
         "acme", "p1", "self", "interest", "item_variant.ref", A
     )
+
+
+def test_engagements_and_outcomes_give_the_same_evidence_in_any_order() -> None:
+    token = f"nx1.{E2}.1.abcd"
+    events = [
+        presented("p1", E1, [item(1, A, color="red")]),
+        presented("p2", E2, [item(1, A, color="blue")], t=10, for_="gift"),
+        engaged("c1", A, "cart", t=5),
+        feedback("f1", A, "like", ["color"], t=6),
+        outcome("o1", A, "purchase", size="M", token=token, t=20),
+    ]
+    forward = resolved(fold_all(events), CONFIG)
+    backward = resolved(fold_all(list(reversed(events))), CONFIG)
+    assert forward.buckets == backward.buckets
+    # The engagement at t=5 credits the presentation delivered before it (red), the
+    # outcome the line its token names (blue, in the gift bucket).
+    assert forward.buckets["self"].values["item_variant.color"]["red"].weighted_signal == 4.0
+    assert forward.buckets["gift"].values["item_variant.color"]["blue"].weighted_signal == 3.0

@@ -106,6 +106,16 @@ class SignalsEngine:
             out.append(Derivation(profile_id, state.space_id, exposures, inferences, state))
         return out
 
+    def forget(self, lost: Callable[[Any], bool]) -> int:
+        """Drop the sessions holding an event whose position is ``lost`` (a partition
+        another worker now owns), and the states of their people; returns how many."""
+        keys = [k for k, items in self.held.items() if any(lost(h.position) for h in items)]
+        for key in keys:
+            self.pending.pop(key, None)
+            self.held.pop(key, None)
+            self.states.pop(key[0], None)
+        return len(keys)
+
     def held_positions(self) -> list[Any]:
         """Positions of every event still pending (what the live driver may not commit)."""
         return [h.position for items in self.held.values() for h in items]

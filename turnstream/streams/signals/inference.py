@@ -305,12 +305,14 @@ def derive(
         # An objection to profiling: nothing is derived, and what was is withdrawn.
         state.inferences = {}
         return []
+    from turnstream.streams.signals.state import resolved  # state imports this module
+
     now = state.newest_occurred_at
     assert now is not None  # a state with an owner has folded an event
     current: dict[str, Inference] = {
         iid: old for iid, old in state.inferences.items() if iid in state.tombstones
     }
-    for for_, bucket in sorted(state.buckets.items()):
+    for for_, bucket in sorted(resolved(state, config).buckets.items()):
         for draft in _drafts(bucket, for_, priors, config):
             iid = inference_id(
                 state.space_id, state.profile_id, for_, draft.kind, draft.attr, draft.value

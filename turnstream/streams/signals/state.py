@@ -9,6 +9,7 @@ same state in either order.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -40,7 +41,7 @@ from turnstream.streams.signals.exposure import (
 from turnstream.streams.signals.inference import Inference
 from turnstream.streams.signals.values import attr_of, ref_type, value_key
 
-__all__ = ["BucketState", "ProfileState", "fold"]
+__all__ = ["BucketState", "ProfileState", "fold", "resolved"]
 
 
 def _nested_to(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -123,6 +124,8 @@ class ProfileState:
     inferences: dict[str, Inference] = field(default_factory=dict)
     folded: KeyWindow = field(default_factory=KeyWindow)
     newest_occurred_at: datetime | None = None
+    #: Engagements, feedback and outcomes, by key: credited when evidence is resolved.
+    signals: dict[str, SignalEvent] = field(default_factory=dict)
 
     def exposures(self, for_: str) -> list[ExposedItem]:
         """The exposed items of bucket ``for_``."""
@@ -146,6 +149,7 @@ class ProfileState:
             "inferences": [inf.to_dict() for _, inf in sorted(self.inferences.items())],
             "folded": self.folded.to_dict(),
             "newest_occurred_at": time_or_none(self.newest_occurred_at),
+            "signals": [e.to_dict() for e in _in_time_order(self.signals.values())],
         }
 
     @classmethod
@@ -161,6 +165,10 @@ class ProfileState:
             inferences={inf.id: inf for inf in inferences},
             folded=KeyWindow.from_dict(data["folded"]),
             newest_occurred_at=parse_or_none(data["newest_occurred_at"]),
+            signals={
+                e.idempotency_key: e
+                for e in (SignalEvent.from_dict(raw) for raw in data.get("signals", []))
+            },
         )
 
 
@@ -186,7 +194,7 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
         _command(state, event)
         return True
     if event.kind == "outcome":
-        _outcome(state, event, config)
+        _record(state, event, config)
         return True
     name = event.name
     bucket = state.buckets.setdefault(event.for_, BucketState())
@@ -195,12 +203,56 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
         _presented(bucket, event, state.max_seen, config)
     elif name == "seen":
         _seen(state, event, config)
-    elif name == "engaged":
-        _engaged(bucket, event, config)
-    elif name == "feedback":
-        _feedback(bucket, event, config)
+    elif name in ("engaged", "feedback"):
+        _record(state, event, config)
     # preference, attribute, watch, unwatch: stated, never evidence for an inference.
     return True
+
+
+def _in_time_order(events: Iterable[SignalEvent]) -> list[SignalEvent]:
+    return sorted(events, key=lambda e: (e.occurred_at, e.idempotency_key))
+
+
+def _record(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> None:
+    """Keep an engagement, feedback or outcome for :func:`resolved` (the latest N)."""
+    state.signals[event.idempotency_key] = event
+    if len(state.signals) > config.max_folded_keys:
+        for old in _in_time_order(state.signals.values())[: -config.max_folded_keys]:
+            del state.signals[old.idempotency_key]
+
+
+def resolved(state: ProfileState, config: SignalsConfig) -> ProfileState:
+    """The state with every engagement, feedback and outcome credited, in time order.
+
+    Credit goes to the values of the latest presentation delivered before the event (an
+    outcome: to the line its exposure token names). Resolving at derivation time, over
+    everything folded so far, is what makes the result independent of the order in
+    which events arrived (outcomes and interactions travel on different topics). The
+    returned state shares everything but its buckets with ``state``.
+    """
+    view = replace(state, buckets=copy.deepcopy(state.buckets))
+    for event in _in_time_order(state.signals.values()):
+        if event.kind == "outcome":
+            _outcome(view, event, config)
+        elif event.name == "engaged":
+            _engaged(view.buckets.setdefault(event.for_, BucketState()), event, config)
+        elif event.name == "feedback":
+            _feedback(view.buckets.setdefault(event.for_, BucketState()), event, config)
+    return view
+
+
+def _presentation_at(bucket: BucketState, ref: str, when: datetime) -> ShownItem | None:
+    """The item showing ``ref`` in the latest page delivered at or before ``when``."""
+    best: ShownItem | None = None
+    best_rank: tuple[datetime, str, int, int] | None = None
+    for page in bucket.all_pages():
+        if page.delivered_at > when:
+            continue
+        for item in page.items:
+            rank = (page.delivered_at, page.exposure_id, page.page, item.pos)
+            if item.ref == ref and (best_rank is None or rank > best_rank):
+                best, best_rank = item, rank
+    return best
 
 
 def _count(counts: dict[str, int], name: str, by: int = 1) -> None:
@@ -228,6 +280,7 @@ def _command(state: ProfileState, event: SignalEvent) -> None:
         state.buckets.clear()
         state.max_seen.clear()
         state.inferences.clear()
+        state.signals.clear()
 
 
 def _presented(
@@ -368,7 +421,13 @@ def _engaged(bucket: BucketState, event: SignalEvent, config: SignalsConfig) -> 
     stats.engagement_micro += micro
     stats.sessions.add(event.session)
     remember(stats.engaged_keys, event.occurred_at, event.idempotency_key, config.max_origin_events)
-    _signal(bucket, event, bucket.item_of(stats.latest), micro, config)
+    _signal(
+        bucket,
+        event,
+        _presentation_at(bucket, event.payload["ref"], event.occurred_at),
+        micro,
+        config,
+    )
 
 
 def _field_names(ref: str, names: Iterable[str] | None) -> frozenset[str] | None:
@@ -388,7 +447,8 @@ def _feedback(bucket: BucketState, event: SignalEvent, config: SignalsConfig) ->
     micro = to_micro(config.like_weight if like else config.dislike_weight)
     stats.feedback += 1
     fields = _field_names(ref, event.payload.get("fields"))
-    _signal(bucket, event, bucket.item_of(stats.latest), micro, config, fields)
+    item = _presentation_at(bucket, ref, event.occurred_at)
+    _signal(bucket, event, item, micro, config, fields)
 
 
 def _token_line(state: ProfileState, token: str | None) -> tuple[str, Page, int] | None:
@@ -424,7 +484,7 @@ def _outcome(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> 
         _, page, pos = line
         item = next((i for i in page.items if i.pos == pos and i.ref == ref), None)
     if item is None:
-        item = bucket.item_of(stats.latest)
+        item = _presentation_at(bucket, ref, event.occurred_at)
     _signal(bucket, event, item, to_micro(config.outcome_weights.get(outcome, 0.0)), config)
     _size(bucket, event, ref, config)
 
