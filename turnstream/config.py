@@ -17,6 +17,7 @@ __all__ = [
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
+    "JobsSettings",
     "Settings",
     "SpaceConfig",
     "StoreSettings",
@@ -79,6 +80,19 @@ class WorkerSettings(_Section):
     session_timeout: float = Field(default=10.0, ge=6.0)
 
 
+class JobsSettings(_Section):
+    """When the scheduler runs each job (crontab expressions) and in which time zone."""
+
+    timezone: str = "UTC"
+    priors_cron: str = "15 3 * * *"
+    retention_cron: str = "45 3 * * *"
+    experiments_cron: str = "30 4 * * *"
+    #: The measurement document (experiments); none: no experiment job.
+    measurement: str | None = None
+    #: The priors' floor of distinct people: never lower than 10.
+    priors_floor: int = Field(default=10, ge=10)
+
+
 class Settings(_Section):
     """Everything turnstream is configured with."""
 
@@ -87,6 +101,7 @@ class Settings(_Section):
     identity: IdentitySettings = IdentitySettings()
     worker: WorkerSettings = WorkerSettings()
     signals: SignalsConfig = SignalsConfig()
+    jobs: JobsSettings = JobsSettings()
     spaces: dict[
         Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")], SpaceConfig
     ] = Field(default_factory=dict)

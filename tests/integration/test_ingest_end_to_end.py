@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import Counter
 
 import pytest
+from aiokafka import AIOKafkaConsumer
 
+from turnstream.config import Settings
 from turnstream.errors import InvalidItem
 from turnstream.models import Turn, parse_item
+from turnstream.models.deadletter import DeadLetter
 from turnstream.sample import mixed_items
 from turnstream.sinks.access import read_query
+from turnstream.streams.ingest import Source, decide
+from turnstream.streams.topics import TopicNames
 
 pytestmark = pytest.mark.integration
 
@@ -20,6 +26,12 @@ def _expected(batch) -> dict[str, int]:  # type: ignore[no-untyped-def]
     counts.update(batch.accepted)
     counts["dead_letters"] = sum(batch.refused.values())
     return counts
+
+
+def _accepted(raw: bytes, settings: Settings) -> bool:
+    """Whether the worker accepts this line (no duplicates)."""
+    decision = decide(raw, Source("t", 0, 0), settings, lambda _: None)
+    return decision.refusal is None
 
 
 def _claims_by_agent(lines: list[bytes]) -> dict[tuple[str, str], tuple[int, int]]:
@@ -40,6 +52,30 @@ def _claims_by_agent(lines: list[bytes]) -> dict[tuple[str, str], tuple[int, int
                     "anchored",
                 )
     return {key: (claims[key], evidenced[key]) for key in claims}
+
+
+def _dead_letter_topic(deployment, count: int) -> list[DeadLetter]:  # type: ignore[no-untyped-def]
+    """The first ``count`` messages of the deployment's dead-letter topic."""
+
+    async def read() -> list[DeadLetter]:
+        consumer = AIOKafkaConsumer(
+            TopicNames(deployment.settings.worker.topic_prefix).dead_letters,
+            bootstrap_servers=deployment.settings.broker.bootstrap,
+            auto_offset_reset="earliest",
+            enable_auto_commit=False,
+        )
+        await consumer.start()
+        letters: list[DeadLetter] = []
+        try:
+            while len(letters) < count:
+                batches = await asyncio.wait_for(consumer.getmany(timeout_ms=1000), 30)
+                for batch in batches.values():
+                    letters += [DeadLetter.model_validate_json(m.value) for m in batch]
+        finally:
+            await consumer.stop()
+        return letters
+
+    return asyncio.run(read())
 
 
 def _landed(counts: dict[str, int]) -> dict[str, int]:
@@ -72,6 +108,13 @@ def test_accepted_and_dead_letters_land_exactly_once(deployment_factory) -> None
     deployment.drain()
     assert _landed(deployment.counts()) == expected
     assert deployment.dead_letters() == batch.refused
+    # The dead-letter topic holds each refused line's original bytes, reason and path.
+    letters = _dead_letter_topic(deployment, 50)
+    bad = set(batch.lines) - {raw for raw in batch.lines if _accepted(raw, deployment.settings)}
+    assert {letter.original_bytes() for letter in letters} == bad
+    assert Counter(letter.reason for letter in letters) == Counter(batch.refused)
+    assert all(letter.field_path or letter.reason == "invalid" for letter in letters)
+
     again = {
         (s, a): (int(n), int(e)) for s, a, n, e in read_query(deployment.settings, claims_sql).rows
     }

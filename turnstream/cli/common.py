@@ -14,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from turnstream.config import Settings, load_settings
@@ -32,6 +33,7 @@ __all__ = [
     "out",
     "print_rows",
     "print_summary",
+    "progress_bar",
     "settings_from",
 ]
 
@@ -87,6 +89,18 @@ def settings_from(
 ) -> Settings:
     """Load the settings, with command-line overrides."""
     return guarded(lambda: load_settings(config, dsn=dsn, broker=broker))
+
+
+def progress_bar(label: str, total: int) -> Progress:
+    """A progress bar on stderr, shown for 1,000 lines or more on a terminal."""
+    return Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=err,
+        disable=total < 1000 or not err.is_terminal,
+    )
 
 
 def print_summary(query: Callable[[str], QueryResult], fmt: Format = Format.table) -> None:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from turnstream.cli.common import (
     BrokerOpt,
@@ -24,9 +23,11 @@ from turnstream.cli.common import (
     out,
     print_rows,
     print_summary,
+    progress_bar,
     settings_from,
 )
 from turnstream.cli.infra import infra_app
+from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
 from turnstream.producer import Producer, read_lines, validate_lines
 from turnstream.sinks.access import owner_url, read_query
@@ -40,6 +41,10 @@ app = typer.Typer(
 app.add_typer(infra_app, name="infra")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
+app.add_typer(priors_app, name="priors")
+app.add_typer(retention_app, name="retention")
+app.add_typer(experiments_app, name="experiments")
+app.command()(scheduler)
 
 __all__ = ["app", "main"]
 
@@ -89,14 +94,7 @@ def publish(
         raise typer.Exit(1 if bad else 0)
 
     async def _run() -> None:
-        with Progress(
-            TextColumn("publishing"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            console=err,
-            disable=total < 1000 or not err.is_terminal,
-        ) as bar:
+        with progress_bar("publishing", total) as bar:
             task = bar.add_task("publish", total=total)
             async with Producer(settings) as producer:
                 report = await producer.publish_lines(
@@ -228,14 +226,7 @@ def replay(
         store = Store(settings.store.dsn, settings.store.database)
         try:
             apply_migrations(store)
-            with Progress(
-                TextColumn("replaying"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                TimeElapsedColumn(),
-                console=err,
-                disable=total < 1000 or not err.is_terminal,
-            ) as bar:
+            with progress_bar("replaying", total) as bar:
                 task = bar.add_task("replay", total=total)
                 return replay_file(settings, file, store, on_line=lambda: bar.advance(task))
         finally:

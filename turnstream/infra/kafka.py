@@ -306,7 +306,7 @@ def ensure_jars(
 # --------------------------------------------------------------------------- process helpers
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
     """Whether ``pid`` is a live (non-zombie) process; reaps it if it is our dead child."""
     with contextlib.suppress(ChildProcessError, OSError):
         done, _ = os.waitpid(pid, os.WNOHANG)
@@ -435,7 +435,7 @@ class LocalKafka:
         """Whether ``pid`` is alive and is the Kafka JVM of this ``home``."""
         if self._proc is not None and self._proc.pid == pid:
             return self._proc.poll() is None
-        if not _pid_alive(pid):
+        if not pid_alive(pid):
             return False
         cmdline = Path(f"/proc/{pid}/cmdline")
         if not cmdline.parent.exists():  # no procfs (macOS): trust the pid file
@@ -615,7 +615,7 @@ class LocalKafka:
                 return False
             return True
         deadline = time.monotonic() + timeout
-        while _pid_alive(pid):
+        while pid_alive(pid):
             if time.monotonic() >= deadline:
                 return False
             time.sleep(0.2)

@@ -11,19 +11,10 @@ import urllib.request
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError
+from turnstream.infra.kafka import pid_alive
 from turnstream.sinks.store import QueryResult, Store, chdb_path, owner_file
 
 __all__ = ["owner_url", "read_query"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def owner_url(settings: Settings) -> str | None:
@@ -36,7 +27,7 @@ def owner_url(settings: Settings) -> str | None:
     except (FileNotFoundError, ValueError):
         return None
     pid = owner.get("pid")
-    if not isinstance(pid, int) or pid == os.getpid() or not _alive(pid):
+    if not isinstance(pid, int) or pid == os.getpid() or not pid_alive(pid):
         return None
     return owner.get("url")
 

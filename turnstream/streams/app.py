@@ -16,7 +16,7 @@ import faust
 from faust.web import Request, Response, View
 
 from turnstream.config import Settings
-from turnstream.errors import StoreError
+from turnstream.errors import StoreError, TurnstreamError
 from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.signals_loop import SignalsLoop
 
@@ -71,6 +71,25 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
                     "derivations": signals.derivations,
                     "pending_sessions": len(signals.engine.pending),
                 }
+            )
+
+    @app.page("/v1/jobs/{name}/")
+    class JobView(View):
+        async def post(self, request: Request, name: str) -> Response:
+            from turnstream.jobs.runner import run_job_here
+
+            try:
+                params: Any = await request.json()
+            except ValueError:
+                params = {}
+            if not isinstance(params, dict):
+                return self.error(400, "body must be a JSON object of parameters")
+            try:
+                report = await store.run(run_job_here, store.store, settings, name, params)
+            except TurnstreamError as exc:
+                return self.error(400, str(exc))
+            return self.bytes(
+                json.dumps(report, default=str).encode(), content_type="application/json"
             )
 
     @app.page("/v1/sql")

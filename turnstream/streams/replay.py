@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from turnstream.config import Settings
+from turnstream.jobs.priors import PriorsCache
 from turnstream.producer import read_lines
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.signals import load_state, write_derivations
@@ -49,7 +50,10 @@ def replay_file(
     """Replay ``path`` into ``store`` (blocking)."""
     report = ReplayReport()
     sink = RawSink(store)
-    engine = SignalsEngine(settings.signals, load_state=lambda p: load_state(store, p))
+    priors = PriorsCache(store, ttl_seconds=float("inf"))
+    engine = SignalsEngine(
+        settings.signals, priors_for=priors.get, load_state=lambda p: load_state(store, p)
+    )
     taken: dict[str, Source] = {}
     pending_rows: Rows = {}
     derivations: list[Derivation] = []

@@ -25,6 +25,7 @@ from aiokafka import (
 from aiokafka.errors import CommitFailedError, KafkaError
 
 from turnstream.config import Settings
+from turnstream.jobs.priors import PriorsCache
 from turnstream.sinks.signals import load_state, write_derivations
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.signals import events_from_accepted
@@ -65,7 +66,9 @@ class SignalsLoop:
         self.tick = tick
         self.names = TopicNames(settings.worker.topic_prefix)
         self.engine = SignalsEngine(
-            settings.signals, load_state=lambda p: load_state(store.store, p)
+            settings.signals,
+            priors_for=PriorsCache(store.store).get,
+            load_state=lambda p: load_state(store.store, p),
         )
         self.derivations = 0
         self._consumed: dict[TopicPartition, int] = {}

@@ -48,7 +48,8 @@ class SignalsEngine:
     """Holds pending events per person and session; folds and derives when due."""
 
     config: SignalsConfig
-    priors: Mapping[tuple[str, str], float] = field(default_factory=dict)
+    #: The latest priors of a space ((attr, value) -> rate); none: the neutral prior.
+    priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
     load_state: Callable[[str], ProfileState | None] = lambda _profile: None
     states: dict[str, ProfileState] = field(default_factory=dict)
     pending: dict[SessionKey, PendingSession] = field(default_factory=dict)
@@ -93,7 +94,7 @@ class SignalsEngine:
             if state.space_id is None:
                 continue
             before = dict(state.inferences)
-            inferences = derive(state, self.priors, self.config)
+            inferences = derive(state, self.priors_for(state.space_id), self.config)
             current = {i.id for i in inferences}
             # An inference whose rule no longer holds (or whose person opted out) is
             # retracted, so a store that keeps one row per id never keeps a stale one.

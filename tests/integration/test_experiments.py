@@ -1,0 +1,258 @@
+"""Experiments against real ClickHouse (chDB): enrolment, attribution, results, the plot."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from turnstream.jobs.experiments import assign, compare_experiment, plot_comparison, write_results
+from turnstream.models.measurement import MeasurementDocument
+from turnstream.sinks.store import Store
+
+pytestmark = pytest.mark.integration
+
+#: Day 1 of the experiment, recent enough that the interactions' 45-day TTL keeps the rows.
+START = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=25)
+
+
+def at(day: int, hour: int = 10) -> datetime:
+    """Day ``day`` of the experiment (1 = its start) at ``hour`` UTC."""
+    return START + timedelta(days=day - 1, hours=hour)
+
+
+DOC = MeasurementDocument.model_validate(
+    {
+        "experiments": [
+            {
+                "id": "exp-1",
+                "space_id": "acme",
+                "starts_at": START.isoformat(),
+                "ends_at": (START + timedelta(days=14)).isoformat(),
+                "critical_sources": ["pharmacy"],
+                "window_days": 14,
+                "arms": [
+                    {"name": "control", "allocation": 1},
+                    {"name": "no_soft_signals", "allocation": 1, "drops": ["soft_signals"]},
+                    {"name": "full", "allocation": 1},
+                ],
+            }
+        ]
+    }
+)
+EXPERIMENT = DOC.experiments[0]
+AS_OF = at(20, 12)
+MINE = "01890a5d-ac96-774b-bcce-b302099a8057"
+THEIRS = "01890a5d-ac96-774b-bcce-b302099a8058"
+GONE = "01890a5d-ac96-774b-bcce-b302099a8059"
+
+
+def _turns(store: Store, rows: list[tuple[str, str, str, str, str, datetime]]) -> None:
+    store.insert(
+        "turns",
+        [
+            (space, p, src, f"t-{i}", "shopper", exp, arm, t)
+            for i, (space, p, src, exp, arm, t) in enumerate(rows)
+        ],
+        [
+            "space_id",
+            "profile_id",
+            "source",
+            "turn_id",
+            "agent",
+            "experiment_id",
+            "experiment_arm",
+            "occurred_at",
+        ],
+    )
+
+
+def _token(exposure_id: str) -> str:
+    return f"nx1.{exposure_id}.1.abcd" if exposure_id else ""
+
+
+def _outcomes(store: Store, rows: list[tuple[str, str, str, str, datetime]]) -> None:
+    store.insert(
+        "outcomes",
+        [
+            (space, p, "web", kind, "sku:1", f"o-{i}", _token(x), x, 1 if x else 0, t)
+            for i, (space, p, kind, x, t) in enumerate(rows)
+        ],
+        [
+            "space_id", "profile_id", "source", "outcome", "ref", "order_id",
+            "exposure_token", "exposure_id", "exposure_pos", "occurred_at",
+        ],
+    )  # fmt: skip
+
+
+def _seed(store: Store) -> list[str]:
+    """The scenario; returns the people only seen in interactions (assigned by hash)."""
+    e = "exp-1"
+    _turns(
+        store,
+        [
+            ("acme", "c1", "web", e, "control", at(2)),
+            ("acme", "c1", "web", e, "control", at(4)),
+            ("acme", "c2", "web", e, "control", at(2)),
+            ("acme", "c3", "web", e, "control", at(2)),
+            ("acme", "f1", "web", e, "full", at(3)),
+            ("acme", "f2", "web", e, "full", at(3)),
+            ("acme", "f3", "web", e, "full", at(3)),
+            ("acme", "f4", "web", e, "full", at(3)),
+            ("acme", "n1", "pharmacy", e, "no_soft_signals", at(4)),
+            ("acme", "u1", "web", e, "bogus", at(4)),  # an arm the document does not know
+            ("acme", "early", "web", e, "full", at(0)),
+            ("acme", "late", "web", e, "full", at(16)),  # after ends_at
+            ("lumen", "elsewhere", "web", e, "full", at(3)),
+        ],
+    )
+    hashed = [f"h{i}" for i in range(12)]
+    store.insert(
+        "interactions",
+        [
+            ("acme", p, "pharmacy" if i % 2 else "web", "engaged", "", at(5 + i % 3))
+            for i, p in enumerate(hashed)
+        ]
+        + [("acme", "x9", "web", "presented", THEIRS, at(2))]
+        + [("acme", "f1", "web", "presented", MINE, at(3, 11))],
+        ["space_id", "profile_id", "source", "kind", "exposure_id", "occurred_at"],
+    )  # fmt: skip
+    store.insert(
+        "exposure_items",
+        [("acme", "f1", "beneficiary:kid", MINE, 1, "sku:1", at(3, 11), 1)],
+        ["space_id", "profile_id", "for", "exposure_id", "pos", "ref", "delivered_at", "version"],
+    )
+    _outcomes(
+        store,
+        [
+            ("acme", "c1", "purchase", "", at(3)),  # after assignment: success
+            ("acme", "c2", "purchase", "", at(2, 9)),  # before the first turn: no
+            ("acme", "c3", "purchase", "", at(17)),  # 15 days later, outside the window: no
+            ("acme", "f1", "purchase", MINE, at(4)),  # own exposure (for a beneficiary): yes
+            ("acme", "f2", "purchase", THEIRS, at(4)),  # someone else's exposure: no
+            ("acme", "f3", "purchase", GONE, at(4)),  # exposure not on record: by person
+            ("acme", "f4", "delivery", "", at(4)),  # not the experiment's outcome
+            ("lumen", "f4", "purchase", "", at(4)),  # another space
+            ("acme", "n1", "purchase", "", at(21)),  # after as_of
+            ("acme", "u1", "purchase", "", at(5)),  # not enrolled
+            ("acme", "h0", "purchase", "", at(9)),
+            ("acme", "h1", "purchase", "", at(9)),
+            ("acme", "h2", "purchase", "", at(9)),
+        ],
+    )
+    return hashed
+
+
+def _expected(hashed: list[str]) -> tuple[Counter[str], Counter[str]]:
+    people = Counter({"control": 3, "full": 4, "no_soft_signals": 1})
+    successes = Counter({"control": 1, "full": 2})
+    for i, p in enumerate(hashed):
+        arm = assign(EXPERIMENT, p, "pharmacy" if i % 2 else "web")
+        people[arm] += 1
+        successes[arm] += p in {"h0", "h1", "h2"}
+    people[assign(EXPERIMENT, "x9", "web")] += 1  # seen when shown a list, never cited
+    return people, successes
+
+
+def test_compare_enrols_attributes_and_counts_by_hand(store: Store) -> None:
+    hashed = _seed(store)
+    people, successes = _expected(hashed)
+
+    comparison = compare_experiment(store, DOC, "exp-1", AS_OF)
+
+    assert comparison.baseline == "control"
+    assert [a.name for a in comparison.arms] == ["control", "no_soft_signals", "full"]
+    for arm in comparison.arms:
+        assert (arm.name, arm.people, arm.successes) == (
+            arm.name,
+            people[arm.name],
+            successes[arm.name],
+        )
+    d = comparison.diagnostics
+    assert d["cited_unknown_arm"] == 1
+    assert (d["cited"], d["hashed"]) == (8, len(hashed) + 1)
+    assert (d["outcomes_by_token"], d["outcomes_token_other_person"]) == (1, 1)
+    assert d["outcomes_token_unknown"] == 1
+    # Critical sources never sit in control, whichever way they were assigned.
+    rows = store.query(
+        "SELECT profile_id, arm, source, method, assigned_at "
+        "FROM experiment_assignments FINAL WHERE experiment_id = 'exp-1'"
+    ).as_dicts()
+    assert {r["profile_id"] for r in rows} == {
+        "c1",
+        "c2",
+        "c3",
+        "f1",
+        "f2",
+        "f3",
+        "f4",
+        "n1",
+        "x9",
+        *hashed,
+    }
+    assert not [r for r in rows if r["source"] == "pharmacy" and r["arm"] == "control"]
+    c1 = next(r for r in rows if r["profile_id"] == "c1")
+    assert (c1["arm"], c1["method"]) == ("control", "cited")
+    assert c1["assigned_at"].replace(tzinfo=UTC) == at(2)  # the first turn
+
+
+def test_assignments_stay_once_recorded(store: Store) -> None:
+    _seed(store)
+    first = compare_experiment(store, DOC, "exp-1", AS_OF)
+    assert first.diagnostics["recorded_now"] == first.diagnostics["people"]
+    # The interactions expire; the recorded assignments keep those people in their arms.
+    store.command("DELETE FROM interactions WHERE kind = 'engaged'")
+    assert store.scalar("SELECT count() FROM interactions") == 2
+    again = compare_experiment(store, DOC, "exp-1", AS_OF)
+    assert again.diagnostics["recorded_now"] == 0
+    assert [(a.name, a.people, a.successes) for a in again.arms] == [
+        (a.name, a.people, a.successes) for a in first.arms
+    ]
+
+
+def test_an_earlier_as_of_sees_less(store: Store) -> None:
+    _seed(store)
+    early = compare_experiment(store, DOC, "exp-1", at(2, 23))
+    expected = Counter({"control": 3, "no_soft_signals": 0, "full": 0})
+    expected[assign(EXPERIMENT, "x9", "web")] += 1  # shown a list on day 2
+    assert {a.name: a.people for a in early.arms} == expected
+    assert early.arm("control").successes == 0  # c1 bought on the 3rd
+
+
+def test_write_results_is_idempotent_per_day(store: Store) -> None:
+    _seed(store)
+    comparison = compare_experiment(store, DOC, "exp-1", AS_OF)
+    assert write_results(store, comparison, AS_OF) == 3
+    assert write_results(store, comparison, AS_OF) == 3
+    assert store.scalar("SELECT count() FROM experiment_results") == 3
+
+    later = AS_OF + timedelta(hours=6)
+    write_results(store, compare_experiment(store, DOC, "exp-1", later), later)
+    rows = store.query(
+        "SELECT arm, day, people, successes, rate, diff, p_value, srm_p_value, computed_at "
+        "FROM experiment_results FINAL ORDER BY arm"
+    ).as_dicts()
+    assert len(rows) == 3
+    assert {r["day"] for r in rows} == {AS_OF.date()}
+    assert {r["computed_at"].replace(tzinfo=UTC) for r in rows} == {later}
+    control = next(r for r in rows if r["arm"] == "control")
+    full = next(r for r in rows if r["arm"] == "full")
+    assert control["diff"] is None and control["p_value"] is None
+    assert full["people"] == comparison.arm("full").people
+    assert full["diff"] == pytest.approx(comparison.arm("full").diff)
+    assert 0 <= full["srm_p_value"] <= 1
+
+    next_day = AS_OF + timedelta(days=1)
+    write_results(store, compare_experiment(store, DOC, "exp-1", next_day), next_day)
+    assert store.scalar("SELECT count() FROM experiment_results FINAL") == 6
+
+
+def test_plot_comparison_writes_a_png(store: Store, tmp_path: Path) -> None:
+    _seed(store)
+    comparison = compare_experiment(store, DOC, "exp-1", AS_OF)
+    out = plot_comparison(comparison, tmp_path / "exp-1.png")
+    data = out.read_bytes()
+    assert len(data) > 1000
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"

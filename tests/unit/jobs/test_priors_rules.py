@@ -1,0 +1,123 @@
+"""The priors rules without a store: the floor, the formula, the version, the spellings."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from turnstream.jobs.priors import (
+    MIN_FLOOR,
+    ValueAggregate,
+    check_floor,
+    engine_keys,
+    passes_floor,
+    prior_of,
+    priors_by_key,
+    priors_from,
+    priors_query,
+    version_of,
+    window_of,
+)
+from turnstream.jobs.retention import DayCounts, coverage, expired_window, ttl_of
+from turnstream.streams.signals.values import value_key
+
+AS_OF = date(2026, 11, 29)
+
+
+def _agg(value: str, people: int, exposure_micro: int, signal_micro: int) -> ValueAggregate:
+    return ValueAggregate(
+        "acme", "item_variant.color", value, people, 2, exposure_micro, signal_micro
+    )
+
+
+def test_the_floor_is_ten_people_at_its_edge() -> None:
+    assert MIN_FLOOR == 10
+    assert not passes_floor(9)
+    assert passes_floor(10)
+    assert not passes_floor(11, floor=12)
+    assert passes_floor(12, floor=12)
+
+
+@pytest.mark.parametrize("floor", [9, 1, 0, -3])
+def test_a_floor_below_ten_is_refused(floor: int) -> None:
+    with pytest.raises(ValueError, match="at least 10"):
+        check_floor(floor)
+    with pytest.raises(ValueError, match="at least 10"):
+        priors_from([], AS_OF, floor=floor)
+    with pytest.raises(ValueError, match="at least 10"):
+        priors_query(date(2026, 9, 1), AS_OF, floor=floor)
+
+
+def test_the_prior_is_signal_per_unit_of_effective_exposure() -> None:
+    # 3 engagement points over 10 pos-1 exposures; 1 point over 10 pos-2 exposures
+    assert prior_of(3_000_000, 10_000_000) == 0.3
+    assert prior_of(1_000_000, 6_309_300) == pytest.approx(1 / 6.3093, abs=1e-6)
+    assert prior_of(0, 5_000_000) == 0.0
+    assert prior_of(2_000_000, 0) is None
+
+
+def test_priors_keep_the_values_at_the_floor_with_exposure() -> None:
+    rows = priors_from(
+        [
+            _agg("red", 10, 6_309_300, 1_000_000),
+            _agg("blue", 9, 9_000_000, 9_000_000),  # under the floor
+            _agg("black", 10, 10_000_000, 3_000_000),
+            _agg("green", 40, 0, 0),  # never exposed: no prior
+        ],
+        AS_OF,
+    )
+    assert [(r.value, r.people, r.exposure, r.signal, r.prior) for r in rows] == [
+        ("black", 10, 10.0, 3.0, 0.3),
+        ("red", 10, 6.3093, 1.0, 0.158496),
+    ]
+    assert {(r.window_start, r.window_end, r.version) for r in rows} == {
+        (date(2026, 8, 31), AS_OF, 20261129)
+    }
+
+
+def test_the_version_and_the_window_follow_the_as_of_date_only() -> None:
+    assert version_of(AS_OF) == 20261129
+    assert version_of(date(2027, 1, 5)) == 20270105
+    assert window_of(AS_OF) == (date(2026, 8, 31), AS_OF)
+    assert window_of(AS_OF, 30) == (date(2026, 10, 30), AS_OF)
+    with pytest.raises(ValueError, match="window_days"):
+        window_of(AS_OF, 101)  # the aggregates are kept 100 days
+    aggregates = [_agg("black", 10, 10_000_000, 3_000_000), _agg("red", 12, 7_000_000, 0)]
+    assert priors_from(aggregates, AS_OF) == priors_from(list(reversed(aggregates)), AS_OF)
+
+
+@pytest.mark.parametrize("number", [200.0, 200, 199.9, 1.5e-07, 1e-05, 1e20, 0.1, True])
+def test_stored_numbers_answer_under_the_signals_spelling(number: float | bool) -> None:
+    # ClickHouse writes a JSON number its own way: 200.0 → "200", 1.5e-07 → "1.5e-7"
+    stored = {200.0: "200", 1.5e-07: "1.5e-7", 1e-05: "0.00001", 1e20: "100000000000000000000"}
+    clickhouse = stored.get(number, value_key(number)) if number is not True else "true"
+    assert value_key(number) in engine_keys(clickhouse)
+    assert engine_keys("black") == ("black",)
+
+
+def test_an_exact_spelling_wins_over_a_derived_one() -> None:
+    priors = priors_by_key([("t.price", "200", 0.5), ("t.price", "200.0", 0.7)])
+    assert priors == {("t.price", "200"): 0.5, ("t.price", "200.0"): 0.7}
+    assert priors_by_key([("t.price", "200", 0.5)]) == {
+        ("t.price", "200"): 0.5,
+        ("t.price", "200.0"): 0.5,
+    }
+
+
+def test_retention_rules() -> None:
+    assert expired_window(AS_OF) == (date(2026, 8, 31), date(2026, 10, 15))
+    create = (
+        "CREATE TABLE t.interactions (`x` UInt8) ENGINE = MergeTree ORDER BY x "
+        "TTL toDateTime(occurred_at) + toIntervalDay(45) SETTINGS index_granularity = 8192"
+    )
+    assert ttl_of(create) == "toDateTime(occurred_at) + toIntervalDay(45)"
+    assert ttl_of("CREATE TABLE t.x (`x` UInt8) ENGINE = MergeTree ORDER BY x") is None
+    days = coverage(
+        {
+            ("acme", date(2026, 9, 2)): DayCounts(presented=5, engaged=1, exposed_values=4),
+            ("acme", date(2026, 9, 1)): DayCounts(presented=5, exposed_values=4),
+            ("acme", date(2026, 9, 3)): DayCounts(),  # nothing that feeds the aggregates
+        }
+    )
+    assert [(d.day.day, d.covered) for d in days] == [(1, True), (2, False)]

@@ -1,0 +1,505 @@
+"""Compare the arms of an experiment: who is in which arm, who succeeded, and the statistics.
+
+Who is in the experiment, as of a time:
+
+* a person with a turn citing the experiment is in the arm the first such turn names
+  (the agent ran that arm); a turn citing an arm the document does not know is counted
+  and its person left out; a turn citing no arm leaves the person to the hash;
+* everyone else seen in the space (turns or interactions) since the start is assigned
+  by :func:`~turnstream.jobs.experiments.assignment.assign` from the source of their
+  first event;
+* an assignment once recorded in ``experiment_assignments`` stays (interactions expire
+  after 45 days, and a late event must not move a person), unless a turn now cites an arm.
+
+The assignment time is the first turn (or event) time. A success is an outcome of the
+experiment's kind after that time, within ``window_days`` and by the as-of time. With an
+exposure token, the token's exposure must belong to the same person (by profile, whatever
+the bucket: an order for a beneficiary through the customer's exposure counts for the
+customer); a token whose exposure belongs to someone else does not count, and a token
+whose exposure is not on record falls back to the person.
+
+The rules are pure functions on plain data; :func:`compare_experiment` and
+:func:`write_results` only read and write the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from turnstream.jobs.experiments.assignment import assign
+from turnstream.jobs.experiments.stats import (
+    ArmCount,
+    ArmStats,
+    SampleRatio,
+    compare_arms,
+    sample_ratio_mismatch,
+)
+from turnstream.models.measurement import Experiment, MeasurementDocument
+from turnstream.sinks.store import Store, quote
+
+__all__ = [
+    "ASSIGNMENT_COLUMNS",
+    "RESULT_COLUMNS",
+    "Assignment",
+    "Attribution",
+    "Cited",
+    "Comparison",
+    "OutcomeEvent",
+    "Sighting",
+    "arm_counts",
+    "attribute",
+    "compare_experiment",
+    "enrol",
+    "plot_comparison",
+    "result_rows",
+    "summarize",
+    "write_results",
+]
+
+ASSIGNMENT_COLUMNS = (
+    "experiment_id",
+    "space_id",
+    "profile_id",
+    "arm",
+    "source",
+    "method",
+    "assigned_at",
+    "recorded_at",
+)
+RESULT_COLUMNS = (
+    "experiment_id",
+    "space_id",
+    "arm",
+    "day",
+    "baseline",
+    "outcome",
+    "window_days",
+    "people",
+    "successes",
+    "rate",
+    "rate_low",
+    "rate_high",
+    "diff",
+    "diff_low",
+    "diff_high",
+    "lift",
+    "lift_low",
+    "lift_high",
+    "p_value",
+    "srm_p_value",
+    "srm_flag",
+    "computed_at",
+)
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A person's first turn citing the experiment."""
+
+    profile_id: str
+    arm: str
+    source: str
+    first_at: datetime
+    arms_cited: int = 1
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """A person's first event (turn or interaction) in the space since the start."""
+
+    profile_id: str
+    source: str
+    first_at: datetime
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """A person's arm: ``cited`` by a turn, or ``hashed`` by :func:`assign`."""
+
+    profile_id: str
+    arm: str
+    source: str
+    assigned_at: datetime
+    method: str
+
+
+@dataclass(frozen=True)
+class OutcomeEvent:
+    """An outcome of the experiment's kind; ``exposure_id`` is '' without a token."""
+
+    profile_id: str
+    occurred_at: datetime
+    exposure_id: str = ""
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """Who succeeded, and how the outcomes with a token were judged."""
+
+    successes: frozenset[str]
+    by_token: int = 0
+    by_person: int = 0
+    token_other_person: int = 0
+    token_unknown: int = 0
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """An experiment's arms compared as of a time."""
+
+    experiment_id: str
+    space_id: str
+    outcome: str
+    window_days: int
+    as_of: datetime
+    baseline: str
+    arms: tuple[ArmStats, ...]
+    srm: SampleRatio
+    diagnostics: Mapping[str, int] = field(default_factory=dict)
+
+    def arm(self, name: str) -> ArmStats:
+        """The statistics of one arm."""
+        for stats in self.arms:
+            if stats.name == name:
+                return stats
+        raise KeyError(name)
+
+
+# --- the rules (pure) ---------------------------------------------------------------
+
+
+def enrol(
+    experiment: Experiment,
+    cited: Iterable[Cited],
+    recorded: Mapping[str, Assignment],
+    seen: Iterable[Sighting],
+) -> tuple[dict[str, Assignment], dict[str, int]]:
+    """Everyone's arm (cited beats recorded beats hashed) and counts of what was odd."""
+    known = {a.name for a in experiment.arms}
+    out: dict[str, Assignment] = dict(recorded)
+    unknown: set[str] = set()
+    conflicting = 0
+    for c in cited:
+        if not c.arm:
+            continue  # the turn left the arm to the memory: hash it below
+        if c.arm not in known:
+            unknown.add(c.profile_id)
+            out.pop(c.profile_id, None)
+            continue
+        conflicting += c.arms_cited > 1
+        out[c.profile_id] = Assignment(c.profile_id, c.arm, c.source, c.first_at, "cited")
+    for s in seen:
+        if s.profile_id in out or s.profile_id in unknown:
+            continue
+        arm = assign(experiment, s.profile_id, s.source)
+        out[s.profile_id] = Assignment(s.profile_id, arm, s.source, s.first_at, "hashed")
+    return out, {"cited_unknown_arm": len(unknown), "cited_conflicting_arms": conflicting}
+
+
+def attribute(
+    experiment: Experiment,
+    assignments: Mapping[str, Assignment],
+    outcomes: Iterable[OutcomeEvent],
+    owners: Mapping[str, frozenset[str]],
+    as_of: datetime,
+) -> Attribution:
+    """People with an outcome after their assignment, within the window and by ``as_of``.
+
+    ``owners`` maps an exposure id to the profiles it was delivered to.
+    """
+    window = timedelta(days=experiment.window_days)
+    successes: set[str] = set()
+    counts = {"by_token": 0, "by_person": 0, "token_other_person": 0, "token_unknown": 0}
+    for o in outcomes:
+        a = assignments.get(o.profile_id)
+        if a is None or not (a.assigned_at < o.occurred_at <= min(a.assigned_at + window, as_of)):
+            continue
+        if o.exposure_id:
+            holders = owners.get(o.exposure_id)
+            if holders is None:
+                counts["token_unknown"] += 1
+            elif o.profile_id not in holders:
+                counts["token_other_person"] += 1
+                continue
+            else:
+                counts["by_token"] += 1
+        else:
+            counts["by_person"] += 1
+        successes.add(o.profile_id)
+    return Attribution(frozenset(successes), **counts)
+
+
+def arm_counts(
+    experiment: Experiment,
+    assignments: Iterable[Assignment],
+    successes: frozenset[str],
+    *,
+    exclude_critical: bool = False,
+) -> list[ArmCount]:
+    """People and successes per arm, in the document's order.
+
+    ``exclude_critical`` leaves out people who came through a critical source (they
+    never go to control, so they do not follow the allocation: the SRM check skips them).
+    """
+    people = {a.name: 0 for a in experiment.arms}
+    won = dict(people)
+    critical = set(experiment.critical_sources)
+    for a in assignments:
+        if a.arm not in people or (exclude_critical and a.source in critical):
+            continue
+        people[a.arm] += 1
+        won[a.arm] += a.profile_id in successes
+    return [ArmCount(x.name, people[x.name], won[x.name], x.allocation) for x in experiment.arms]
+
+
+def summarize(
+    experiment: Experiment,
+    assignments: Mapping[str, Assignment],
+    attribution: Attribution,
+    as_of: datetime,
+    diagnostics: Mapping[str, int] | None = None,
+) -> Comparison:
+    """The comparison: arm statistics against the baseline and the sample-ratio check."""
+    counts = arm_counts(experiment, assignments.values(), attribution.successes)
+    for_srm = arm_counts(
+        experiment, assignments.values(), attribution.successes, exclude_critical=True
+    )
+    srm = sample_ratio_mismatch([c.people for c in for_srm], [c.allocation for c in for_srm])
+    notes = {
+        **(diagnostics or {}),
+        "people": len(assignments),
+        "cited": sum(a.method == "cited" for a in assignments.values()),
+        "hashed": sum(a.method == "hashed" for a in assignments.values()),
+        "outcomes_by_token": attribution.by_token,
+        "outcomes_by_person": attribution.by_person,
+        "outcomes_token_other_person": attribution.token_other_person,
+        "outcomes_token_unknown": attribution.token_unknown,
+    }
+    return Comparison(
+        experiment_id=experiment.id,
+        space_id=experiment.space_id,
+        outcome=experiment.outcome,
+        window_days=experiment.window_days,
+        as_of=as_of,
+        baseline=experiment.baseline.name,
+        arms=compare_arms(counts, experiment.baseline.name),
+        srm=srm,
+        diagnostics=notes,
+    )
+
+
+def result_rows(comparison: Comparison, as_of: datetime) -> list[tuple[Any, ...]]:
+    """One ``experiment_results`` row per arm (columns in :data:`RESULT_COLUMNS`)."""
+    as_of = _utc(as_of)
+    day: date = as_of.date()
+    c = comparison
+    return [
+        (
+            c.experiment_id,
+            c.space_id,
+            a.name,
+            day,
+            c.baseline,
+            c.outcome,
+            c.window_days,
+            a.people,
+            a.successes,
+            a.rate,
+            a.rate_low,
+            a.rate_high,
+            a.diff,
+            a.diff_low,
+            a.diff_high,
+            a.lift,
+            a.lift_low,
+            a.lift_high,
+            a.p_value,
+            c.srm.p_value,
+            c.srm.flagged,
+            as_of,
+        )
+        for a in c.arms
+    ]
+
+
+# --- the store (blocking) -------------------------------------------------------------
+
+
+def _utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        raise ValueError("as_of must be an aware datetime")
+    return value.astimezone(UTC)
+
+
+def _from_store(value: datetime) -> datetime:
+    # chDB returns DateTime64(3, 'UTC') values naive.
+    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+def _ts(value: datetime) -> str:
+    text = value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+    return f"toDateTime64({quote(text)}, 3, 'UTC')"
+
+
+def _cited(store: Store, e: Experiment, end: datetime) -> list[Cited]:
+    rows = store.query(
+        f"""SELECT profile_id, argMin(experiment_arm, occurred_at), argMin(source, occurred_at),
+    min(occurred_at), uniqExact(experiment_arm)
+FROM turns
+WHERE space_id = {quote(e.space_id)} AND experiment_id = {quote(e.id)}
+    AND occurred_at >= {_ts(e.starts_at)} AND occurred_at <= {_ts(end)}
+GROUP BY profile_id"""
+    ).rows
+    return [Cited(p, arm, src, _from_store(at), int(n)) for p, arm, src, at, n in rows]
+
+
+def _seen(store: Store, e: Experiment, end: datetime) -> list[Sighting]:
+    where = (
+        f"space_id = {quote(e.space_id)} AND occurred_at >= {_ts(e.starts_at)}"
+        f" AND occurred_at <= {_ts(end)}"
+    )
+    rows = store.query(
+        f"""SELECT profile_id, argMin(source, occurred_at), min(occurred_at)
+FROM (
+    SELECT profile_id, source, occurred_at FROM turns WHERE {where}
+    UNION ALL
+    SELECT profile_id, source, occurred_at FROM interactions WHERE {where}
+)
+GROUP BY profile_id"""
+    ).rows
+    return [Sighting(p, src, _from_store(at)) for p, src, at in rows]
+
+
+def _recorded(store: Store, e: Experiment, as_of: datetime) -> dict[str, Assignment]:
+    rows = store.query(
+        f"""SELECT profile_id, arm, source, assigned_at, method
+FROM experiment_assignments FINAL
+WHERE experiment_id = {quote(e.id)} AND assigned_at <= {_ts(as_of)}"""
+    ).rows
+    return {p: Assignment(p, arm, src, _from_store(at), m) for p, arm, src, at, m in rows}
+
+
+def _outcomes(store: Store, e: Experiment, as_of: datetime) -> list[OutcomeEvent]:
+    rows = store.query(
+        f"""SELECT profile_id, occurred_at, exposure_id
+FROM outcomes
+WHERE space_id = {quote(e.space_id)} AND outcome = {quote(e.outcome)}
+    AND occurred_at > {_ts(e.starts_at)} AND occurred_at <= {_ts(as_of)}"""
+    ).rows
+    return [OutcomeEvent(p, _from_store(at), x) for p, at, x in rows]
+
+
+def _owners(store: Store, e: Experiment, as_of: datetime) -> dict[str, frozenset[str]]:
+    tokens = f"""SELECT exposure_id FROM outcomes
+    WHERE space_id = {quote(e.space_id)} AND outcome = {quote(e.outcome)} AND exposure_id != ''
+        AND occurred_at > {_ts(e.starts_at)} AND occurred_at <= {_ts(as_of)}"""
+    rows = store.query(
+        f"""SELECT exposure_id, groupUniqArray(profile_id)
+FROM (
+    SELECT exposure_id, profile_id FROM exposure_items
+    WHERE space_id = {quote(e.space_id)} AND exposure_id IN ({tokens})
+    UNION ALL
+    SELECT exposure_id, profile_id FROM interactions
+    WHERE space_id = {quote(e.space_id)} AND kind = 'presented' AND exposure_id IN ({tokens})
+)
+GROUP BY exposure_id"""
+    ).rows
+    return {x: frozenset(people) for x, people in rows}
+
+
+def _record(
+    store: Store,
+    e: Experiment,
+    assignments: Mapping[str, Assignment],
+    recorded: Mapping[str, Assignment],
+    as_of: datetime,
+) -> int:
+    fresh = [a for p, a in assignments.items() if recorded.get(p) != a]
+    if fresh:
+        store.insert(
+            "experiment_assignments",
+            [
+                (e.id, e.space_id, a.profile_id, a.arm, a.source, a.method, a.assigned_at, as_of)
+                for a in fresh
+            ],
+            ASSIGNMENT_COLUMNS,
+        )
+    return len(fresh)
+
+
+def compare_experiment(
+    store: Store, doc: MeasurementDocument, experiment_id: str, as_of: datetime
+) -> Comparison:
+    """Enrol, record the assignments, attribute the outcomes and compare the arms."""
+    as_of = _utc(as_of)
+    e = doc.experiment(experiment_id)
+    end = min(e.ends_at, as_of) if e.ends_at else as_of
+    recorded = _recorded(store, e, as_of)
+    assignments, notes = enrol(e, _cited(store, e, end), recorded, _seen(store, e, end))
+    notes = {**notes, "recorded_now": _record(store, e, assignments, recorded, as_of)}
+    attribution = attribute(
+        e, assignments, _outcomes(store, e, as_of), _owners(store, e, as_of), as_of
+    )
+    return summarize(e, assignments, attribution, as_of, notes)
+
+
+def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
+    """Write one row per arm for the as-of day; writing the same day again replaces it."""
+    rows = result_rows(comparison, as_of)
+    digest = hashlib.sha256(json.dumps(rows, default=str).encode()).hexdigest()[:32]
+    store.insert("experiment_results", rows, RESULT_COLUMNS, token=f"experiment_results:{digest}")
+    return len(rows)
+
+
+# --- the picture --------------------------------------------------------------------------
+
+
+def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
+    """Draw each arm's rate with its 95% Wilson interval to a PNG (matplotlib, Agg)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    c = comparison
+    figure = Figure(figsize=(max(4.0, 1.6 * len(c.arms) + 2), 4.0), dpi=100)
+    FigureCanvasAgg(figure)
+    ax = figure.add_subplot()
+    for i, a in enumerate(c.arms):
+        if a.rate is None or a.rate_low is None or a.rate_high is None:
+            continue
+        colour = "tab:gray" if a.name == c.baseline else "tab:blue"
+        ax.errorbar(
+            [i],
+            [a.rate],
+            yerr=[[a.rate - a.rate_low], [a.rate_high - a.rate]],
+            fmt="o",
+            capsize=6,
+            color=colour,
+        )
+        ax.annotate(
+            f"{a.successes}/{a.people}",
+            (i, a.rate_high),
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+            fontsize=8,
+        )
+    base = next((a for a in c.arms if a.name == c.baseline), None)
+    if base is not None and base.rate is not None:
+        ax.axhline(base.rate, color="tab:gray", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(c.arms)), [a.name for a in c.arms])
+    ax.set_xlim(-0.6, len(c.arms) - 0.4)
+    ax.set_ylabel(f"{c.outcome} rate within {c.window_days} days (95% CI)")
+    title = f"{c.experiment_id}, as of {c.as_of.date().isoformat()}"
+    if c.srm.flagged:
+        title += f"\nsample-ratio mismatch (p = {c.srm.p_value:.2g})"
+    ax.set_title(title, fontsize=10)
+    figure.tight_layout()
+    out = Path(path)
+    figure.savefig(out, format="png")
+    return out

@@ -1,0 +1,82 @@
+"""The jobs by name, as the runner, the scheduler, the worker and the CLI call them.
+
+Each adapter takes string parameters (they travel as JSON to the worker) and returns a
+JSON-able report.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from turnstream.config import Settings
+from turnstream.errors import ConfigError
+from turnstream.jobs.experiments import compare_experiment, write_results
+from turnstream.jobs.experiments.compare import Comparison
+from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
+from turnstream.jobs.priors import recompute_priors
+from turnstream.jobs.retention import retention_check
+from turnstream.jobs.runner import JOBS
+from turnstream.models.measurement import load_measurement
+from turnstream.sinks.store import Store
+
+__all__ = ["comparison_from_dict", "comparison_to_dict"]
+
+
+def _as_of(params: dict[str, str]) -> date:
+    value = params.get("as_of")
+    try:
+        return date.fromisoformat(value) if value else datetime.now(UTC).date()
+    except ValueError:
+        raise ConfigError(f"as_of: not a date (YYYY-MM-DD): {value!r}") from None
+
+
+def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+    return recompute_priors(store, _as_of(params), floor=settings.jobs.priors_floor).as_dict()
+
+
+def _retention(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+    return retention_check(store, _as_of(params)).as_dict()
+
+
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    """A comparison as JSON-able values."""
+    data = dataclasses.asdict(comparison)
+    data["as_of"] = comparison.as_of.isoformat()
+    data["diagnostics"] = dict(comparison.diagnostics)
+    return data
+
+
+def comparison_from_dict(data: dict[str, Any]) -> Comparison:
+    """The comparison back from :func:`comparison_to_dict`."""
+    return Comparison(
+        experiment_id=data["experiment_id"],
+        space_id=data["space_id"],
+        outcome=data["outcome"],
+        window_days=data["window_days"],
+        as_of=datetime.fromisoformat(data["as_of"]),
+        baseline=data["baseline"],
+        arms=tuple(ArmStats(**arm) for arm in data["arms"]),
+        srm=SampleRatio(**data["srm"]),
+        diagnostics=data.get("diagnostics", {}),
+    )
+
+
+def _experiments(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+    path = params.get("measurement") or settings.jobs.measurement
+    if not path:
+        raise ConfigError("no measurement document: set jobs.measurement or pass --measurement")
+    doc = load_measurement(path)
+    as_of = datetime.combine(_as_of(params), time.max, tzinfo=UTC)
+    wanted = params.get("experiment")
+    ids = [wanted] if wanted else [e.id for e in doc.experiments]
+    comparisons = []
+    for experiment_id in ids:
+        comparison = compare_experiment(store, doc, experiment_id, as_of)
+        write_results(store, comparison, as_of)
+        comparisons.append(comparison_to_dict(comparison))
+    return {"experiments": comparisons}
+
+
+JOBS.update({"priors": _priors, "retention": _retention, "experiments": _experiments})
