@@ -18,6 +18,7 @@ __all__ = [
     "Feature",
     "IdentitySettings",
     "JobsSettings",
+    "RuleConfig",
     "Settings",
     "SpaceConfig",
     "StoreSettings",
@@ -38,11 +39,28 @@ class Feature(StrEnum):
     turns = "turns"
 
 
+class RuleConfig(_Section):
+    """One of the company's own rules, delivered with the constraints block."""
+
+    id: str
+    rank: int = Field(ge=0)
+    origin: str = Field(pattern=r"^(code|db:.+|prompt:.+|policy:.+)$")
+    text: str
+    attr: str | None = None
+    op: str | None = None
+    values: tuple[str | int | float | bool, ...] = ()
+
+
 class SpaceConfig(_Section):
-    """One tenant's features document."""
+    """One tenant's features document, its rules and its tool bindings."""
 
     language: Literal["pt", "en", "es"] = "en"
     features: frozenset[Feature] = frozenset()
+    rules: tuple[RuleConfig, ...] = ()
+    #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool``.
+    tool_bindings: str | None = None
+    #: Field labels for the block's text, by ``type.field``.
+    labels: dict[str, str] = Field(default_factory=dict)
 
     def has(self, feature: Feature) -> bool:
         """Whether ``feature`` is on for this space."""

@@ -113,6 +113,10 @@ class Producer:
         await self._producer.send(self.topics.input(parsed.type), raw, key=key)
         return parsed
 
+    async def flush(self) -> None:
+        """Wait until everything sent so far is acknowledged by the broker."""
+        await self._producer.flush()
+
     async def publish_raw(self, raw: bytes, key: bytes | None = None) -> None:
         """Send bytes unvalidated (to exercise the worker's dead-letter path)."""
         await self._producer.send(self.topics.input(_guess_type(raw)), raw, key=key)

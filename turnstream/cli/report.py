@@ -148,3 +148,22 @@ def tables(
         return
     output.write_text(page)
     out.print(f"wrote {output}")
+
+
+@docs_app.command("openapi")
+def openapi(
+    output: Annotated[Path, typer.Option(help="Where to write it.")] = Path("docs/openapi.json"),
+    check: Annotated[bool, typer.Option(help="Exit 1 if the file is out of date.")] = False,
+) -> None:
+    """Write the OpenAPI document of the worker's HTTP API."""
+    from turnstream.streams.openapi import openapi_json
+
+    text = openapi_json()
+    if check:
+        if not output.exists() or output.read_text() != text:
+            err.print(f"[red]{output} is out of date: run turnstream docs openapi[/red]")
+            raise typer.Exit(1)
+        out.print(f"{output} is up to date")
+        return
+    output.write_text(text)
+    out.print(f"wrote {output}")

@@ -19,6 +19,7 @@ __all__ = [
     "MAX_ITEM_BYTES",
     "InteractionItem",
     "Item",
+    "error_pairs",
     "parse_item",
 ]
 
@@ -67,7 +68,8 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return "".join(parts)
 
 
-def _errors(exc: ValidationError) -> list[tuple[str, str]]:
+def error_pairs(exc: ValidationError) -> list[tuple[str, str]]:
+    """``(field_path, message)`` for each problem, without the input values."""
     out: list[tuple[str, str]] = []
     for err in exc.errors(include_input=False, include_url=False):
         path, msg = _path(tuple(err["loc"])), err["msg"]
@@ -104,7 +106,7 @@ def parse_item(raw: bytes) -> Item:
     try:
         return _ADAPTER.validate_json(raw, strict=True)
     except ValidationError as exc:
-        errors = _errors(exc)
+        errors = error_pairs(exc)
         if any(e[1].startswith("Invalid JSON") for e in errors):
             raise InvalidItem([("", errors[0][1])]) from None
         raise InvalidItem(errors) from None

@@ -313,6 +313,41 @@ CATALOG: dict[str, Entry] = {
             "computed_at": "as of when",
         },
     ),
+    "stated": Entry(
+        "table",
+        "What each person said they want, refuse or are: preferences and attributes, from "
+        "interactions and corrections, kept past the 45-day raw TTL (query with FINAL).",
+        {
+            "id": "the event key (#index inside a batch or turn)",
+            "space_id": "the space",
+            "profile_id": "the person",
+            "for": "whose constraint",
+            "kind": "preference or attribute",
+            "attr": "type.field",
+            "payload": "the stated interaction as JSON",
+            "session_id": "the session it was said in",
+            "origin": "the turn or event where it was said",
+            "occurred_at": "when it was said",
+        },
+    ),
+    "review_requests": Entry(
+        "table",
+        "Requests to review an automated decision, by receipts; kept (no TTL) at least 395 "
+        "days after resolution (query with FINAL).",
+        {
+            "id": "the request",
+            "space_id": "the space",
+            "profile_id": "the person",
+            "status": "open or resolved",
+            "reason": "the subject's reason",
+            "receipts": "receipt ids the request is about",
+            "decision": "upheld, overturned or amended",
+            "explanation": "references (receipts, rules, versions): never personal content",
+            "created_at": "when it was asked",
+            "resolved_at": "when the decision was recorded",
+            "version": "write version (the newest row wins)",
+        },
+    ),
     "claims_minute": Entry(
         "roll-up",
         "Claims per minute (SummingMergeTree: query with sum()). Fed from turn_claims.",

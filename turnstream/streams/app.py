@@ -18,6 +18,7 @@ from faust.web import Request, Response, View
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
 from turnstream.streams.ingest_loop import IngestLoop
+from turnstream.streams.pages import register_pages
 from turnstream.streams.signals_loop import SignalsLoop
 
 __all__ = ["build_app"]
@@ -60,6 +61,8 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             except Exception:
                 log.exception("the signals loop failed; restarting it in 5 s")
                 await asyncio.sleep(5)
+
+    register_pages(app, settings, store)
 
     @app.page("/v1/status")
     class StatusView(View):

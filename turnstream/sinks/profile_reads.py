@@ -1,0 +1,187 @@
+"""What the read side reads about one person: stated constraints, inferences, what was
+presented and disliked, and review requests. Blocking; plain values out."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from turnstream.sinks.store import Store, quote
+from turnstream.streams.signals.inference import Evidence, Inference
+from turnstream.views.inputs import Disliked, Presented, StatedAttribute, StatedPreference
+
+__all__ = [
+    "ProfileInputs",
+    "inference_dicts",
+    "load_inferences",
+    "load_inputs",
+]
+
+_INFERENCE_COLUMNS = (
+    "id, space_id, profile_id, `for`, kind, attr, value, polarity, weight, confidence, "
+    "effective_exposure, weighted_signal, events, sessions, lift, exposures, origin_events, "
+    "purposes, applies, status, created_at, updated_at"
+)
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
+
+
+def _who(space_id: str, profile_id: str) -> str:
+    return f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+
+
+def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Inference]:
+    """The person's inferences, one current row each (active, deleted and retracted)."""
+    rows = store.query(
+        f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL "
+        f"WHERE {_who(space_id, profile_id)} ORDER BY id"
+    ).rows
+    out = []
+    for r in rows:
+        out.append(
+            Inference(
+                id=r[0],
+                space_id=r[1],
+                profile_id=r[2],
+                for_=r[3],
+                kind=r[4],
+                attr=r[5],
+                value=r[6],
+                polarity=r[7] or None,
+                weight=r[8],
+                confidence=r[9],
+                evidence=Evidence(
+                    effective_exposure=r[10],
+                    weighted_signal=r[11],
+                    events=r[12],
+                    sessions=r[13],
+                    lift=r[14],
+                    exposures=r[15],
+                ),
+                origin_events=tuple(r[16]),
+                purposes=tuple(r[17]),
+                applies=r[18],
+                status=r[19],
+                created_at=_utc(r[20]),
+                updated_at=_utc(r[21]),
+            )
+        )
+    return out
+
+
+def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
+    """The reviewable profile's list: each inference with its evidence and origin."""
+    return [
+        {
+            "id": i.id,
+            "for": i.for_,
+            "kind": i.kind,
+            "attr": i.attr,
+            "value": i.value,
+            "polarity": i.polarity,
+            "weight": i.weight,
+            "confidence": i.confidence,
+            "evidence": {
+                "effective_exposure": i.evidence.effective_exposure,
+                "weighted_signal": i.evidence.weighted_signal,
+                "events": i.evidence.events,
+                "sessions": i.evidence.sessions,
+                "lift": i.evidence.lift,
+            },
+            "origin_events": list(i.origin_events),
+            "purposes": list(i.purposes),
+            "applies": i.applies,
+            "status": i.status,
+            "created_at": i.created_at.isoformat(),
+            "updated_at": i.updated_at.isoformat(),
+        }
+        for i in inferences
+        if i.status != "retracted"
+    ]
+
+
+class ProfileInputs:
+    """Everything :func:`~turnstream.views.block.build_block` needs about one person."""
+
+    def __init__(
+        self,
+        preferences: list[StatedPreference],
+        attributes: list[StatedAttribute],
+        inferences: list[Inference],
+        presented: list[Presented],
+        disliked: list[Disliked],
+    ) -> None:
+        self.preferences = preferences
+        self.attributes = attributes
+        self.inferences = inferences
+        self.presented = presented
+        self.disliked = disliked
+
+
+def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> ProfileInputs:
+    """Read the person's stated constraints, inferences, presentations and dislikes."""
+    who = _who(space_id, profile_id)
+    preferences: list[StatedPreference] = []
+    attributes: list[StatedAttribute] = []
+    stated = store.query(
+        "SELECT id, `for`, kind, payload, session_id, origin, occurred_at "
+        f"FROM stated FINAL WHERE {who} ORDER BY occurred_at, id"
+    ).rows
+    for sid, bucket, kind, payload, session, origin, occurred_at in stated:
+        data = json.loads(payload)
+        when = _utc(occurred_at)
+        if kind == "preference":
+            preferences.append(
+                StatedPreference(
+                    id=sid,
+                    attr=data["attr"],
+                    op=data["op"],
+                    values=tuple(data["values"]),
+                    strength=data["strength"],
+                    scope=data.get("scope") or "session",
+                    category=data.get("category"),
+                    source=data.get("source") or "stated",
+                    for_=bucket,
+                    occurred_at=when,
+                    session=session or "",
+                    origin=origin,
+                )
+            )
+        elif kind == "attribute":
+            attributes.append(
+                StatedAttribute(
+                    id=sid,
+                    attr=data["attr"],
+                    value=data["value"],
+                    system=data.get("system"),
+                    source=data.get("source") or "stated",
+                    for_=bucket,
+                    occurred_at=when,
+                    origin=origin,
+                )
+            )
+    presented = [
+        Presented(ref=ref, times=int(times))
+        for ref, times in store.query(
+            f"SELECT ref, times FROM already_presented WHERE {who} AND `for` = {quote(for_)} "
+            "ORDER BY ref"
+        ).rows
+    ]
+    disliked = [
+        Disliked(ref=ref)
+        for (ref,) in store.query(
+            f"SELECT DISTINCT ref FROM interactions WHERE {who} AND `for` = {quote(for_)} "
+            "AND kind = 'feedback' AND JSONExtractString(payload, 'polarity') = 'dislike' "
+            "ORDER BY ref"
+        ).rows
+    ]
+    return ProfileInputs(
+        preferences,
+        attributes,
+        load_inferences(store, space_id, profile_id),
+        presented,
+        disliked,
+    )

@@ -1,0 +1,143 @@
+"""The OpenAPI document of the worker's HTTP API, built from the request models.
+
+``turnstream docs openapi`` writes it to docs/openapi.json; a test keeps it in step.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pydantic import BaseModel
+
+from turnstream import __version__
+from turnstream.models.requests import (
+    ConstraintsRequest,
+    CorrectRequest,
+    ResolveRequest,
+    ReviewRequestIn,
+    SpaceRequest,
+)
+
+__all__ = ["openapi_document", "openapi_json"]
+
+_ERROR = {
+    "type": "object",
+    "properties": {
+        "error": {"type": "string"},
+        "errors": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+            },
+        },
+    },
+}
+
+
+def _ref(model: type[BaseModel]) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{model.__name__}"}
+
+
+def _body(model: type[BaseModel]) -> dict[str, Any]:
+    return {"required": True, "content": {"application/json": {"schema": _ref(model)}}}
+
+
+def _responses(ok: str, *errors: str) -> dict[str, Any]:
+    out: dict[str, Any] = {ok: {"description": "done", "content": {"application/json": {}}}}
+    text = {
+        "400": "the body is not JSON",
+        "404": "unknown space, or its signals feature is off, or no such record",
+        "409": "already resolved: a decision is recorded once",
+        "422": "invalid body: each error names its field path; or a tool not bound",
+    }
+    for code in errors:
+        out[code] = {
+            "description": text[code],
+            "content": {"application/json": {"schema": _ERROR}},
+        }
+    return out
+
+
+_PROFILE = {"name": "profile_id", "in": "path", "required": True, "schema": {"type": "string"}}
+_SPACE_Q = {"name": "space_id", "in": "query", "required": True, "schema": {"type": "string"}}
+
+
+def _path(name: str) -> dict[str, Any]:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
+
+
+def openapi_document() -> dict[str, Any]:
+    """The API as an OpenAPI 3.1 document."""
+    models = [ConstraintsRequest, CorrectRequest, ResolveRequest, ReviewRequestIn, SpaceRequest]
+    schemas: dict[str, Any] = {}
+    for model in models:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        schemas.update(schema.pop("$defs", {}))
+        schemas[model.__name__] = schema
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "turnstream worker", "version": __version__},
+        "paths": {
+            "/v1/constraints": {
+                "post": {
+                    "summary": "The constraints block for one person (optionally for a tool)",
+                    "requestBody": _body(ConstraintsRequest),
+                    "responses": _responses("200", "400", "404", "422"),
+                }
+            },
+            "/v1/profiles/{profile_id}/inferences": {
+                "get": {
+                    "summary": "The reviewable profile: every inference with its evidence",
+                    "parameters": [_PROFILE, _SPACE_Q],
+                    "responses": _responses("200", "404"),
+                }
+            },
+            "/v1/profiles/{profile_id}/inferences/{inference_id}/correct": {
+                "post": {
+                    "summary": "Replace an inference by what the person says (then deleted)",
+                    "parameters": [_PROFILE, _path("inference_id")],
+                    "requestBody": _body(CorrectRequest),
+                    "responses": _responses("202", "400", "404", "422"),
+                }
+            },
+            "/v1/profiles/{profile_id}/inferences/{inference_id}": {
+                "delete": {
+                    "summary": "Delete an inference: a tombstone, never inferred again",
+                    "parameters": [_PROFILE, _path("inference_id"), _SPACE_Q],
+                    "responses": _responses("202", "404"),
+                }
+            },
+            "/v1/profiles/{profile_id}/traits/opt-out": {
+                "post": {
+                    "summary": "Object to profiling: derivation stops",
+                    "parameters": [_PROFILE],
+                    "requestBody": _body(SpaceRequest),
+                    "responses": _responses("202", "400", "404", "422"),
+                }
+            },
+            "/v1/profiles/{profile_id}/review-requests": {
+                "post": {
+                    "summary": "Ask for the review of an automated decision, by receipts",
+                    "parameters": [_PROFILE],
+                    "requestBody": _body(ReviewRequestIn),
+                    "responses": _responses("201", "400", "404", "422"),
+                }
+            },
+            "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve": {
+                "post": {
+                    "summary": "Record the controller's decision, once",
+                    "parameters": [_PROFILE, _path("request_id")],
+                    "requestBody": _body(ResolveRequest),
+                    "responses": _responses("200", "400", "404", "409", "422"),
+                }
+            },
+        },
+        "components": {"schemas": schemas},
+    }
+
+
+def openapi_json() -> str:
+    """The document as it is stored in docs/openapi.json."""
+    return json.dumps(openapi_document(), indent=2, sort_keys=True) + "\n"
