@@ -28,7 +28,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import CommitFailedError, KafkaError
 
 from turnstream.config import Settings
+from turnstream.models import Command
 from turnstream.models.deadletter import DeadLetter
+from turnstream.sinks.erasure import erase_subject
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore
@@ -195,6 +197,12 @@ class IngestLoop:
     ) -> None:
         decisions = await self.store.run(self.decide_batch, messages)
         written = await write_with_retry(self.store, self.sink, self.rows(decisions))
+        for d in decisions:
+            if isinstance(d.item, Command) and d.item.command == "erase" and d.profile_id:
+                erasure = await self.store.run(
+                    erase_subject, self.store.store, d.item.space_id, d.profile_id
+                )
+                log.info("erased a subject from %d tables", len(erasure.tables))
         for d in decisions:
             if not d.duplicate:
                 self.keys.remember(d.dedup_key, d.source)

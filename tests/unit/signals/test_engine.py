@@ -99,3 +99,13 @@ def test_a_partition_handed_over_takes_its_pending_sessions() -> None:
     assert engine.forget(lambda position: position == ("t", 1)) == 1
     assert list(engine.pending) == [("p1", "s1")]
     assert engine.held_positions() == [("t", 0)]
+
+
+def test_an_erased_person_leaves_nothing_pending_and_no_state() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", session="s1"), at(0))
+    engine.offer(event("interaction", CLICK, "b", session="s2"), at(50))
+    engine.offer(event("command", {"command": "erase"}, "e", session="s1"), at(1))
+    [derivation] = engine.fire_due(at(61))  # s1 is due, s2 is not
+    assert derivation.erased and derivation.inferences == [] and derivation.exposures == []
+    assert engine.pending == {} and engine.held == {} and engine.states == {}

@@ -41,6 +41,8 @@ class Derivation:
     exposures: list[ExposedItem]
     inferences: list[Inference]
     state: ProfileState
+    #: The person was erased: their derived rows are to be deleted, not written.
+    erased: bool = False
 
 
 @dataclass
@@ -82,16 +84,28 @@ class SignalsEngine:
     def fire(self, keys: Iterable[SessionKey]) -> list[Derivation]:
         """Fold the sessions' held events and derive for each person touched."""
         touched: dict[str, None] = {}
+        erased: set[str] = set()
         for key in keys:
             self.pending.pop(key, None)
             for held in self.held.pop(key, []):
                 state = self._state(held.event.profile_id)
                 fold(state, held.event, self.config)
                 touched[held.event.profile_id] = None
+                if held.event.kind == "command" and held.event.name == "erase":
+                    erased.add(held.event.profile_id)
         out = []
         for profile_id in touched:
             state = self.states[profile_id]
             if state.space_id is None:
+                continue
+            if profile_id in erased:
+                # Nothing of the person is kept, not even the state that says so, nor
+                # what other sessions of theirs still held.
+                self.states.pop(profile_id)
+                for key in [k for k in self.pending if k[0] == profile_id]:
+                    self.pending.pop(key, None)
+                    self.held.pop(key, None)
+                out.append(Derivation(profile_id, state.space_id, [], [], state, erased=True))
                 continue
             before = dict(state.inferences)
             inferences = derive(state, self.priors_for(state.space_id), self.config)
