@@ -185,3 +185,39 @@ def test_errors_name_the_field_and_signals_off_is_404(worker) -> None:  # type: 
     unbound = {"space_id": "acme", "profile_id": "p", "tool": "search_plans"}
     status, body = _call(port, "POST", "/v1/constraints", unbound)
     assert status == 422 and "not bound" in body["error"]
+
+
+def test_a_correction_becomes_stated_and_deletes_the_inference(worker) -> None:  # type: ignore[no-untyped-def]
+    fay = Person(worker, "acme", "p_fay")
+    fay.publish(fay.engaged(0, "item_variant:acme:5"), fay.engaged(1, "item_variant:acme:5"))
+    [interest] = [i for i in fay.inferences() if i["kind"] == "interest"]
+    replacement = {"kind": "preference", "attr": "item_variant.color", "op": "in",
+                   "values": ["green"], "strength": "prefer", "scope": "persistent",
+                   "source": "correction"}  # fmt: skip
+    path = f"/v1/profiles/p_fay/inferences/{interest['id']}/correct"
+    status, body = _call(worker.worker.web_port, "POST", path,
+                         {"space_id": "acme", "replacement": replacement})  # fmt: skip
+    assert status == 202, body
+    worker.drain()
+    worker.drain_signals()
+    assert {i["id"]: i["status"] for i in fay.inferences()}[interest["id"]] == "deleted"
+    soft = fay.block()[1]["soft"]
+    assert [(e["attr"], e["values"], e["source"]) for e in soft if not e["inferred"]] == [
+        ("item_variant.color", ["green"], "correction")
+    ]
+
+
+def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-untyped-def]
+    port = worker.worker.web_port
+    body = {"space_id": "acme", "receipts": ["rcpt_1", "rcpt_2"], "reason": "why this offer?"}
+    status, opened = _call(port, "POST", "/v1/profiles/p_gil/review-requests", body)
+    assert status == 201 and opened["status"] == "open"
+    resolve = f"/v1/profiles/p_gil/review-requests/{opened['id']}/resolve"
+    decision = {"space_id": "acme", "decision": "upheld", "explanation": ["rule_r1", "cv_1"]}
+    status, resolved = _call(port, "POST", resolve, decision)
+    assert status == 200 and resolved["decision"] == "upheld"
+    status, again = _call(port, "POST", resolve, {**decision, "decision": "overturned"})
+    assert "once" in again["error"]
+    assert status == 409
+    status, _ = _call(port, "POST", "/v1/profiles/p_gil/review-requests/rr_nope/resolve", decision)
+    assert status == 404
