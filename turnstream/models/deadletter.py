@@ -7,7 +7,11 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
 
-__all__ = ["DeadLetter"]
+__all__ = ["MAX_ORIGINAL_BYTES", "DeadLetter"]
+
+#: Larger originals are left out (the size and digest stay): base64 of them would pass
+#: the broker's 1 MiB message limit.
+MAX_ORIGINAL_BYTES = 512 * 1024
 
 
 class DeadLetter(BaseModel):
@@ -20,8 +24,10 @@ class DeadLetter(BaseModel):
     partition: int
     offset: int
     received_at: datetime
-    #: The message exactly as it arrived, base64.
+    #: The message exactly as it arrived, base64 ('' when over MAX_ORIGINAL_BYTES).
     original: str
+    original_size: int = 0
+    original_sha256: str = ""
 
     def original_bytes(self) -> bytes:
         """The original message bytes."""

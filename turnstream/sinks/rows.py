@@ -169,6 +169,11 @@ def _interaction_row(
     }
 
 
+def _clean(text: str) -> str:
+    """Text that encodes as UTF-8 (JSON may carry lone surrogates, which do not)."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
 def _header(raw: bytes) -> dict[str, str]:
     """Best-effort type, space, source and key of an invalid item, for triage."""
     try:
@@ -214,12 +219,12 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
         rows["dead_letters"].append(
             {
                 "reason": decision.refusal.reason.value,
-                "field_path": decision.refusal.field_path[:512],
-                "message": decision.refusal.message[:2048],
-                "item_type": header.get("type", ""),
-                "space_id": header.get("space_id", ""),
-                "source": header.get("source", ""),
-                "idempotency_key": header.get("idempotency_key", ""),
+                "field_path": _clean(decision.refusal.field_path[:512]),
+                "message": _clean(decision.refusal.message[:2048]),
+                "item_type": _clean(header.get("type", "")),
+                "space_id": _clean(header.get("space_id", "")),
+                "source": _clean(header.get("source", "")),
+                "idempotency_key": _clean(header.get("idempotency_key", "")),
                 "raw_sha256": hashlib.sha256(decision.raw).hexdigest(),
                 "raw_bytes": len(decision.raw),
                 **source_cols,

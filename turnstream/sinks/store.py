@@ -98,7 +98,7 @@ class Store:
         """Run a statement that returns nothing."""
         try:
             self._client.command(sql, settings=settings)
-        except ClickHouseError as exc:
+        except (ClickHouseError, OSError) as exc:
             raise StoreError(str(exc)) from exc
 
     def query(
@@ -110,7 +110,7 @@ class Store:
         """Run a query and return its columns and rows."""
         try:
             result = self._client.query(sql, parameters=parameters, settings=settings)
-        except ClickHouseError as exc:
+        except (ClickHouseError, OSError) as exc:
             raise StoreError(str(exc)) from exc
         return QueryResult(
             list(result.column_names),
@@ -133,7 +133,7 @@ class Store:
         settings = {"insert_deduplication_token": token} if token else None
         try:
             self._client.insert(table, rows, column_names=list(columns), settings=settings)
-        except ClickHouseError as exc:
+        except (ClickHouseError, OSError) as exc:
             raise StoreError(f"insert into {table} failed: {exc}") from exc
 
     def scalar(self, sql: str, parameters: dict[str, Any] | None = None) -> Any:

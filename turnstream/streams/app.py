@@ -47,7 +47,18 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
 
     @app.task
     async def consume() -> None:
-        await ingest.run()
+        # Like the signals loop: a failure (a long broker outage) restarts the loop from
+        # the last commit instead of leaving a worker that answers but never ingests.
+        while True:
+            try:
+                await ingest.run()
+            except asyncio.CancelledError:
+                if app.should_stop:
+                    raise
+                log.exception("the ingest loop was cancelled; restarting it in 1 s")
+            except Exception:
+                log.exception("the ingest loop failed; restarting it in 1 s")
+            await asyncio.sleep(1)
 
     @app.task
     async def derive() -> None:

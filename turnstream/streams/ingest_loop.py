@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import hashlib
 import json
 import logging
 import time
@@ -29,7 +30,7 @@ from aiokafka.errors import CommitFailedError, KafkaError
 
 from turnstream.config import Settings
 from turnstream.models import Command
-from turnstream.models.deadletter import DeadLetter
+from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
 from turnstream.sinks.erasure import erase_subject
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
@@ -100,7 +101,11 @@ def dead_letter_for(decision: Decision) -> bytes:
         partition=src.partition,
         offset=src.offset,
         received_at=datetime.now(UTC),
-        original=base64.b64encode(decision.raw).decode(),
+        original=""
+        if len(decision.raw) > MAX_ORIGINAL_BYTES
+        else base64.b64encode(decision.raw).decode(),
+        original_size=len(decision.raw),
+        original_sha256=hashlib.sha256(decision.raw).hexdigest(),
     )
     return letter.model_dump_json().encode()
 
