@@ -1,0 +1,221 @@
+"""What the benchmark scripts share: a throw-away broker, deployments, publishing at a
+given pace, queries through the worker, the worker's RSS and percentiles.
+
+Not a benchmark itself (the leading underscore); each script imports it after putting
+the repository root on ``sys.path``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tests.fixtures.worker import Deployment, new_deployment
+from turnstream.infra import LocalKafka, free_ports
+from turnstream.producer import Producer
+from turnstream.sinks.access import read_query
+from turnstream.streams.kafka_admin import wait_until_drained
+from turnstream.streams.topics import TopicNames
+
+__all__ = [
+    "Broker",
+    "cpu_seconds",
+    "deploy",
+    "load",
+    "machine",
+    "percentile",
+    "publish",
+    "publish_paced",
+    "rss_bytes",
+    "run_broker",
+    "sql",
+    "wait_drained",
+    "worker_pid",
+]
+
+#: The worker's own defaults (``[worker]`` in turnstream/config.py), which the tests'
+#: ``new_deployment`` does not use (it defaults to 200 / 0.2 s).
+DEFAULT_BATCH_SIZE = 1000
+DEFAULT_BATCH_SECONDS = 0.5
+
+
+@dataclass
+class Broker:
+    bootstrap: str
+    home: Path
+    made: list[Deployment] = field(default_factory=list)
+
+
+@contextmanager
+def run_broker() -> Iterator[Broker]:
+    """A single-node Kafka 4.1.1 on free ports in a temporary directory, stopped and
+    removed at the end, together with every deployment made under its ``home``."""
+    with tempfile.TemporaryDirectory(prefix="turnstream-bench-") as tmp:
+        port, controller = free_ports(2)
+        kafka = LocalKafka(home=Path(tmp) / "kafka", port=port, controller_port=controller)
+        kafka.up(timeout=120)
+        broker = Broker(kafka.bootstrap, Path(tmp))
+        try:
+            yield broker
+        finally:
+            for deployment in broker.made:
+                deployment.worker.stop()
+            kafka.down()
+
+
+def deploy(
+    broker: Broker,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    batch_seconds: float = DEFAULT_BATCH_SECONDS,
+    extra: str = "",
+) -> Deployment:
+    """A deployment (own topics, group, port, store) whose worker is not started yet;
+    :func:`run_broker` stops its worker at the end."""
+    deployment = new_deployment(broker.bootstrap, broker.home, batch_size, batch_seconds, extra)
+    broker.made.append(deployment)
+    return deployment
+
+
+async def _publish(
+    deployment: Deployment, lines: Sequence[bytes], on_sent: Callable[[int], None] | None
+) -> None:
+    async with Producer(deployment.settings) as producer:
+        for n, raw in enumerate(lines):
+            try:
+                await producer.publish(raw)
+            except Exception:
+                await producer.publish_raw(raw)
+            if on_sent is not None:
+                on_sent(n)
+        await producer.flush()
+
+
+def publish(
+    deployment: Deployment,
+    lines: Sequence[bytes],
+    on_sent: Callable[[int], None] | None = None,
+) -> None:
+    """Publish every line as fast as the producer takes them (invalid ones raw), then
+    wait until the broker has acknowledged all of them."""
+    asyncio.run(_publish(deployment, lines, on_sent))
+
+
+async def _publish_paced(
+    deployment: Deployment,
+    make: Callable[[int, float], bytes],
+    rate: float,
+    count: int,
+    on_sent: Callable[[int, float, bytes], None] | None,
+) -> float:
+    async with Producer(deployment.settings) as producer:
+        start = time.time()
+        for n in range(count):
+            due = start + n / rate
+            delay = due - time.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            sent_at = time.time()
+            raw = make(n, sent_at)
+            await producer.publish(raw)
+            if on_sent is not None:
+                on_sent(n, sent_at, raw)
+        await producer.flush()
+        return time.time() - start
+
+
+def publish_paced(
+    deployment: Deployment,
+    make: Callable[[int, float], bytes],
+    rate: float,
+    count: int,
+    on_sent: Callable[[int, float, bytes], None] | None = None,
+) -> float:
+    """Publish ``count`` items at ``rate`` per second; ``make(n, now)`` builds item ``n``
+    at its send time. Returns the seconds the sending took."""
+    return asyncio.run(_publish_paced(deployment, make, rate, count, on_sent))
+
+
+def wait_drained(deployment: Deployment, timeout: float = 600.0, signals: bool = False) -> None:
+    """Until the ingest (or the signals) consumer group has committed everything."""
+    names = TopicNames(deployment.settings.worker.topic_prefix)
+    group = deployment.settings.worker.app_id + ("-signals" if signals else "")
+    topics = [names.accepted] if signals else names.inputs
+    asyncio.run(
+        wait_until_drained(
+            deployment.settings.broker.bootstrap,
+            group,
+            topics,
+            timeout=timeout,
+            alive=deployment.worker.alive,
+        )
+    )
+
+
+def sql(deployment: Deployment, query: str) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query, answered by the worker (its ``/v1/sql``)."""
+    return read_query(deployment.settings, query).rows
+
+
+def worker_pid(deployment: Deployment) -> int:
+    """The worker process's pid (``turnstream worker`` runs directly, not via a shell)."""
+    proc = deployment.worker._proc  # the bench reads /proc of its own child
+    assert proc is not None, "the worker is not started"
+    return proc.pid
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident set size of a process, from ``/proc/<pid>/status`` (VmRSS)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process (all its threads), from ``/proc/<pid>/stat``."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(values: Iterable[float], p: float) -> float:
+    """The ``p``-th percentile (0-100), nearest rank."""
+    ordered = sorted(values)
+    if not ordered:
+        return math.nan
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def machine() -> str:
+    """One line: cores, memory, Python, chDB."""
+    import chdb
+
+    mem = 0
+    for line in Path("/proc/meminfo").read_text().splitlines():
+        if line.startswith("MemTotal:"):
+            mem = int(line.split()[1]) * 1024
+    return (
+        f"{os.cpu_count()} cores, {mem / 2**30:.1f} GiB, Python {platform.python_version()}, "
+        f"Kafka 4.1.1, chDB {chdb.__version__}; {load()}"
+    )
+
+
+def load() -> str:
+    """The load averages: the machine may be shared, and every figure here is CPU-bound."""
+    one, five, _ = os.getloadavg()
+    return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def dumps(item: dict[str, Any]) -> bytes:
+    """An item as a compact JSON line."""
+    return json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()

@@ -1,0 +1,176 @@
+"""Where one batch's time goes in the ingest loop, and what each raw-table insert costs.
+
+    .venv/bin/python bench/batch_phases.py [ITEMS]
+
+1. A backlog of ITEMS (default 30,000) ``mixed_items`` drained by a worker whose batch
+   steps are timed (``bench/_timed_worker.py``), once with the fan-out producer's batch
+   at aiokafka's default of 16 KiB (before the change in docs/performance.md) and once
+   at ``FANOUT_BATCH_BYTES`` (after): milliseconds per batch for each step.
+2. The same worker at 500 items/s for 10 s (batches are whatever arrived): the fixed
+   cost of a batch.
+3. In-process, on a throw-away chDB store: milliseconds per insert into each raw table
+   for batches of 1,000 and of 100 messages (``RawSink.write``'s inserts one by one).
+
+Starts its own broker on free ports in a temporary directory and stops it at the end.
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from types import SimpleNamespace
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._harness import (
+    Broker,
+    deploy,
+    load,
+    machine,
+    publish,
+    publish_paced,
+    run_broker,
+    wait_drained,
+)
+from tests.fixtures.worker import SPACES
+from turnstream.config import load_settings
+from turnstream.sample import mixed_items
+from turnstream.sinks.rows import COLUMNS
+from turnstream.sinks.schema import RAW_TABLES, apply_migrations
+from turnstream.sinks.store import AsyncStore
+from turnstream.sinks.writer import token_for
+from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES, IngestLoop
+from turnstream.streams.topics import TopicNames
+
+TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
+ORDER = (
+    "decide",
+    "rows",
+    "write",
+    "fan-out: accepted_for",
+    "fan-out: send",
+    "fan-out: acks",
+    "commit",
+    "whole batch",
+)
+
+
+def timed_run(broker: Broker, fanout_bytes: int, lines: list[bytes], rate: float = 0) -> str:
+    deployment = deploy(broker)
+    out = broker.home / f"phases-{deployment.settings.worker.app_id}.json"
+    if not rate:
+        publish(deployment, lines)
+    log = (broker.home / "timed-worker.log").open("ab")
+    proc = subprocess.Popen(
+        [sys.executable, str(TIMED_WORKER), str(fanout_bytes), str(deployment.config), str(out)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        while True:
+            try:
+                deployment.worker.stats()
+                break
+            except OSError:
+                time.sleep(0.2)
+        if rate:
+            publish_paced(deployment, lambda n, _now: lines[n], rate, len(lines))
+        while deployment.worker.stats()["messages"] < len(lines):
+            time.sleep(0.2)
+        wait_drained(deployment)
+        data = json.loads(out.read_text())
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.close()
+    batches = data["counts"]["batches"]
+    per = {k: v / batches * 1000 for k, v in data["seconds"].items()}
+    steps = ", ".join(f"{k} {per.get(k, 0):.0f}" for k in ORDER)
+    return (
+        f"{batches} batches of {data['counts']['messages'] / batches:.0f} messages; "
+        f"ms per batch: {steps}"
+    )
+
+
+def insert_costs(items: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="turnstream-inserts-") as tmp:
+        config = Path(tmp) / "turnstream.toml"
+        config.write_text(
+            f'[broker]\nbootstrap = "127.0.0.1:9"\n[store]\ndsn = "chdb://{tmp}/store"\n'
+            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "i"\ntopic_prefix = "i"\n{SPACES}'
+        )
+        settings = load_settings(config, environ={})
+        store = AsyncStore.open(settings.store.dsn, settings.store.database)
+        try:
+            store.call(apply_migrations, store.store)
+            loop = IngestLoop(settings, store)
+            names = TopicNames("i")
+            lines = mixed_items(n=items, bad=items // 100, seed=41).lines
+            messages = [
+                SimpleNamespace(
+                    topic=names.input("turn"), partition=n % 4, offset=n, value=line, key=None
+                )
+                for n, line in enumerate(lines)
+            ]
+
+            def measure(size: int, start: int, count: int) -> dict[str, tuple[float, float]]:
+                seconds: defaultdict[str, float] = defaultdict(float)
+                rows_in: defaultdict[str, int] = defaultdict(int)
+                for b in range(count):
+                    batch = messages[start + b * size : start + (b + 1) * size]
+                    rows = loop.rows(loop.decide_batch(batch))
+                    for table in RAW_TABLES:
+                        fresh = rows.get(table)
+                        if not fresh:
+                            continue
+                        columns = COLUMNS[table]
+                        data = [[r[c] for c in columns] for r in fresh]
+                        started = time.perf_counter()
+                        store.store.insert(table, data, columns, token_for(table, fresh))
+                        seconds[table] += time.perf_counter() - started
+                        rows_in[table] += len(fresh)
+                return {t: (seconds[t] / count * 1000, rows_in[t] / count) for t in seconds}
+
+            big = store.call(measure, 1000, 0, 20)
+            small = store.call(measure, 100, 20_000, 50)
+        finally:
+            store.call(store.store.close)
+            store.shutdown()
+    print("3. ms per insert (mean), batches of 1,000 | of 100 messages:")
+    for table in RAW_TABLES:
+        if table in big:
+            (b_ms, b_rows), (s_ms, s_rows) = big[table], small.get(table, (0, 0))
+            print(
+                f"   {table:<18} {b_ms:5.1f} ms ({b_rows:4.0f} rows) | "
+                f"{s_ms:5.1f} ms ({s_rows:3.0f} rows)"
+            )
+    total_big = sum(v[0] for v in big.values())
+    total_small = sum(v[0] for v in small.values())
+    print(
+        f"   all tables         {total_big:5.0f} ms per batch    | {total_small:5.0f} ms per batch"
+    )
+
+
+def main() -> None:
+    items = int(sys.argv[1]) if len(sys.argv) > 1 else 30_000
+    print(machine())
+    lines = mixed_items(n=items, bad=items // 100, seed=7).lines
+    paced = mixed_items(n=5000, bad=0, seed=8).lines
+    with run_broker() as broker:
+        print(f"1. backlog of {items:,} items, fan-out batch 16 KiB (before):", flush=True)
+        print(f"   {timed_run(broker, 16 * 1024, lines)}; {load()}", flush=True)
+        print(f"   fan-out batch {FANOUT_BATCH_BYTES // 1024} KiB (after):", flush=True)
+        print(f"   {timed_run(broker, FANOUT_BATCH_BYTES, lines)}; {load()}", flush=True)
+        print("2. 500 items/s for 10 s:", flush=True)
+        print(f"   {timed_run(broker, FANOUT_BATCH_BYTES, paced, rate=500)}; {load()}", flush=True)
+    insert_costs(max(items, 25_000))
+
+
+if __name__ == "__main__":
+    main()

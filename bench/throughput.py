@@ -1,0 +1,195 @@
+"""Throughput: the worker against a bare aiokafka consumer, on the same published items.
+
+    .venv/bin/python bench/throughput.py [ITEMS] [--batch-sizes 1000,5000]
+
+Generates ITEMS (default 150,000) lines with ``turnstream.sample.mixed_items`` (1% of them
+invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 3.5 :
+1.5 : 1), publishes them once per deployment, then drains them
+
+(a) with a bare aiokafka consumer (its own group) that reads and ``json.loads`` every
+    message and does nothing else: the ceiling for Python on this machine;
+(b) with the turnstream worker (its defaults: batch_size 1000, batch_seconds 0.5, unless
+    ``--batch-sizes`` says otherwise), until its consumer group has committed everything,
+    then checks that every row is in ClickHouse.
+
+Rates are measured between the first and the last observed progress (so the group join
+and the worker's start-up are left out; the figure with start-up is printed too), in
+items per second and in items per CPU-second of the consuming process (the bare
+consumer's own process time; the worker's utime + stime from /proc, every thread,
+chDB's included), which holds better than wall time when the machine is shared.
+Starts its own broker on free ports in a temporary directory and stops it at the end.
+Prints figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._harness import (
+    DEFAULT_BATCH_SECONDS,
+    DEFAULT_BATCH_SIZE,
+    Broker,
+    cpu_seconds,
+    deploy,
+    load,
+    machine,
+    publish,
+    run_broker,
+    sql,
+    wait_drained,
+    worker_pid,
+)
+from tests.fixtures.worker import Deployment
+from turnstream.sample import MixedBatch, mixed_items
+from turnstream.streams.topics import TopicNames
+
+RAW = ("turns", "interactions", "outcomes", "commands", "dead_letters")
+
+
+@dataclass
+class Rate:
+    steady: float  # items/s between the first and the last observed progress
+    overall: float  # items/s including the group join (and the worker's start-up)
+    per_cpu: float  # items per CPU-second of the consuming process over the steady part
+
+
+async def _bare(deployment: Deployment, total: int) -> Rate:
+    from aiokafka import AIOKafkaConsumer
+
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=deployment.settings.broker.bootstrap,
+        group_id=f"bare-{uuid.uuid4().hex[:8]}",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        max_poll_records=DEFAULT_BATCH_SIZE,
+    )
+    consumer.subscribe(list(TopicNames(deployment.settings.worker.topic_prefix).inputs))
+    started = time.monotonic()
+    await consumer.start()
+    seen = decoded = 0
+    first_at = None
+    first_count = 0
+    first_cpu = 0.0
+    try:
+        while seen < total:
+            fetched = await consumer.getmany(timeout_ms=500, max_records=DEFAULT_BATCH_SIZE)
+            for batch in fetched.values():
+                for m in batch:
+                    seen += 1
+                    try:
+                        json.loads(m.value)
+                        decoded += 1
+                    except ValueError:
+                        pass
+            if first_at is None and seen:
+                first_at, first_count, first_cpu = time.monotonic(), seen, time.process_time()
+    finally:
+        await consumer.stop()
+    done, cpu = time.monotonic(), time.process_time()
+    assert first_at is not None
+    steady = seen - first_count
+    return Rate(
+        steady / max(done - first_at, 1e-9),
+        total / (done - started),
+        steady / max(cpu - first_cpu, 1e-9),
+    )
+
+
+def bare_rate(deployment: Deployment, total: int) -> Rate:
+    return asyncio.run(_bare(deployment, total))
+
+
+def worker_rate(deployment: Deployment, batch: MixedBatch) -> tuple[Rate, str]:
+    """The rates, and whether every row is in ClickHouse."""
+    total = len(batch.lines)
+    started = time.monotonic()
+    deployment.worker.start()
+    pid = worker_pid(deployment)
+    first_at = None
+    first_count = 0
+    first_cpu = 0.0
+    while True:
+        messages = deployment.worker.stats()["messages"]
+        now = time.monotonic()
+        if first_at is None and messages:
+            first_at, first_count, first_cpu = now, messages, cpu_seconds(pid)
+        if messages >= total:
+            break
+        if not deployment.worker.alive():
+            raise RuntimeError("the worker died; see its log")
+        time.sleep(0.1)
+    wait_drained(deployment)  # committed, hence written (the loop commits after the write)
+    done, cpu = time.monotonic(), cpu_seconds(pid)
+    assert first_at is not None
+    counts = dict(
+        sql(deployment, "SELECT 'turns', count() FROM turns UNION ALL "
+            "SELECT 'interactions', count() FROM interactions UNION ALL "
+            "SELECT 'outcomes', count() FROM outcomes UNION ALL "
+            "SELECT 'commands', count() FROM commands UNION ALL "
+            "SELECT 'dead_letters', count() FROM dead_letters")
+    )  # fmt: skip
+    landed = sum(int(counts[t]) for t in RAW)
+    expected = sum(batch.accepted.values()) + sum(batch.refused.values())
+    check = f"{landed} of {expected} rows in ClickHouse" + ("" if landed == expected else " (!)")
+    steady = total - first_count
+    rate = Rate(
+        steady / max(done - first_at, 1e-9),
+        total / (done - started),
+        steady / max(cpu - first_cpu, 1e-9),
+    )
+    return rate, check
+
+
+def run_one(broker: Broker, batch: MixedBatch, batch_size: int) -> None:
+    total = len(batch.lines)
+    deployment = deploy(broker, batch_size=batch_size, batch_seconds=DEFAULT_BATCH_SECONDS)
+    t = time.monotonic()
+    publish(deployment, batch.lines)
+    print(f"  published {total:,} items in {time.monotonic() - t:.1f}s", flush=True)
+    bare = bare_rate(deployment, total)
+    print(f"  (a) bare aiokafka + json.loads: {bare.steady:,.0f} items/s "
+          f"({bare.overall:,.0f} with the group join); "
+          f"{bare.per_cpu:,.0f} items per CPU-second", flush=True)  # fmt: skip
+    worker, check = worker_rate(deployment, batch)
+    stats = deployment.worker.stats()
+    print(f"  (b) turnstream worker:          {worker.steady:,.0f} items/s "
+          f"({worker.overall:,.0f} with start-up); {worker.per_cpu:,.0f} items per "
+          f"CPU-second (all its threads); {check}; {stats['batches']} batches, "
+          f"{total / stats['batches']:.0f} messages each", flush=True)  # fmt: skip
+    print(f"  RATIO worker / bare: {worker.steady / bare.steady:.3f} in items/s, "
+          f"{worker.per_cpu / bare.per_cpu:.3f} in items per CPU-second (goal 0.5); "
+          f"{load()}", flush=True)  # fmt: skip
+    deployment.worker.stop()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("items", nargs="?", type=int, default=150_000)
+    parser.add_argument("--batch-sizes", default=str(DEFAULT_BATCH_SIZE))
+    args = parser.parse_args()
+    print(machine())
+    t = time.monotonic()
+    batch = mixed_items(n=args.items, bad=args.items // 100, seed=7)
+    print(
+        f"{args.items:,} items (mixed_items, seed 7): {batch.accepted}, refused {batch.refused}; "
+        f"mean {sum(map(len, batch.lines)) / args.items:.0f} bytes; "
+        f"generated in {time.monotonic() - t:.1f}s",
+        flush=True,
+    )
+    with run_broker() as broker:
+        for size in (int(s) for s in args.batch_sizes.split(",")):
+            print(f"batch_size {size}, batch_seconds {DEFAULT_BATCH_SECONDS}:", flush=True)
+            run_one(broker, batch, size)
+
+
+if __name__ == "__main__":
+    main()
