@@ -35,6 +35,21 @@ _DIMS = {
 }
 
 
+_PRIOR_COLUMNS = {
+    "space_id": "the space",
+    "attr": "type.field (type.ref for an object)",
+    "value": "the value",
+    "people": "distinct people who saw it in the window (exact)",
+    "events": "engagements on it in the window",
+    "exposure": "effective exposure in the window",
+    "signal": "weighted signal in the window",
+    "prior": "signal / exposure: the rate lift is measured against",
+    "window_start": "first day of the 90-day window",
+    "window_end": "day after the window (the as-of day)",
+    "version": "the as-of day as yyyymmdd",
+}
+
+
 @dataclass(frozen=True)
 class Entry:
     kind: str  # "table", "roll-up" or "view"
@@ -240,36 +255,12 @@ CATALOG: dict[str, Entry] = {
     "priors": Entry(
         "table",
         "Priors by version (one per as-of day): only values seen by at least 10 people.",
-        {
-            "space_id": "the space",
-            "attr": "type.field (type.ref for an object)",
-            "value": "the value",
-            "people": "distinct people who saw it in the window (exact)",
-            "events": "engagements on it in the window",
-            "exposure": "effective exposure in the window",
-            "signal": "weighted signal in the window",
-            "prior": "signal / exposure: the rate lift is measured against",
-            "window_start": "first day of the 90-day window",
-            "window_end": "day after the window (the as-of day)",
-            "version": "the as-of day as yyyymmdd",
-        },
+        _PRIOR_COLUMNS,
     ),
     "priors_latest": Entry(
         "view",
         "The latest version of each space's priors: what derivation uses.",
-        {
-            "space_id": "the space",
-            "attr": "type.field (type.ref for an object)",
-            "value": "the value",
-            "people": "distinct people who saw it in the window (exact)",
-            "events": "engagements on it in the window",
-            "exposure": "effective exposure in the window",
-            "signal": "weighted signal in the window",
-            "prior": "signal / exposure: the rate lift is measured against",
-            "window_start": "first day of the 90-day window",
-            "window_end": "day after the window (the as-of day)",
-            "version": "the as-of day as yyyymmdd",
-        },
+        _PRIOR_COLUMNS,
     ),
     "experiment_assignments": Entry(
         "table",
