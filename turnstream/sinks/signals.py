@@ -74,9 +74,10 @@ def write_derivations(store: Store, derivations: list[Derivation]) -> dict[str, 
     return {t: len(b) for t, b in rows.items() if b}
 
 
-def load_state(store: Store, profile_id: str) -> ProfileState | None:
-    """The latest saved derivation state of a person, if any."""
+def load_state(store: Store, space_id: str, profile_id: str) -> ProfileState | None:
+    """The latest saved derivation state of a person of a space, if any."""
     state = store.scalar(
-        f"SELECT argMax(state, version) FROM signal_state WHERE profile_id = {quote(profile_id)}"
+        "SELECT argMax(state, version) FROM signal_state "
+        f"WHERE space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
     )
     return ProfileState.from_dict(json.loads(state)) if state else None

@@ -52,7 +52,9 @@ def replay_file(
     sink = RawSink(store)
     priors = PriorsCache(store, ttl_seconds=float("inf"))
     engine = SignalsEngine(
-        settings.signals, priors_for=priors.get, load_state=lambda p: load_state(store, p)
+        settings.signals,
+        priors_for=priors.get,
+        load_state=lambda space, profile: load_state(store, space, profile),
     )
     taken: dict[str, Source] = {}
     pending_rows: Rows = {}

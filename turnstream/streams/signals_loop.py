@@ -68,7 +68,7 @@ class SignalsLoop:
         self.engine = SignalsEngine(
             settings.signals,
             priors_for=PriorsCache(store.store).get,
-            load_state=lambda p: load_state(store.store, p),
+            load_state=lambda space, profile: load_state(store.store, space, profile),
         )
         self.derivations = 0
         self._consumed: dict[TopicPartition, int] = {}
@@ -95,7 +95,7 @@ class SignalsLoop:
         if derivations:
             write_derivations(self.store.store, derivations)
         safe = dict(self._consumed)
-        for tp, offset in self.engine.held_positions():
+        for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)
         return derivations, safe
 

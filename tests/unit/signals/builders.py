@@ -32,8 +32,9 @@ def event(
     for_: str = "self",
     session: str = "s1",
     profile: str = "p1",
+    space: str = "acme",
 ) -> SignalEvent:
-    return SignalEvent(kind, "acme", profile, for_, session, at(t), key, payload)  # type: ignore[arg-type]
+    return SignalEvent(kind, space, profile, for_, session, at(t), key, payload)  # type: ignore[arg-type]
 
 
 def item(pos: int, ref: str, **shown: Any) -> dict[str, Any]:

@@ -44,9 +44,9 @@ def test_sessions_fire_independently() -> None:
     engine = _engine()
     engine.offer(event("interaction", CLICK, "a", t=0, session="s1"), at(0))
     engine.offer(event("interaction", CLICK, "b", t=50, session="s2"), at(50))
-    assert engine.due_sessions(at(60)) == [("p1", "s1")]
+    assert engine.due_sessions(at(60)) == [("acme", "p1", "s1")]
     engine.fire_due(at(60))
-    assert list(engine.pending) == [("p1", "s2")]
+    assert list(engine.pending) == [("acme", "p1", "s2")]
 
 
 def test_firing_twice_on_the_same_evidence_changes_nothing() -> None:
@@ -97,8 +97,9 @@ def test_a_partition_handed_over_takes_its_pending_sessions() -> None:
     engine.offer(event("interaction", CLICK, "a", profile="p1"), at(0), position=("t", 0))
     engine.offer(event("interaction", CLICK, "b", profile="p2"), at(0), position=("t", 1))
     assert engine.forget(lambda position: position == ("t", 1)) == 1
-    assert list(engine.pending) == [("p1", "s1")]
+    assert list(engine.pending) == [("acme", "p1", "s1")]
     assert engine.held_positions() == [("t", 0)]
+    assert engine.oldest_held() == {"t": 0}
 
 
 def test_an_erased_person_leaves_nothing_pending_and_no_state() -> None:
@@ -109,3 +110,72 @@ def test_an_erased_person_leaves_nothing_pending_and_no_state() -> None:
     [derivation] = engine.fire_due(at(61))  # s1 is due, s2 is not
     assert derivation.erased and derivation.inferences == [] and derivation.exposures == []
     assert engine.pending == {} and engine.held == {} and engine.states == {}
+
+
+def test_one_profile_id_in_two_spaces_is_two_people() -> None:
+    engine = _engine()
+    for space in ("acme", "other"):
+        for i in range(2):
+            engine.offer(event("interaction", CLICK, f"{space}{i}", space=space, t=i), at(i))
+    fired = engine.fire_due(at(61))
+    assert sorted((d.space_id, d.profile_id) for d in fired) == [("acme", "p1"), ("other", "p1")]
+    assert set(engine.states) == {("acme", "p1"), ("other", "p1")}
+    for d in fired:
+        assert d.inferences and {i.space_id for i in d.inferences} == {d.space_id}
+
+
+def test_an_erase_in_one_space_leaves_the_same_id_in_another() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", space="acme"), at(0))
+    engine.offer(event("interaction", CLICK, "b", space="other"), at(0))
+    engine.offer(event("command", {"command": "erase"}, "e", space="acme"), at(0))
+    fired = {d.space_id: d for d in engine.fire_due(at(60))}
+    assert fired["acme"].erased and not fired["other"].erased
+    assert set(engine.states) == {("other", "p1")}
+
+
+def test_states_are_loaded_by_space_and_profile() -> None:
+    asked: list[tuple[str, str]] = []
+    engine = SignalsEngine(CONFIG, load_state=lambda s, p: asked.append((s, p)))
+    engine.offer(event("interaction", CLICK, "a", space="other"), at(0))
+    engine.fire_all()
+    assert asked == [("other", "p1")]
+
+
+def test_a_later_item_postpones_the_quiet_trigger_not_the_five_minute_one() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", session="s1"), at(0))
+    engine.offer(event("interaction", CLICK, "b", session="s1"), at(50))
+    assert engine.fire_due(at(60)) == []  # its first due time (60 s) passed: rescheduled
+    assert engine.fire_due(at(109)) == []
+    assert len(engine.fire_due(at(110))) == 1
+    assert engine.fire_due(at(1_000)) == []
+
+
+def test_an_item_received_earlier_than_the_oldest_brings_the_trigger_forward() -> None:
+    engine = _engine()  # replay of an unsorted file: received is occurred_at
+    engine.offer(event("interaction", CLICK, "a", t=200), at(200))
+    engine.offer(event("interaction", CLICK, "b", t=0), at(0))
+    assert engine.fire_due(at(259)) == []  # quiet due at 260
+    assert len(engine.fire_due(at(260))) == 1
+
+
+def test_oldest_held_is_the_lowest_offset_still_pending_per_partition() -> None:
+    engine = _engine()
+    engine.offer(event("interaction", CLICK, "a", session="s1"), at(0), position=("t0", 5))
+    engine.offer(event("interaction", CLICK, "b", session="s2"), at(30), position=("t0", 7))
+    engine.offer(event("interaction", CLICK, "c", session="s2"), at(30), position=("t1", 3))
+    assert engine.oldest_held() == {"t0": 5, "t1": 3}
+    engine.fire_due(at(60))  # s1 fires: offset 5 is free
+    assert engine.oldest_held() == {"t0": 7, "t1": 3}
+    engine.fire_due(at(90))
+    assert engine.oldest_held() == {}
+
+
+def test_a_tick_with_many_pending_sessions_takes_only_the_due_ones() -> None:
+    engine = _engine()
+    for i in range(1_000):
+        engine.offer(event("interaction", CLICK, f"k{i}", session=f"s{i}", t=i), at(i))
+    fired = engine.fire_due(at(100))  # the sessions offered at 0..40 are quiet a minute
+    assert len(fired) == 1  # one person: all of their due sessions fold into one derivation
+    assert {k[2] for k in engine.pending} == {f"s{i}" for i in range(41, 1_000)}
