@@ -4,6 +4,12 @@ Offsets are committed only after the batch is in the store and its fan-out messa
 acknowledged by the broker, so a crash anywhere replays the batch, and the idempotent
 sink (insert tokens plus per-partition high-water marks) makes the replay a no-op.
 
+Two stages overlap, one batch apart: while batch N is de-duplicated, written, fanned out
+and committed (the store thread and the event loop), batch N+1 is fetched and prepared
+(validated, turned into rows and fan-out messages) on a thread of its own. chDB releases
+the GIL while it inserts, so the two stages share the machine's cores. Batches still
+finish strictly in order, and each is committed only after its own write and acks.
+
 The loop drives aiokafka directly rather than through a Faust agent: with Faust 0.15.3,
 a worker restarted after SIGKILL fetched from offset 0 before seeking to its committed
 offsets and then stopped committing (or stopped consuming) in 9 of 13 trials here
@@ -21,6 +27,7 @@ import json
 import logging
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -39,7 +46,7 @@ from turnstream.sinks.writer import RawSink, write_with_retry
 from turnstream.streams.ingest import Decision, Source, dedupe, judge
 from turnstream.streams.topics import TopicNames
 
-__all__ = ["IngestLoop", "IngestStats", "accepted_for", "dead_letter_for"]
+__all__ = ["IngestLoop", "IngestStats", "Prepared", "accepted_for", "dead_letter_for"]
 
 log = logging.getLogger(__name__)
 
@@ -111,26 +118,45 @@ def dead_letter_for(decision: Decision) -> bytes:
 
 
 def accepted_for(decision: Decision) -> bytes:
-    """The fan-out message of an accepted item: the item without its handle."""
-    assert decision.item is not None
-    body = decision.item.model_dump(mode="json", by_alias=True, exclude={"handle"})
-    body["profile_id"] = decision.profile_id
-    if not decision.keep_interactions and "interactions" in body:
-        body["interactions"] = []
-    return json.dumps(body, separators=(",", ":")).encode()
+    """The fan-out message of an accepted item: the item without its handle, with its
+    profile id (and without its interactions when they were refused)."""
+    assert decision.item is not None and decision.profile_id is not None
+    exclude = {"handle", "profile_id"}
+    if not decision.keep_interactions and "interactions" in type(decision.item).model_fields:
+        exclude.add("interactions")
+    body = decision.item.model_dump_json(by_alias=True, exclude=exclude).encode()
+    tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
+    if "interactions" in exclude:
+        tail += b',"interactions":[]'
+    return body[:-1] + tail + b"}" if body != b"{}" else b"{" + tail[1:] + b"}"
 
 
-class _ForgetMarks(ConsumerRebalanceListener):
-    """After a rebalance another worker may have written our new partitions."""
+@dataclass
+class Prepared:
+    """A fetched batch, validated and turned into rows and fan-out messages as if none
+    of it were a duplicate (de-duplication needs the store, in the next stage)."""
 
-    def __init__(self, sink: RawSink) -> None:
-        self.sink = sink
+    messages: list[Any]
+    judged: list[Decision]
+    rows: Rows
+    #: Per message: (topic, value, key) of each fan-out message it sends.
+    sends: list[list[tuple[str, bytes, bytes | None]]]
+
+
+class _Handover(ConsumerRebalanceListener):
+    """Before partitions move, the batches in flight finish (and commit); after, the
+    high-water marks are read again, since another worker may have written them."""
+
+    def __init__(self, loop: IngestLoop) -> None:
+        self.loop = loop
 
     async def on_partitions_revoked(self, revoked: Any) -> None:
-        self.sink.forget()
+        # aiokafka has stopped fetching: the batches already fetched are all there is.
+        await self.loop.wait_idle(timeout=self.loop.settings.worker.session_timeout)
+        self.loop.sink.forget()
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
-        self.sink.forget()
+        self.loop.sink.forget()
 
 
 class IngestLoop:
@@ -143,31 +169,73 @@ class IngestLoop:
         self.keys = KeyRegistry(store.store)
         self.stats = IngestStats()
         self.names = TopicNames(settings.worker.topic_prefix)
+        self._prepare_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-prepare")
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
-    def decide_batch(self, messages: list[Any]) -> list[Decision]:
-        """Rule on each message in order, taking idempotency keys as it goes. Blocking."""
+    # -- stage 1: pure work on a batch, no store -------------------------------------
+
+    def prepare(self, messages: list[Any]) -> Prepared:
+        """Validate, gate and turn a batch into rows and fan-out messages. Blocking; no
+        store access, so it runs beside the store thread."""
         judged = [
             judge(m.value or b"", Source(m.topic, m.partition, m.offset), self.settings)
             for m in messages
         ]
-        # One store look-up per batch for every key the batch could take.
-        taken = self.keys.lookup(d.dedup_key for d in judged)
+        rows: Rows = {}
+        ingested_at = datetime.now(UTC)
+        sends: list[list[tuple[str, bytes, bytes | None]]] = []
+        for message, decision in zip(messages, judged, strict=True):
+            for table, batch in rows_for(decision, self.settings, ingested_at).items():
+                rows.setdefault(table, []).extend(batch)
+            out: list[tuple[str, bytes, bytes | None]] = []
+            if decision.refusal is not None:
+                out.append((self.names.dead_letters, dead_letter_for(decision), message.key))
+            if decision.item is not None and decision.profile_id is not None:
+                out.append(
+                    (self.names.accepted, accepted_for(decision), decision.profile_id.encode())
+                )
+            sends.append(out)
+        return Prepared(messages, judged, rows, sends)
+
+    # -- stage 2: de-duplicate against the store, write ------------------------------
+
+    def settle(self, prepared: Prepared) -> list[Decision]:
+        """De-duplicate a prepared batch against the keys already taken (one store
+        look-up) and take its new keys. Blocking; on the store thread."""
+        taken = self.keys.lookup(d.dedup_key for d in prepared.judged)
         decisions = []
-        for decision in judged:
+        for decision in prepared.judged:
             final = dedupe(decision, taken.get)
             if not final.duplicate:
                 taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
+                # Taken now, before the write: the next batch is settled before this one
+                # is committed. A crash forgets it, and a redelivery from the same source
+                # is never a duplicate of itself.
+                self.keys.remember(final.dedup_key, final.source)
             decisions.append(final)
         return decisions
 
+    def decide_batch(self, messages: list[Any]) -> list[Decision]:
+        """Rule on each message in order (prepare, then settle). Blocking."""
+        return self.settle(self.prepare(messages))
+
     def rows(self, decisions: list[Decision]) -> Rows:
-        """Every raw row of a batch."""
+        """Every raw row of a batch of decisions."""
         out: Rows = {}
         ingested_at = datetime.now(UTC)
         for decision in decisions:
             for table, batch in rows_for(decision, self.settings, ingested_at).items():
                 out.setdefault(table, []).extend(batch)
         return out
+
+    # -- the loop --------------------------------------------------------------------
+
+    async def wait_idle(self, timeout: float) -> None:
+        """Wait until every fetched batch is committed (or ``timeout`` passes)."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._idle.wait(), timeout)
 
     async def run(self) -> None:
         """Consume, write and commit until cancelled."""
@@ -188,54 +256,75 @@ class IngestLoop:
             linger_ms=5,
             max_batch_size=FANOUT_BATCH_BYTES,
         )
-        consumer.subscribe(list(self.names.inputs), listener=_ForgetMarks(self.sink))
+        consumer.subscribe(list(self.names.inputs), listener=_Handover(self))
         await consumer.start()
         await producer.start()
+        # One batch prepared ahead: at most one in the queue, one being prepared.
+        ready: asyncio.Queue[Prepared] = asyncio.Queue(maxsize=1)
+        fetcher = asyncio.create_task(self._fetch(consumer, ready))
         try:
             while True:
-                fetched = await consumer.getmany(
-                    timeout_ms=int(w.batch_seconds * 1000), max_records=w.batch_size
-                )
-                messages = [m for batch in fetched.values() for m in batch]
-                if messages:
-                    await self._handle(messages, consumer, producer)
+                get = asyncio.ensure_future(ready.get())
+                await asyncio.wait({get, fetcher}, return_when=asyncio.FIRST_COMPLETED)
+                if not get.done():
+                    get.cancel()
+                    fetcher.result()  # the fetcher failed: raise its error
+                    raise RuntimeError("the ingest fetcher stopped")
+                await self._finish(get.result(), consumer, producer)
         finally:
+            fetcher.cancel()
+            with contextlib.suppress(BaseException):
+                await fetcher
+            self._in_flight = 0
+            self._idle.set()
             with contextlib.suppress(Exception):
                 await producer.stop()
             with contextlib.suppress(Exception):
                 await consumer.stop()
 
-    async def _handle(
-        self, messages: list[Any], consumer: AIOKafkaConsumer, producer: AIOKafkaProducer
+    async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[Prepared]) -> None:
+        w = self.settings.worker
+        loop = asyncio.get_running_loop()
+        while True:
+            fetched = await consumer.getmany(
+                timeout_ms=int(w.batch_seconds * 1000), max_records=w.batch_size
+            )
+            messages = [m for batch in fetched.values() for m in batch]
+            if not messages:
+                continue
+            self._in_flight += 1
+            self._idle.clear()
+            prepared = await loop.run_in_executor(self._prepare_thread, self.prepare, messages)
+            await ready.put(prepared)
+
+    async def _finish(
+        self, prepared: Prepared, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer
     ) -> None:
-        decisions = await self.store.run(self.decide_batch, messages)
-        written = await write_with_retry(self.store, self.sink, self.rows(decisions))
+        """Settle, write, erase, fan out and commit one prepared batch."""
+        decisions = await self.store.run(self.settle, prepared)
+        duplicates = {d.source for d in decisions if d.duplicate}
+        rows = prepared.rows
+        if duplicates:
+            rows = {
+                table: [r for r in batch if _source_of(r) not in duplicates]
+                for table, batch in rows.items()
+            }
+        written = await write_with_retry(self.store, self.sink, rows)
         for d in decisions:
             if isinstance(d.item, Command) and d.item.command == "erase" and d.profile_id:
                 erasure = await self.store.run(
                     erase_subject, self.store.store, d.item.space_id, d.profile_id
                 )
                 log.info("erased a subject from %d tables", len(erasure.tables))
-        for d in decisions:
-            if not d.duplicate:
-                self.keys.remember(d.dedup_key, d.source)
         sends = []
-        for message, d in zip(messages, decisions, strict=True):
-            if d.refusal is not None:
-                sends.append(
-                    await producer.send(
-                        self.names.dead_letters, dead_letter_for(d), key=message.key
-                    )
-                )
-            if d.item is not None and d.profile_id is not None:
-                sends.append(
-                    await producer.send(
-                        self.names.accepted, accepted_for(d), key=d.profile_id.encode()
-                    )
-                )
+        for d, out in zip(decisions, prepared.sends, strict=True):
+            if d.duplicate:
+                continue
+            for topic, value, key in out:
+                sends.append(await producer.send(topic, value, key=key))
         await asyncio.gather(*sends)  # the broker has the fan-out before we commit
         offsets: dict[TopicPartition, int] = {}
-        for m in messages:
+        for m in prepared.messages:
             tp = TopicPartition(m.topic, m.partition)
             offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
         try:
@@ -245,3 +334,11 @@ class IngestLoop:
             # idempotent sink makes that a no-op.
             log.warning("commit failed, the batch will be replayed: %s", exc)
         self.stats.count(decisions, written)
+        self._in_flight -= 1
+        if self._in_flight <= 0:
+            self._in_flight = 0
+            self._idle.set()
+
+
+def _source_of(row: dict[str, Any]) -> Source:
+    return Source(row["_topic"], row["_partition"], row["_offset"])
