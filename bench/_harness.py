@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fixtures.worker import Deployment, new_deployment
+from turnstream.config import WorkerSettings
 from turnstream.infra import LocalKafka, free_ports
 from turnstream.producer import Producer
 from turnstream.sinks.access import read_query
@@ -45,8 +46,8 @@ __all__ = [
 
 #: The worker's own defaults (``[worker]`` in turnstream/config.py), which the tests'
 #: ``new_deployment`` does not use (it defaults to 200 / 0.2 s).
-DEFAULT_BATCH_SIZE = 1000
-DEFAULT_BATCH_SECONDS = 0.5
+DEFAULT_BATCH_SIZE = WorkerSettings().batch_size
+DEFAULT_BATCH_SECONDS = WorkerSettings().batch_seconds
 
 
 @dataclass

@@ -88,7 +88,7 @@ class WorkerSettings(_Section):
     partitions: int = Field(default=4, ge=1)
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=1, le=65535)
-    batch_size: int = Field(default=1000, ge=1)
+    batch_size: int = Field(default=5000, ge=1)
     batch_seconds: float = Field(default=0.5, gt=0)
     #: Faust's own data directory; default: ``<store path>.faust`` beside an embedded
     #: store, ``var/faust`` with a server.

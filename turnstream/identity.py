@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 
 from turnstream.models.common import Envelope, Handle, HandleType
@@ -24,7 +23,7 @@ def profile_id_for(space_id: str, handle: Handle, secret: bytes) -> str:
     The space is part of the key: tenants never share a profile id.
     """
     message = "\x1f".join((space_id, handle.type.value, normalize_handle(handle))).encode()
-    return "p_" + hmac.new(secret, message, hashlib.sha256).hexdigest()[:32]
+    return "p_" + hmac.digest(secret, message, "sha256").hex()[:32]
 
 
 def resolve_profile(item: Envelope, secret: bytes) -> str:

@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from turnstream.config import Settings
+from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
@@ -93,3 +94,17 @@ def test_datetimes_round_trip_in_utc(store: Store) -> None:
     RawSink(store).write(_rows(range(1, 2)))
     stored = store.scalar("SELECT toUnixTimestamp64Milli(occurred_at) FROM interactions")
     assert abs(stored / 1000 - datetime.now(UTC).timestamp()) < 60
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["plain", "tab\there", "new\nline", "cr\rlf", "back\\slash", "quo'te", "nul\0byte",
+     "\\t literally", "ünïcødé \U0001f600", "k\x1facme\x1fpref-1"],
+)  # fmt: skip
+def test_a_taken_key_is_found_whatever_its_characters(store: Store, key: str) -> None:
+    cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
+    now = datetime.now(UTC)
+    store.insert("idempotency_keys", [[key, "acme", now, "in", 1, 7]], cols)
+    store.insert("idempotency_keys", [["other" + key, "acme", now, "in", 1, 8]], cols)
+    found = KeyRegistry(store).lookup([key, key + "-never-taken"])
+    assert found == {key: Source("in", 1, 7)}

@@ -11,6 +11,7 @@ from turnstream.config import Settings, SpaceConfig
 from turnstream.identity import profile_id_for
 from turnstream.models import Handle
 from turnstream.streams.ingest import Reason, Source, decide
+from turnstream.streams.ingest_loop import accepted_for
 
 SETTINGS = Settings.model_validate(
     {
@@ -154,3 +155,25 @@ def test_a_handle_without_a_secret_is_a_config_error() -> None:
     settings = Settings(spaces={"acme": SpaceConfig(features=frozenset({"signals"}))})
     with pytest.raises(ConfigError, match=r"identity\.secret"):
         decide(_pref(), SRC, settings, never)
+
+
+def _legacy_accepted(decision: Any) -> dict[str, Any]:
+    """The accepted message as a plain ``model_dump`` spells it (the reference form)."""
+    body = decision.item.model_dump(mode="json", by_alias=True, exclude={"handle"})
+    body["profile_id"] = decision.profile_id
+    if not decision.keep_interactions and "interactions" in body:
+        body["interactions"] = []
+    return body
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [_pref(), _turn("acme", interactions=2), _turn("turnsonly", interactions=2), _turn("acme")],
+    ids=["hashed-handle", "turn-with-interactions", "interactions-refused", "plain-turn"],
+)
+def test_the_accepted_message_is_the_item_without_its_handle(raw: bytes) -> None:
+    decision = decide(raw, SRC, SETTINGS, never)
+    message = json.loads(accepted_for(decision))
+    assert message == _legacy_accepted(decision)
+    assert "handle" not in message and message["profile_id"] == decision.profile_id
+    assert b"+5511900005678" not in accepted_for(decision)

@@ -13,6 +13,7 @@ import contextlib
 import json
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
@@ -71,6 +72,7 @@ class SignalsLoop:
             load_state=lambda space, profile: load_state(store.store, space, profile),
         )
         self.derivations = 0
+        self._parse_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-signals")
         self._consumed: dict[TopicPartition, int] = {}
 
     @property
@@ -78,17 +80,24 @@ class SignalsLoop:
         """The consumer group of the signals driver."""
         return f"{self.settings.worker.app_id}-signals"
 
-    def _offer(self, messages: list[Any], now: datetime) -> None:
+    def _parse(self, messages: list[Any]) -> list[tuple[TopicPartition, int, list[Any]]]:
+        """The signal events of each accepted message (pure; off the store thread)."""
+        out = []
         for m in messages:
             tp = TopicPartition(m.topic, m.partition)
-            self._consumed[tp] = m.offset + 1
             try:
                 events = events_from_accepted(json.loads(m.value))
             except (ValueError, KeyError, TypeError) as exc:
                 log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
-                continue
+                events = []
+            out.append((tp, m.offset, events))
+        return out
+
+    def _offer(self, parsed: list[tuple[TopicPartition, int, list[Any]]], now: datetime) -> None:
+        for tp, offset, events in parsed:
+            self._consumed[tp] = offset + 1
             for event in events:
-                self.engine.offer(event, now, position=(tp, m.offset))
+                self.engine.offer(event, now, position=(tp, offset))
 
     def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
         derivations = self.engine.fire_due(now)
@@ -122,7 +131,10 @@ class SignalsLoop:
                 messages = [m for batch in fetched.values() for m in batch]
                 now = datetime.now(UTC)
                 if messages:
-                    await self.store.run(self._offer, messages, now)
+                    parsed = await asyncio.get_running_loop().run_in_executor(
+                        self._parse_thread, self._parse, messages
+                    )
+                    await self.store.run(self._offer, parsed, now)
                 if time.monotonic() - last_tick < self.tick:
                     continue
                 last_tick = time.monotonic()

@@ -1,0 +1,116 @@
+"""The ingest hot path in one process, stage by stage: no broker, a throw-away chDB store.
+
+    .venv/bin/python bench/hot_path.py [ITEMS] [--batch-sizes 1000,5000] [--profile]
+
+Feeds ITEMS (default 40,000) ``mixed_items`` lines, as consumer records, through what
+the worker's ingest loop calls for each batch, timing each call:
+
+* ``prepare``: validate (pydantic), gate, profile id (HMAC), rows and fan-out messages;
+  pure Python, on the worker's prepare thread;
+* ``settle``: the idempotency-key look-up (one chDB query) and de-duplication;
+* ``write``: the raw-table inserts (``RawSink.write``; chDB, which releases the GIL).
+
+Runs the whole set once per batch size with CPython's default garbage-collector
+thresholds and once with the worker's (``turnstream.streams.worker.tune_gc``), each on a
+fresh store. ``--profile`` prints cProfile's top functions for the last run. Prints
+figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import pstats
+import sys
+import tempfile
+import time
+from collections import namedtuple
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._harness import load, machine
+from tests.fixtures.worker import SPACES
+from turnstream.config import load_settings
+from turnstream.sample import mixed_items
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.store import AsyncStore, Store
+from turnstream.streams.ingest_loop import IngestLoop
+from turnstream.streams.worker import GC_YOUNG_THRESHOLD
+
+Record = namedtuple("Record", "topic partition offset key value")
+STAGES = ("prepare", "settle", "write")
+
+
+def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> dict[str, float]:
+    """Seconds per stage over the whole run, and the total."""
+    home = Path(tempfile.mkdtemp(prefix="ts-hot-"))
+    config = home / "turnstream.toml"
+    config.write_text(f'[identity]\nsecret = "bench"\n{SPACES}')
+    settings = load_settings(config, environ={})
+    store = Store(f"chdb://{home / 'store'}")
+    apply_migrations(store)
+    loop = IngestLoop(settings, AsyncStore(store))
+    records = [Record("in", i % 4, i // 4, None, line) for i, line in enumerate(lines)]
+    defaults = gc.get_threshold()
+    if tuned_gc:
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(GC_YOUNG_THRESHOLD, defaults[1], defaults[2])
+    spent = dict.fromkeys(STAGES, 0.0)
+    profiler = cProfile.Profile() if profile else None
+    start = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    for at in range(0, len(records), batch_size):
+        t0 = time.perf_counter()
+        prepared = loop.prepare(records[at : at + batch_size])
+        t1 = time.perf_counter()
+        decisions = loop.settle(prepared)
+        t2 = time.perf_counter()
+        loop.sink.write(prepared.rows)
+        t3 = time.perf_counter()
+        spent["prepare"] += t1 - t0
+        spent["settle"] += t2 - t1
+        spent["write"] += t3 - t2
+        assert not any(d.duplicate for d in decisions)
+    total = time.perf_counter() - start
+    if profiler:
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
+    gc.set_threshold(*defaults)
+    gc.unfreeze()
+    store.close()
+    return {**spent, "total": total}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("items", nargs="?", type=int, default=40_000)
+    parser.add_argument("--batch-sizes", default="1000,5000")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
+    print(f"{machine()}; {load()}")
+    print(f"{args.items:,} mixed_items lines, in-process (no broker), one stage after another")
+    print()
+    head = "| batch | gc | " + " | ".join(f"{s} µs/item" for s in STAGES)
+    print(head + " | items/s, stages in series | items/s, prepare beside the rest |")
+    print("|---" * (len(STAGES) + 4) + "|")
+    sizes = [int(b) for b in args.batch_sizes.split(",")]
+    for size in sizes:
+        for tuned in (False, True):
+            last = args.profile and size == sizes[-1] and tuned
+            spent = run(lines, size, tuned, last)
+            per = {s: spent[s] / args.items * 1e6 for s in STAGES}
+            series = args.items / spent["total"]
+            # The worker overlaps prepare (batch N+1) with settle + write (batch N).
+            overlapped = args.items / max(spent["prepare"], spent["settle"] + spent["write"])
+            cells = " | ".join(f"{per[s]:.1f}" for s in STAGES)
+            gc_name = f"young {GC_YOUNG_THRESHOLD:,}, frozen" if tuned else "default"
+            print(f"| {size:,} | {gc_name} | {cells} | {series:,.0f} | {overlapped:,.0f} |")
+
+
+if __name__ == "__main__":
+    main()
