@@ -37,6 +37,11 @@ __all__ = ["SignalsLoop"]
 
 log = logging.getLogger(__name__)
 
+#: People whose folded state stays in memory between derivations; beyond it, the least
+#: recently derived with nothing pending are dropped and loaded back from
+#: ``signal_state`` when they next fire (one query each).
+MAX_STATES_IN_MEMORY = 20_000
+
 
 class _Handover(ConsumerRebalanceListener):
     """Partitions that move to another worker take their pending sessions with them."""
@@ -70,6 +75,7 @@ class SignalsLoop:
             settings.signals,
             priors_for=PriorsCache(store.store).get,
             load_state=lambda space, profile: load_state(store.store, space, profile),
+            max_states=MAX_STATES_IN_MEMORY,
         )
         self.derivations = 0
         self._parse_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-signals")

@@ -179,3 +179,27 @@ def test_a_tick_with_many_pending_sessions_takes_only_the_due_ones() -> None:
     fired = engine.fire_due(at(100))  # the sessions offered at 0..40 are quiet a minute
     assert len(fired) == 1  # one person: all of their due sessions fold into one derivation
     assert {k[2] for k in engine.pending} == {f"s{i}" for i in range(41, 1_000)}
+
+
+def test_beyond_max_states_the_least_recently_derived_idle_people_are_dropped() -> None:
+    saved: dict[tuple[str, str], object] = {}
+    engine = SignalsEngine(CONFIG, max_states=2, load_state=lambda s, p: saved.get((s, p)))
+    for n, profile in enumerate(["p1", "p2", "p3"]):
+        engine.offer(event("interaction", CLICK, f"k{n}", profile=profile, t=n), at(n))
+        for d in engine.fire_all():
+            saved[(d.space_id, d.profile_id)] = d.state  # what the live driver writes
+    assert set(engine.states) == {("acme", "p2"), ("acme", "p3")}
+    # p1 comes back: its state is loaded as it was saved, and folding goes on from it.
+    engine.offer(event("interaction", CLICK, "k9", profile="p1", t=9), at(9))
+    [again] = engine.fire_all()
+    assert again.state is saved[("acme", "p1")]
+    assert "k0" in again.state.folded and "k9" in again.state.folded
+
+
+def test_people_with_pending_sessions_are_never_dropped() -> None:
+    engine = SignalsEngine(CONFIG, max_states=1)
+    engine.offer(event("interaction", CLICK, "a", profile="p1", session="s1"), at(0))
+    engine.offer(event("interaction", CLICK, "b", profile="p1", session="s2"), at(50))
+    engine.offer(event("interaction", CLICK, "c", profile="p2"), at(0))
+    engine.fire_due(at(60))  # p1/s1 and p2 fire; p1 still has s2 pending
+    assert ("acme", "p1") in engine.states and ("acme", "p2") not in engine.states

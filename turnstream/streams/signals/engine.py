@@ -12,6 +12,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from itertools import islice
 from typing import Any
 
 from turnstream.streams.signals.config import SignalsConfig
@@ -69,6 +70,11 @@ class SignalsEngine:
     priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
     #: The saved state of ``(space_id, profile_id)``, if any.
     load_state: Callable[[str, str], ProfileState | None] = lambda _space, _profile: None
+    #: States kept in memory at most, people with nothing pending evicted first, least
+    #: recently derived first; None: no limit. Only for a driver that saves each
+    #: derivation's state before the next firing (the live loop), so an evicted state
+    #: is loaded back exactly as it was.
+    max_states: int | None = None
     states: dict[PersonKey, ProfileState] = field(default_factory=dict)
     pending: dict[SessionKey, PendingSession] = field(default_factory=dict)
     held: dict[SessionKey, list[Held]] = field(default_factory=dict)
@@ -78,10 +84,14 @@ class SignalsEngine:
     #: partition -> heap of held offsets, and how many times each offset is held.
     _offsets: dict[Any, list[int]] = field(default_factory=dict, repr=False)
     _live: Counter[tuple[Any, int]] = field(default_factory=Counter, repr=False)
+    #: Pending sessions per person (who may not be evicted).
+    _sessions: Counter[PersonKey] = field(default_factory=Counter, repr=False)
 
     def offer(self, event: SignalEvent, received_at: datetime, position: Any = None) -> None:
         """Hold an event until its session's derivation fires."""
         key = (event.space_id, event.profile_id, event.session)
+        if key not in self.pending:
+            self._sessions[key[:2]] += 1
         pending = add_pending(
             self.pending.get(key),
             received_at,
@@ -148,7 +158,18 @@ class SignalsEngine:
             ]
             exposures = [e for for_ in sorted(state.buckets) for e in state.exposures(for_)]
             out.append(Derivation(person[1], person[0], exposures, inferences, state))
+            self.states[person] = self.states.pop(person)  # most recently derived last
+        self._evict()
         return out
+
+    def _evict(self) -> None:
+        """Drop the least recently derived states of people with nothing pending."""
+        if self.max_states is None or len(self.states) <= self.max_states:
+            return
+        excess = len(self.states) - self.max_states
+        idle = list(islice((p for p in self.states if not self._sessions.get(p)), excess))
+        for person in idle:
+            del self.states[person]
 
     def forget(self, lost: Callable[[Any], bool]) -> int:
         """Drop the sessions holding an event whose position is ``lost`` (a partition
@@ -193,7 +214,10 @@ class SignalsEngine:
 
     def _release(self, key: SessionKey) -> list[Held]:
         """Take a session's held events out of every index."""
-        self.pending.pop(key, None)
+        if self.pending.pop(key, None) is not None:
+            self._sessions[key[:2]] -= 1
+            if self._sessions[key[:2]] <= 0:
+                del self._sessions[key[:2]]
         self._scheduled.pop(key, None)
         held = self.held.pop(key, [])
         for h in held:
