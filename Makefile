@@ -1,5 +1,7 @@
-# turnstream: `make run` runs the main job end to end, `make test` runs every test.
-# Both install what is missing first: the Python virtualenv (.venv) and the Kafka jars
+# turnstream: `make run` runs the main job end to end, `make test` runs every test but the
+# fault tests, `make chaos` runs the fault tests (tests/chaos: SIGKILLs, a broker restart,
+# a store outage, hostile input, privacy and erasure; a few minutes).
+# Each installs what is missing first: the Python virtualenv (.venv) and the Kafka jars
 # (Maven Central, cached in .cache/), plus Java 17 and Maven from Debian when absent.
 
 PYTHON ?= python3
@@ -8,13 +10,16 @@ BIN    := $(VENV)/bin
 CONFIG ?= examples/turnstream.toml
 PYTEST_ARGS ?=
 
-.PHONY: run test deps system-deps lint format clean
+.PHONY: run test chaos deps system-deps lint format clean
 
 run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
 test: deps
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS)
+
+chaos: deps
+	$(BIN)/pytest tests/chaos $(PYTEST_ARGS)
 
 deps: system-deps $(VENV)/.installed
 	$(BIN)/turnstream infra jars

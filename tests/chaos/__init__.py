@@ -1,0 +1,1 @@
+"""Fault tests (issue 7): run by `make chaos`, never by `make test`."""

@@ -1,0 +1,45 @@
+"""Fault tests: every test is marked ``chaos`` and runs under a wall-clock budget.
+
+The broker (``kafka_broker``) and the worker deployments (``deployment_factory``) come
+from the plugins that ``tests/conftest.py`` loads. ``@pytest.mark.chaos(budget=SECONDS)``
+bounds a test: past its budget it fails with a ``TimeoutError`` raised by SIGALRM, so a
+stuck pipeline fails the run instead of hanging it. The alarm covers the test call only;
+fixture teardown (workers stopped, brokers stopped, files unlocked) always runs.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from types import FrameType
+
+import pytest
+
+DEFAULT_BUDGET = 300.0
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "chaos(budget=SECONDS): a fault test (tests/chaos, `make chaos`), failed past its budget",
+    )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    marker = item.get_closest_marker("chaos")
+    if marker is None or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+    budget = float(marker.kwargs.get("budget", DEFAULT_BUDGET))
+
+    def expired(signum: int, frame: FrameType | None) -> None:
+        raise TimeoutError(f"{item.name} ran past its budget of {budget:.0f} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, budget)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -1,0 +1,186 @@
+"""Shared pieces of the fault tests: exact expectations, broker offsets, a status watch
+and the worker's log."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from aiokafka import TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+
+from tests.fixtures.worker import Deployment
+from turnstream.config import Feature, Settings
+from turnstream.errors import InvalidItem
+from turnstream.infra.worker_process import WorkerProcess
+from turnstream.models import EVIDENCED_VERDICTS, Turn, parse_item
+from turnstream.sample import MixedBatch
+from turnstream.sinks.access import read_query
+
+#: The ``deployment_factory`` fixture.
+Factory = Callable[..., Deployment]
+
+RAW_COUNTED = ("turns", "interactions", "outcomes", "commands", "dead_letters")
+
+
+def q(deployment: Deployment, sql: str) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query (through the worker while it runs)."""
+    return read_query(deployment.settings, sql).rows
+
+
+def scalar(deployment: Deployment, sql: str) -> int:
+    return int(q(deployment, sql)[0][0])
+
+
+def expected_totals(batch: MixedBatch) -> dict[str, int]:
+    """Rows per raw table that ingesting ``batch`` must give, from the batch itself."""
+    assert not any(b'"command":"erase"' in line for line in batch.lines), (
+        "an erase in the batch would make the totals depend on timing"
+    )
+    totals = {t: 0 for t in RAW_COUNTED}
+    totals.update(batch.accepted)
+    totals["dead_letters"] = sum(batch.refused.values())
+    return totals
+
+
+@dataclass
+class LineCounts:
+    """What the lines hold, counted straight from them (not through the pipeline)."""
+
+    claims: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    constraint_calls: int = 0
+
+
+def count_lines(lines: Iterable[bytes], settings: Settings) -> LineCounts:
+    """Claims (and evidenced claims) per (source, agent) of turns in spaces with the
+    ``claims`` feature, and constraint measurements of every accepted turn."""
+    claims: Counter[tuple[str, str]] = Counter()
+    evidenced: Counter[tuple[str, str]] = Counter()
+    calls = 0
+    for raw in lines:
+        try:
+            item = parse_item(raw)
+        except InvalidItem:
+            continue
+        space = settings.space(item.space_id)
+        if not isinstance(item, Turn) or space is None or not space.has(Feature.turns):
+            continue
+        calls += len(item.constraints)
+        if space.has(Feature.claims):
+            for claim in item.claims:
+                claims[item.source, item.agent] += 1
+                evidenced[item.source, item.agent] += claim.verdict in EVIDENCED_VERDICTS
+    return LineCounts({k: (claims[k], evidenced[k]) for k in claims}, calls)
+
+
+def assert_exact(deployment: Deployment, batch: MixedBatch) -> None:
+    """Every total equals what the batch must give: no loss, no double count."""
+    counts = deployment.counts()
+    assert {t: counts[t] for t in RAW_COUNTED} == expected_totals(batch)
+    assert deployment.dead_letters() == {r: n for r, n in batch.refused.items() if n}
+    # Every distinct message takes one idempotency key, exactly once.
+    assert scalar(deployment, "SELECT count() FROM idempotency_keys") == len(batch.lines)
+    from_lines = count_lines(batch.lines, deployment.settings)
+    rolled = {
+        (s, a): (int(n), int(e))
+        for s, a, n, e in q(
+            deployment,
+            "SELECT source, agent, sum(claims), sum(evidenced) FROM context_use_claims "
+            "GROUP BY source, agent",
+        )
+    }
+    assert rolled == from_lines.claims
+    assert sum(n for n, _ in rolled.values()) > 0
+    calls = scalar(deployment, "SELECT sum(calls) FROM context_use_constraints")
+    assert calls == from_lines.constraint_calls
+    assert counts["turn_constraints"] == from_lines.constraint_calls
+
+
+def committed_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]:
+    """The offsets ``group`` has committed, per partition."""
+
+    async def read() -> dict[TopicPartition, int]:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            found = await admin.list_consumer_group_offsets(group)
+        finally:
+            await admin.close()
+        return {tp: meta.offset for tp, meta in found.items() if meta.offset >= 0}
+
+    return asyncio.run(read())
+
+
+def wait_for(predicate: Any, timeout: float, what: str, every: float = 0.2) -> Any:
+    """Poll ``predicate()`` until it returns something truthy; fail after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {timeout:.0f} s")
+        time.sleep(every)
+
+
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Exit)\b.*$", re.MULTILINE)
+#: A task of the worker's app that ended: a cancelled one does not crash the app.
+_TASK_ENDED = re.compile(r"^.*(Terminating cancelled task|Crashed reason).*$", re.MULTILINE)
+
+
+def processed(worker: WorkerProcess) -> int:
+    """Messages the running worker has processed since it started (-1 while it does not
+    answer: a busy moment is not a failure here; a death is checked by the caller)."""
+    try:
+        return int(worker.stats()["messages"])
+    except OSError:
+        return -1
+
+
+def log_tail(path: Path, lines: int = 25) -> str:
+    """The last lines of a worker log, after the last exception it printed and the
+    app's tasks that ended (if any)."""
+    try:
+        text = path.read_text(errors="replace")
+    except OSError:
+        return "(no log)"
+    errors = [m.group(0) for m in _ERROR_LINE.finditer(text)]
+    head = f"last exception in the log: {errors[-1]}\n" if errors else ""
+    head += "".join(f"task ended: {m.group(0)}\n" for m in _TASK_ENDED.finditer(text))
+    return head + "\n".join(text.splitlines()[-lines:])
+
+
+class StatusWatch:
+    """Asks the worker's ``/v1/status`` every ``every`` seconds on a thread, and keeps
+    every failure (the worker must answer throughout)."""
+
+    def __init__(self, worker: WorkerProcess, every: float = 0.25) -> None:
+        self.worker, self.every = worker, every
+        self.answers = 0
+        self.failures: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="status-watch", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.worker.stats()
+                self.answers += 1
+            except Exception as exc:  # any failure to answer counts
+                self.failures.append(f"{time.strftime('%H:%M:%S')}: {exc!r}")
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> StatusWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(10)
