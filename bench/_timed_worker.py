@@ -2,11 +2,14 @@
 
     python bench/_timed_worker.py FANOUT_BATCH_BYTES CONFIG OUT.json
 
-Wraps, without copying the loop, what ``IngestLoop._handle`` calls: ``rows``,
-``write_with_retry``, ``accepted_for`` / ``dead_letter_for``, the producer's ``send``,
-the ``asyncio.gather`` of the acks and the consumer's ``commit``; "decide" is the time
-from the start of ``_handle`` to ``rows`` (the store-thread call, queueing included).
-After every batch it writes the totals (seconds) and the batch count to OUT.json.
+Wraps, without copying the loop, the steps of a batch: ``prepare`` (validation, rows and
+fan-out messages, on the prepare thread, beside the previous batch's steps; with
+``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then in
+``_finish``: ``settle`` (the key look-up, on the store thread), ``write_with_retry``,
+the producer's ``send``, the ``asyncio.gather`` of the acks and the consumer's
+``commit``. "whole batch" is ``_finish`` from start to end (without ``prepare``, which
+overlaps it). After every batch it writes the totals (seconds) and the batch count to
+OUT.json.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ from turnstream.streams import ingest_loop as il
 
 TOTALS: defaultdict[str, float] = defaultdict(float)
 COUNTS: defaultdict[str, int] = defaultdict(int)
-_batch: dict[str, float] = {}
 
 
 def _add(phase: str, seconds: float) -> None:
@@ -98,28 +100,19 @@ def main() -> None:
             _add("write", time.perf_counter() - started)
 
     il.write_with_retry = timed_write  # type: ignore[assignment]
-    rows = il.IngestLoop.rows
+    il.IngestLoop.prepare = _timed_sync("prepare", il.IngestLoop.prepare)  # type: ignore[method-assign]
+    il.IngestLoop.settle = _timed_sync("settle", il.IngestLoop.settle)  # type: ignore[method-assign]
+    finish = il.IngestLoop._finish
 
-    def timed_rows(self: il.IngestLoop, decisions: Any) -> Any:
-        _add("decide", time.perf_counter() - _batch["started"])
+    async def timed_finish(self: il.IngestLoop, prepared: Any, *args: Any) -> None:
         started = time.perf_counter()
-        try:
-            return rows(self, decisions)
-        finally:
-            _add("rows", time.perf_counter() - started)
-
-    il.IngestLoop.rows = timed_rows  # type: ignore[method-assign]
-    handle = il.IngestLoop._handle
-
-    async def timed_handle(self: il.IngestLoop, messages: list[Any], *args: Any) -> None:
-        _batch["started"] = time.perf_counter()
-        await handle(self, messages, *args)
-        _add("whole batch", time.perf_counter() - _batch["started"])
+        await finish(self, prepared, *args)
+        _add("whole batch", time.perf_counter() - started)
         COUNTS["batches"] += 1
-        COUNTS["messages"] += len(messages)
+        COUNTS["messages"] += len(prepared.messages)
         out.write_text(json.dumps({"seconds": TOTALS, "counts": COUNTS}))
 
-    il.IngestLoop._handle = timed_handle  # type: ignore[method-assign]
+    il.IngestLoop._finish = timed_finish  # type: ignore[method-assign]
     from turnstream.cli.main import main as cli
 
     sys.argv = ["turnstream", "worker", "--config", config]

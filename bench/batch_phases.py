@@ -50,10 +50,10 @@ from turnstream.streams.topics import TopicNames
 
 TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
 ORDER = (
-    "decide",
-    "rows",
+    "prepare",  # on its own thread, overlapping the previous batch's steps below
+    "fan-out: accepted_for",  # part of prepare
+    "settle",
     "write",
-    "fan-out: accepted_for",
     "fan-out: send",
     "fan-out: acks",
     "commit",
