@@ -38,6 +38,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import (
+    DEFAULT_BATCH_SECONDS,
+    DEFAULT_BATCH_SIZE,
     deploy,
     dumps,
     machine,
@@ -147,7 +149,8 @@ def main() -> None:
     print(
         f"quiet_seconds {args.quiet}; {args.seconds:.0f} s of {args.background:.0f} background "
         f"items/s ({BACKGROUND_PEOPLE:,} people per space) and {args.probes_per_second:g} probe "
-        "sessions/s (3 items each); worker batch_size 1000, batch_seconds 0.5",
+        "sessions/s (3 items each); worker batch_size "
+        f"{DEFAULT_BATCH_SIZE}, batch_seconds {DEFAULT_BATCH_SECONDS}",
         flush=True,
     )
     background = background_lines(int(args.background * args.seconds))

@@ -33,16 +33,19 @@ PY_SPY = Path(sys.executable).parent / "py-spy"
 #: (phase, substrings of which one must be in the stack), first match wins.
 PHASES: list[tuple[str, tuple[str, ...]]] = [
     ("raw insert: chDB executing (C++)", ("RawSink.write",)),  # refined below
-    ("decide: key lookup (chDB query)", ("KeyRegistry.lookup",)),
-    ("decide: pydantic validation", ("parse_item",)),
-    ("decide: profile id (HMAC)", ("resolve_profile",)),
-    ("decide: other", ("decide_batch",)),
-    ("rows (rows_for)", ("IngestLoop.rows",)),
-    ("fan-out: accepted_for / dead_letter_for", ("accepted_for", "dead_letter_for")),
+    ("settle: key lookup (chDB query)", ("KeyRegistry.lookup",)),
+    ("settle: other", ("IngestLoop.settle",)),
+    ("prepare: pydantic validation", ("parse_item",)),
+    ("prepare: profile id (HMAC)", ("resolve_profile",)),
+    ("prepare: rows (rows_for)", ("rows_for",)),
+    ("prepare: accepted_for / dead_letter_for", ("accepted_for", "dead_letter_for")),
+    ("prepare: other", ("IngestLoop.prepare",)),
     ("fan-out: aiokafka producer", ("AIOKafkaProducer", "Sender.", "message_accumulator")),
     ("consume: aiokafka fetcher", ("Fetcher.", "AIOKafkaConsumer", "fetcher.py")),
-    ("signals: offer (parse accepted, hold)", ("SignalsLoop._offer",)),
-    ("signals: tick (fire_due, held_positions, write)", ("SignalsLoop._fire",)),
+    ("signals: parse accepted messages", ("SignalsLoop._parse",)),
+    ("signals: offer (hold events)", ("SignalsLoop._offer",)),
+    ("signals: write derivations", ("write_derivations",)),
+    ("signals: tick (fire_due: fold, derive)", ("SignalsLoop._fire",)),
     ("commit / coordinator", ("commit", "coordinator.py")),
     ("web pages (/v1/status)", ("faust/web", "aiohttp")),
 ]
