@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 #: ``signal_state`` when they next fire (one query each).
 MAX_STATES_IN_MEMORY = 20_000
 
+#: The loop fires as soon as a session is due, but not more often than this (seconds):
+#: each firing writes its derivations and may commit.
+MIN_FIRE_INTERVAL = 0.1
+
 
 class _Handover(ConsumerRebalanceListener):
     """Partitions that move to another worker take their pending sessions with them."""
@@ -133,7 +137,13 @@ class SignalsLoop:
         last_tick = 0.0
         try:
             while True:
-                fetched = await consumer.getmany(timeout_ms=int(self.tick * 1000))
+                # Wake for the next due session (the heap knows when), not only every tick.
+                wait = self.tick
+                upcoming = self.engine.next_due()
+                if upcoming is not None:
+                    ahead = (upcoming - datetime.now(UTC)).total_seconds()
+                    wait = min(self.tick, max(MIN_FIRE_INTERVAL, ahead))
+                fetched = await consumer.getmany(timeout_ms=int(wait * 1000))
                 messages = [m for batch in fetched.values() for m in batch]
                 now = datetime.now(UTC)
                 if messages:
@@ -141,7 +151,10 @@ class SignalsLoop:
                         self._parse_thread, self._parse, messages
                     )
                     await self.store.run(self._offer, parsed, now)
-                if time.monotonic() - last_tick < self.tick:
+                since = time.monotonic() - last_tick
+                upcoming = self.engine.next_due()
+                due_now = upcoming is not None and upcoming <= now
+                if since < (MIN_FIRE_INTERVAL if due_now else self.tick):
                     continue
                 last_tick = time.monotonic()
                 derivations, safe = await self.store.run(self._fire, now)

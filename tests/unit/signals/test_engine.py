@@ -203,3 +203,15 @@ def test_people_with_pending_sessions_are_never_dropped() -> None:
     engine.offer(event("interaction", CLICK, "c", profile="p2"), at(0))
     engine.fire_due(at(60))  # p1/s1 and p2 fire; p1 still has s2 pending
     assert ("acme", "p1") in engine.states and ("acme", "p2") not in engine.states
+
+
+def test_next_due_is_never_later_than_the_first_session_due() -> None:
+    engine = _engine()
+    assert engine.next_due() is None
+    engine.offer(event("interaction", CLICK, "a", session="s1"), at(0))
+    engine.offer(event("interaction", CLICK, "b", session="s2"), at(10))
+    assert engine.next_due() == at(60)
+    engine.offer(event("interaction", CLICK, "c", session="s1"), at(30))  # s1 now due at 90
+    assert engine.next_due() <= at(70)  # s2's time, or s1's stale one: a wake-up, no more
+    assert engine.fire_due(at(60)) == [] and engine.next_due() == at(70)
+    assert len(engine.fire_due(at(70))) == 1 and engine.next_due() == at(90)

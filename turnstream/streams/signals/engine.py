@@ -110,6 +110,11 @@ class SignalsEngine:
             self._scheduled[key] = due_at
             heapq.heappush(self._heap, (due_at, key))
 
+    def next_due(self) -> datetime | None:
+        """When the next session may be due (never later than the real time; it may be
+        earlier when newer items moved a session's quiet trigger)."""
+        return self._heap[0][0] if self._heap else None
+
     def due_sessions(self, now: datetime) -> list[SessionKey]:
         """The sessions whose trigger is due at ``now`` (a scan; for inspection)."""
         return sorted(key for key, p in self.pending.items() if due(p, now, self.config))
