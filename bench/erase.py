@@ -1,22 +1,34 @@
-"""What one ``erase`` command costs the ingest loop: the synchronous deletes, timed.
+"""What ``erase`` commands cost the store thread: erasures before and after batching, timed.
 
-    .venv/bin/python bench/erase.py [ITEMS]
+    .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
 Fills a throw-away chDB store the way the worker does (``IngestLoop.decide_batch``,
-``rows`` and ``RawSink.write`` on batches of 1,000; no broker needed) with ITEMS (default
-50,000) ``mixed_items`` lines, then erases five people with ``erase_subject``, as the
-ingest loop does after writing a batch that holds an ``erase``: one ``ALTER TABLE ...
-DELETE ... SETTINGS mutations_sync = 2`` per table with a profile id, on the store
-thread, so ingestion (and the signals loop) wait for it. Prints the time per erase next
-to the time per 1,000-message batch written. Prints figures; asserts nothing.
+``rows`` and ``RawSink.write`` on batches of 1,000, and the signals tables from the
+accepted items through ``SignalsEngine.fire_all`` and ``write_derivations`` after each
+batch; no broker needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that
+store, each erasure on people not erased yet, REPS times (default 3) each:
+
+* before: what ``erase_subject`` did until now, one ``ALTER TABLE ... DELETE ...
+  SETTINGS mutations_sync = 2`` per table with a profile id, one table after the other;
+  the same with ``mutations_sync = 1``; and a lightweight ``DELETE FROM`` per table
+  followed by ``ALTER TABLE ... APPLY DELETED MASK`` (the mask alone leaves the rows on
+  disk; the figure in brackets is the mask alone);
+* after: ``erase_subject`` for one person, ``erase_subjects`` for ten in one call.
+
+Ten people the old way is timed once (ten times one). The ingest loop runs an erasure on
+its store thread, so ingestion (and the signals loop) wait for it; the time per
+1,000-message batch written is printed next to it. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -26,15 +38,56 @@ from bench._harness import machine
 from tests.fixtures.worker import SPACES
 from turnstream.config import load_settings
 from turnstream.sample import mixed_items
-from turnstream.sinks.erasure import erase_subject
+from turnstream.sinks.erasure import (
+    RETAINED,
+    erase_subject,
+    erase_subjects,
+    tables_with_profiles,
+)
 from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import AsyncStore
-from turnstream.streams.ingest_loop import IngestLoop
+from turnstream.sinks.signals import write_derivations
+from turnstream.sinks.store import AsyncStore, Store, quote
+from turnstream.streams.ingest_loop import IngestLoop, accepted_for
+from turnstream.streams.signals import events_from_accepted
+from turnstream.streams.signals.engine import SignalsEngine
 from turnstream.streams.topics import TopicNames
+
+Subject = tuple[str, str]
+
+
+def one_table_after_another(sync: int) -> Callable[[Store, list[Subject]], None]:
+    """The erasure as it was: per subject, one synchronous mutation per table."""
+
+    def erase(store: Store, subjects: list[Subject]) -> None:
+        for space_id, profile_id in subjects:
+            who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+            for table in tables_with_profiles(store):
+                if table not in RETAINED:
+                    store.command(
+                        f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = {sync}"
+                    )
+
+    return erase
+
+
+def lightweight(store: Store, subjects: list[Subject]) -> float:
+    """``DELETE FROM`` per table, then the mask applied; returns the seconds of the first."""
+    started = time.perf_counter()
+    for space_id, profile_id in subjects:
+        who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+        for table in tables_with_profiles(store):
+            if table not in RETAINED:
+                store.command(f"DELETE FROM {table} WHERE {who}")
+    masked = time.perf_counter() - started
+    for table in tables_with_profiles(store):
+        if table not in RETAINED:
+            store.command(f"ALTER TABLE {table} APPLY DELETED MASK SETTINGS mutations_sync = 1")
+    return masked
 
 
 def main() -> None:
     items = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
+    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     print(machine())
     with tempfile.TemporaryDirectory(prefix="turnstream-erase-") as tmp:
         config = Path(tmp) / "turnstream.toml"
@@ -47,6 +100,9 @@ def main() -> None:
         try:
             store.call(apply_migrations, store.store)
             loop = IngestLoop(settings, store)
+            engine = SignalsEngine(
+                settings.signals, priors_for=lambda space: {}, load_state=lambda s, p: None
+            )
             topic = TopicNames("e").input("interaction")
             lines = mixed_items(n=items, bad=0, seed=31).lines
             messages = [
@@ -54,39 +110,95 @@ def main() -> None:
                 for n, line in enumerate(lines)
             ]
 
-            def fill() -> tuple[float, list[tuple[str, str]]]:
+            def fill() -> tuple[float, list[Subject]]:
                 started = time.perf_counter()
-                people: dict[tuple[str, str], None] = {}
+                people: dict[Subject, None] = {}
                 for start in range(0, len(messages), 1000):
                     decisions = loop.decide_batch(messages[start : start + 1000])
                     loop.sink.write(loop.rows(decisions))
+                    now = datetime.now(UTC)
                     for d in decisions:
                         loop.keys.remember(d.dedup_key, d.source)
                         if d.item is not None and d.profile_id:
                             people[(d.item.space_id, d.profile_id)] = None
+                            for event in events_from_accepted(json.loads(accepted_for(d))):
+                                engine.offer(event, now)
+                    write_derivations(store.store, engine.fire_all())
                 return (time.perf_counter() - started) / (len(messages) / 1000), list(people)
 
             per_batch, people = store.call(fill)
+            held = store.call(
+                lambda: (
+                    store.store.query(
+                        "SELECT table, sum(rows), count() FROM system.parts WHERE active AND "
+                        f"database = {quote(store.store.database)} GROUP BY table ORDER BY table"
+                    ).rows
+                )
+            )
+            print(
+                f"{items:,} items ingested ({len(people)} people): {per_batch * 1000:.0f} ms "
+                "per 1,000-message batch (decide, rows, write, derive)"
+            )
+            tables = store.call(tables_with_profiles, store.store)
+            parts = {table: (rows, n) for table, rows, n in held}
+            print(
+                "tables with a profile id (rows, active parts): "
+                + ", ".join(
+                    f"{t} {parts.get(t, (0, 0))[0]:,}/{parts.get(t, (0, 0))[1]}" for t in tables
+                )
+            )
+            fresh = iter(people)
 
-            def erase(space: str, profile: str) -> tuple[float, int]:
-                started = time.perf_counter()
-                erasure = erase_subject(store.store, space, profile)
-                return time.perf_counter() - started, len(erasure.tables)
+            def take(n: int) -> list[Subject]:
+                return [next(fresh) for _ in range(n)]
 
-            timings = [store.call(erase, space, profile) for space, profile in people[:5]]
+            def timed(fn: Callable[[Store, list[Subject]], object], n: int) -> float:
+                subjects = take(n)
+
+                def run() -> float:
+                    started = time.perf_counter()
+                    fn(store.store, subjects)
+                    return time.perf_counter() - started
+
+                return store.call(run)
+
+            timings: dict[str, list[float]] = {}
+            masks: list[float] = []
+            mutated: list[int] = []
+
+            def after_one(s: Store, subjects: list[Subject]) -> None:
+                mutated.append(len(erase_subject(s, *subjects[0]).deleted))
+
+            for _ in range(reps):
+                for name, fn, n in (
+                    ("before, mutations_sync = 2", one_table_after_another(2), 1),
+                    ("before, mutations_sync = 1", one_table_after_another(1), 1),
+                    ("lightweight DELETE + APPLY DELETED MASK", None, 1),
+                    ("after: erase_subject", after_one, 1),
+                    ("after: erase_subjects, 10 in one call", erase_subjects, 10),
+                ):
+                    if fn is None:
+                        subjects = take(n)
+                        started = time.perf_counter()
+                        masks.append(store.call(lightweight, store.store, subjects))
+                        timings.setdefault(name, []).append(time.perf_counter() - started)
+                    else:
+                        timings.setdefault(name, []).append(timed(fn, n))
+            timings["before, 10 one after another (mutations_sync = 2)"] = [
+                timed(one_table_after_another(2), 10)
+            ]
         finally:
             store.call(store.store.close)
             store.shutdown()
-    seconds = [t for t, _ in timings]
-    print(
-        f"{items:,} items ingested ({len(people)} people): {per_batch * 1000:.0f} ms per "
-        f"1,000-message batch (decide, rows, write)"
-    )
-    print(
-        f"one erase: median {statistics.median(seconds):.2f} s, max {max(seconds):.2f} s "
-        f"({timings[0][1]} tables, one synchronous mutation each), i.e. "
-        f"{statistics.median(seconds) / per_batch:.0f} batches' worth of ingestion stalled"
-    )
+    print(f"erasure times on this store, ms (median of {reps}; min-max), people not erased yet:")
+    for name, seconds in timings.items():
+        ms = [s * 1000 for s in seconds]
+        line = f"  {name}: {statistics.median(ms):,.0f} ({min(ms):,.0f}-{max(ms):,.0f})"
+        if name.startswith("lightweight"):
+            line += f" [mask alone {statistics.median(masks) * 1000:,.0f}]"
+        if name == "after: erase_subject":
+            line += f", {statistics.median(mutated):.0f} of the tables held rows and were mutated"
+        print(line + f" = {statistics.median(seconds) / per_batch:.1f} batches' worth of ingestion")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from turnstream.sinks.erasure import erase_subject, tables_with_profiles
+from turnstream.sinks.erasure import RETAINED, erase_subject, erase_subjects, tables_with_profiles
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
@@ -32,6 +32,91 @@ def test_every_table_with_profiles_is_emptied_of_the_subject_but_review_requests
         left = dict(store.query(f"SELECT profile_id, count() FROM {table} GROUP BY 1").rows)
         expected = {"p_stays": 1, "p_gone": 1} if table == "review_requests" else {"p_stays": 1}
         assert left == expected, table
+
+
+def test_a_batch_mutates_each_table_holding_the_subjects_once_and_no_other(
+    store: Store,
+) -> None:
+    tables = tables_with_profiles(store)
+    erased = [t for t in tables if t not in RETAINED]
+    held = {
+        ("acme", "p_a"): {"interactions": 2, "outcomes": 1, "review_requests": 1},
+        ("acme", "p_b"): {"interactions": 1, "inferences": 3, "review_requests": 2},
+        # The same profile id in another space, and another person: in every table, kept.
+        ("lumen", "p_a"): dict.fromkeys(tables, 1),
+        ("acme", "p_stays"): dict.fromkeys(tables, 1),
+    }
+    for (space, profile), per_table in held.items():
+        for table, n in per_table.items():
+            _insert(store, table, space, profile, n)
+    subjects = [("acme", "p_a"), ("acme", "p_none"), ("acme", "p_b")]
+
+    erasures = erase_subjects(store, subjects)
+
+    assert [(e.space_id, e.profile_id) for e in erasures] == subjects
+    assert all(e.tables == erased for e in erasures)
+    assert [e.deleted for e in erasures] == [
+        {"interactions": 2, "outcomes": 1},
+        {},
+        {"inferences": 3, "interactions": 1},
+    ]
+    assert [e.retained for e in erasures] == [
+        {"review_requests": 1},
+        {"review_requests": 0},
+        {"review_requests": 2},
+    ]
+    mutations = store.query(
+        "SELECT table, count(), countIf(is_done) FROM system.mutations "
+        f"WHERE database = '{store.database}' GROUP BY table ORDER BY table"
+    ).rows
+    assert mutations == [("inferences", 1, 1), ("interactions", 1, 1), ("outcomes", 1, 1)]
+    for table in tables:
+        left = _people(store, table)
+        expected = {("lumen", "p_a"): 1, ("acme", "p_stays"): 1}
+        if table == "review_requests":
+            expected |= {("acme", "p_a"): 1, ("acme", "p_b"): 2}
+        assert left == expected, table
+
+    again = erase_subject(store, "acme", "p_a")
+
+    assert again.tables == erased and again.deleted == {}
+    assert again.retained == {"review_requests": 1}
+    assert store.scalar(
+        f"SELECT count() FROM system.mutations WHERE database = '{store.database}'"
+    ) == 3  # fmt: skip
+
+
+def test_only_limits_the_tables_erased_and_counted(store: Store) -> None:
+    for table in ("inferences", "turns", "review_requests"):
+        _insert(store, table, "acme", "p_gone", 1)
+
+    (erasure,) = erase_subjects(store, [("acme", "p_gone")], only=("inferences", "signal_state"))
+
+    assert erasure.tables == ["inferences", "signal_state"]
+    assert erasure.deleted == {"inferences": 1} and erasure.retained == {}
+    assert _people(store, "inferences") == {}
+    assert _people(store, "turns") == {("acme", "p_gone"): 1}
+    assert erase_subjects(store, []) == []
+
+
+def _insert(store: Store, table: str, space: str, profile: str, n: int) -> None:
+    now = datetime.now(UTC)
+    types = dict(store.query(f"SELECT name, type FROM system.columns WHERE database = "
+                             f"'{store.database}' AND table = '{table}'").rows)  # fmt: skip
+    columns = list(types)
+    rows = []
+    for i in range(n):
+        row = {c: _zero(types[c], now) for c in columns}
+        row.update(space_id=space, profile_id=profile)
+        if "id" in row:
+            row["id"] = f"{profile}-{i}"
+        rows.append([row[c] for c in columns])
+    store.insert(table, rows, columns)
+
+
+def _people(store: Store, table: str) -> dict[tuple[str, str], int]:
+    rows = store.query(f"SELECT space_id, profile_id, count() FROM {table} GROUP BY 1, 2").rows
+    return {(space, profile): n for space, profile, n in rows}
 
 
 def _zero(kind: str, now: datetime):  # type: ignore[no-untyped-def]
