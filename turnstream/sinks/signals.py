@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-from turnstream.sinks.erasure import erase_subject
+from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.store import Store, quote
 from turnstream.streams.signals.engine import Derivation
 from turnstream.streams.signals.state import ProfileState
@@ -63,9 +63,9 @@ def signal_rows(derivations: Iterable[Derivation], version: int) -> dict[str, li
 def write_derivations(store: Store, derivations: list[Derivation]) -> dict[str, int]:
     """Write derivations (blocking); returns rows per table. An erased person's derived
     rows are deleted instead."""
-    for d in derivations:
-        if d.erased:
-            erase_subject(store, d.space_id, d.profile_id, only=tuple(SIGNAL_COLUMNS))
+    erased = [(d.space_id, d.profile_id) for d in derivations if d.erased]
+    if erased:
+        erase_subjects(store, erased, only=tuple(SIGNAL_COLUMNS))
     derivations = [d for d in derivations if not d.erased]
     rows = signal_rows(derivations, time.time_ns())
     for table, batch in rows.items():

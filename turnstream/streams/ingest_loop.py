@@ -38,7 +38,7 @@ from aiokafka.errors import CommitFailedError, KafkaError
 from turnstream.config import Settings
 from turnstream.models import Command
 from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
-from turnstream.sinks.erasure import erase_subject
+from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore
@@ -310,12 +310,20 @@ class IngestLoop:
                 for table, batch in rows.items()
             }
         written = await write_with_retry(self.store, self.sink, rows)
-        for d in decisions:
-            if isinstance(d.item, Command) and d.item.command == "erase" and d.profile_id:
-                erasure = await self.store.run(
-                    erase_subject, self.store.store, d.item.space_id, d.profile_id
-                )
-                log.info("erased a subject from %d tables", len(erasure.tables))
+        subjects = list(
+            dict.fromkeys(
+                (d.item.space_id, d.profile_id)
+                for d in decisions
+                if isinstance(d.item, Command) and d.item.command == "erase" and d.profile_id
+            )
+        )
+        if subjects:  # every erase of the batch in one go: one statement per table
+            erasures = await self.store.run(erase_subjects, self.store.store, subjects)
+            log.info(
+                "erased %d subjects (%d rows)",
+                len(erasures),
+                sum(sum(e.deleted.values()) for e in erasures),
+            )
         sends = []
         for d, out in zip(decisions, prepared.sends, strict=True):
             if d.duplicate:
