@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import load, machine
+from bench._harness import machine
 from tests.fixtures.worker import SPACES
 from turnstream.config import load_settings
 from turnstream.sample import mixed_items
@@ -92,7 +92,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
-    print(f"{machine()}; {load()}")
+    print(machine())
     print(f"{args.items:,} mixed_items lines, in-process (no broker), one stage after another")
     print()
     head = "| batch | gc | " + " | ".join(f"{s} µs/item" for s in STAGES)
