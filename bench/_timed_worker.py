@@ -6,15 +6,13 @@ Wraps, without copying the loop, the steps of a batch: ``prepare`` (validation, 
 fan-out messages, on the prepare thread, beside the previous batch's steps; with
 ``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then in
 ``_finish``: ``settle`` (the key look-up, on the store thread), ``write_with_retry``,
-the producer's ``send``, the ``asyncio.gather`` of the acks and the consumer's
-``commit``. "whole batch" is ``_finish`` from start to end (without ``prepare``, which
-overlaps it). After every batch it writes the totals (seconds) and the batch count to
-OUT.json.
+``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch" is
+``_finish`` from start to end (without ``prepare``, which overlaps it). After every
+batch it writes the totals (seconds) and the batch count to OUT.json.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 import time
@@ -24,7 +22,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer
 
 from turnstream.streams import ingest_loop as il
 
@@ -36,15 +34,6 @@ def _add(phase: str, seconds: float) -> None:
     TOTALS[phase] += seconds
 
 
-class _TimedProducer(AIOKafkaProducer):
-    async def send(self, *args: Any, **kwargs: Any) -> Any:
-        started = time.perf_counter()
-        try:
-            return await super().send(*args, **kwargs)
-        finally:
-            _add("fan-out: send", time.perf_counter() - started)
-
-
 class _TimedConsumer(AIOKafkaConsumer):
     async def commit(self, *args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -52,23 +41,6 @@ class _TimedConsumer(AIOKafkaConsumer):
             return await super().commit(*args, **kwargs)
         finally:
             _add("commit", time.perf_counter() - started)
-
-
-class _TimedAsyncio:
-    """The ``asyncio`` the ingest loop module sees: ``gather`` (the acks) timed."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(asyncio, name)
-
-    def gather(self, *aws: Any, **kwargs: Any) -> Any:
-        async def timed() -> Any:
-            started = time.perf_counter()
-            try:
-                return await asyncio.gather(*aws, **kwargs)
-            finally:
-                _add("fan-out: acks", time.perf_counter() - started)
-
-        return timed()
 
 
 def _timed_sync(phase: str, fn: Any) -> Any:
@@ -85,9 +57,7 @@ def _timed_sync(phase: str, fn: Any) -> Any:
 def main() -> None:
     fanout_bytes, config, out = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
     il.FANOUT_BATCH_BYTES = fanout_bytes
-    il.AIOKafkaProducer = _TimedProducer  # type: ignore[misc]
     il.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
-    il.asyncio = _TimedAsyncio()  # type: ignore[assignment]
     il.accepted_for = _timed_sync("fan-out: accepted_for", il.accepted_for)
     il.dead_letter_for = _timed_sync("fan-out: accepted_for", il.dead_letter_for)
     write = il.write_with_retry
@@ -100,6 +70,16 @@ def main() -> None:
             _add("write", time.perf_counter() - started)
 
     il.write_with_retry = timed_write  # type: ignore[assignment]
+    send_all = il.send_all
+
+    async def timed_send_all(*args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await send_all(*args, **kwargs)
+        finally:
+            _add("fan-out: send and acks", time.perf_counter() - started)
+
+    il.send_all = timed_send_all  # type: ignore[assignment]
     il.IngestLoop.prepare = _timed_sync("prepare", il.IngestLoop.prepare)  # type: ignore[method-assign]
     il.IngestLoop.settle = _timed_sync("settle", il.IngestLoop.settle)  # type: ignore[method-assign]
     finish = il.IngestLoop._finish

@@ -54,8 +54,7 @@ ORDER = (
     "fan-out: accepted_for",  # part of prepare
     "settle",
     "write",
-    "fan-out: send",
-    "fan-out: acks",
+    "fan-out: send and acks",  # send_all (record batches per partition)
     "commit",
     "whole batch",
 )

@@ -43,6 +43,7 @@ from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.writer import RawSink, write_with_retry
+from turnstream.streams.fanout import Message, send_all
 from turnstream.streams.ingest import Decision, Source, dedupe, judge
 from turnstream.streams.topics import TopicNames
 
@@ -140,7 +141,7 @@ class Prepared:
     judged: list[Decision]
     rows: Rows
     #: Per message: (topic, value, key) of each fan-out message it sends.
-    sends: list[list[tuple[str, bytes, bytes | None]]]
+    sends: list[list[Message]]
 
 
 class _Handover(ConsumerRebalanceListener):
@@ -185,11 +186,11 @@ class IngestLoop:
         ]
         rows: Rows = {}
         ingested_at = datetime.now(UTC)
-        sends: list[list[tuple[str, bytes, bytes | None]]] = []
+        sends: list[list[Message]] = []
         for message, decision in zip(messages, judged, strict=True):
             for table, batch in rows_for(decision, self.settings, ingested_at).items():
                 rows.setdefault(table, []).extend(batch)
-            out: list[tuple[str, bytes, bytes | None]] = []
+            out: list[Message] = []
             if decision.refusal is not None:
                 out.append((self.names.dead_letters, dead_letter_for(decision), message.key))
             if decision.item is not None and decision.profile_id is not None:
@@ -324,13 +325,16 @@ class IngestLoop:
                 len(erasures),
                 sum(sum(e.deleted.values()) for e in erasures),
             )
-        sends = []
-        for d, out in zip(decisions, prepared.sends, strict=True):
-            if d.duplicate:
-                continue
-            for topic, value, key in out:
-                sends.append(await producer.send(topic, value, key=key))
-        await asyncio.gather(*sends)  # the broker has the fan-out before we commit
+        # The broker has the fan-out before we commit.
+        await send_all(
+            producer,
+            (
+                m
+                for d, out in zip(decisions, prepared.sends, strict=True)
+                if not d.duplicate
+                for m in out
+            ),
+        )
         offsets: dict[TopicPartition, int] = {}
         for m in prepared.messages:
             tp = TopicPartition(m.topic, m.partition)
