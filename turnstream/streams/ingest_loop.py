@@ -263,6 +263,7 @@ class IngestLoop:
         # One batch prepared ahead: at most one in the queue, one being prepared.
         ready: asyncio.Queue[Prepared] = asyncio.Queue(maxsize=1)
         fetcher = asyncio.create_task(self._fetch(consumer, ready))
+        get: asyncio.Future[Prepared] | None = None
         try:
             while True:
                 get = asyncio.ensure_future(ready.get())
@@ -273,6 +274,8 @@ class IngestLoop:
                     raise RuntimeError("the ingest fetcher stopped")
                 await self._finish(get.result(), consumer, producer)
         finally:
+            if get is not None and not get.done():
+                get.cancel()
             fetcher.cancel()
             with contextlib.suppress(BaseException):
                 await fetcher
