@@ -18,13 +18,17 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
-from tests.fixtures.worker import Deployment, new_deployment
-from turnstream.config import WorkerSettings
+from tests.fixtures.worker import SPACES, Deployment, new_deployment
+from turnstream.config import WorkerSettings, load_settings
 from turnstream.infra import LocalKafka, free_ports
 from turnstream.producer import Producer
 from turnstream.sinks.access import read_query
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.store import AsyncStore
+from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.kafka_admin import wait_until_drained
 from turnstream.streams.topics import TopicNames
 
@@ -32,11 +36,13 @@ __all__ = [
     "Broker",
     "cpu_seconds",
     "deploy",
+    "in_process_loop",
     "load",
     "machine",
     "percentile",
     "publish",
     "publish_paced",
+    "records",
     "rss_bytes",
     "run_broker",
     "sql",
@@ -220,3 +226,32 @@ def load() -> str:
 def dumps(item: dict[str, Any]) -> bytes:
     """An item as a compact JSON line."""
     return json.dumps(item, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@contextmanager
+def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestLoop]:
+    """An ingest loop on a throw-away, migrated chDB store, with no broker: what the
+    worker does to the store, in this process. Call the store through
+    ``loop.store.call`` (its own thread, as in the worker)."""
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        config = Path(tmp) / "turnstream.toml"
+        config.write_text(
+            f'[broker]\nbootstrap = "127.0.0.1:9"\n[store]\ndsn = "chdb://{tmp}/store"\n'
+            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "b"\ntopic_prefix = "b"\n{SPACES}'
+        )
+        settings = load_settings(config, environ={})
+        store = AsyncStore.open(settings.store.dsn, settings.store.database)
+        try:
+            store.call(apply_migrations, store.store)
+            yield IngestLoop(settings, store)
+        finally:
+            store.call(store.store.close)
+            store.shutdown()
+
+
+def records(lines: Sequence[bytes], topic: str, start: int = 0) -> list[Any]:
+    """The lines as the consumer records the ingest loop takes (four partitions)."""
+    return [
+        SimpleNamespace(topic=topic, partition=n % 4, offset=start + n, value=line, key=None)
+        for n, line in enumerate(lines)
+    ]

@@ -20,32 +20,29 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import (
     Broker,
     deploy,
+    in_process_loop,
     load,
     machine,
     publish,
     publish_paced,
+    records,
     run_broker,
     wait_drained,
 )
-from tests.fixtures.worker import SPACES
-from turnstream.config import load_settings
 from turnstream.sample import mixed_items
 from turnstream.sinks.rows import COLUMNS
-from turnstream.sinks.schema import RAW_TABLES, apply_migrations
-from turnstream.sinks.store import AsyncStore
+from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.writer import token_for
-from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES, IngestLoop
+from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES, rows_to_write
 from turnstream.streams.topics import TopicNames
 
 TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
@@ -98,49 +95,32 @@ def timed_run(broker: Broker, fanout_bytes: int, lines: list[bytes], rate: float
 
 
 def insert_costs(items: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="turnstream-inserts-") as tmp:
-        config = Path(tmp) / "turnstream.toml"
-        config.write_text(
-            f'[broker]\nbootstrap = "127.0.0.1:9"\n[store]\ndsn = "chdb://{tmp}/store"\n'
-            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "i"\ntopic_prefix = "i"\n{SPACES}'
-        )
-        settings = load_settings(config, environ={})
-        store = AsyncStore.open(settings.store.dsn, settings.store.database)
-        try:
-            store.call(apply_migrations, store.store)
-            loop = IngestLoop(settings, store)
-            names = TopicNames("i")
-            lines = mixed_items(n=items, bad=items // 100, seed=41).lines
-            messages = [
-                SimpleNamespace(
-                    topic=names.input("turn"), partition=n % 4, offset=n, value=line, key=None
-                )
-                for n, line in enumerate(lines)
-            ]
+    with in_process_loop("turnstream-inserts-") as loop:
+        store = loop.store
+        topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
+        messages = records(mixed_items(n=items, bad=items // 100, seed=41).lines, topic)
 
-            def measure(size: int, start: int, count: int) -> dict[str, tuple[float, float]]:
-                seconds: defaultdict[str, float] = defaultdict(float)
-                rows_in: defaultdict[str, int] = defaultdict(int)
-                for b in range(count):
-                    batch = messages[start + b * size : start + (b + 1) * size]
-                    rows = loop.rows(loop.decide_batch(batch))
-                    for table in RAW_TABLES:
-                        fresh = rows.get(table)
-                        if not fresh:
-                            continue
-                        columns = COLUMNS[table]
-                        data = [[r[c] for c in columns] for r in fresh]
-                        started = time.perf_counter()
-                        store.store.insert(table, data, columns, token_for(table, fresh))
-                        seconds[table] += time.perf_counter() - started
-                        rows_in[table] += len(fresh)
-                return {t: (seconds[t] / count * 1000, rows_in[t] / count) for t in seconds}
+        def measure(size: int, start: int, count: int) -> dict[str, tuple[float, float]]:
+            seconds: defaultdict[str, float] = defaultdict(float)
+            rows_in: defaultdict[str, int] = defaultdict(int)
+            for b in range(count):
+                batch = messages[start + b * size : start + (b + 1) * size]
+                prepared = loop.prepare(batch)
+                rows = rows_to_write(prepared, loop.settle(prepared))
+                for table in RAW_TABLES:
+                    fresh = rows.get(table)
+                    if not fresh:
+                        continue
+                    columns = COLUMNS[table]
+                    data = [[r[c] for c in columns] for r in fresh]
+                    started = time.perf_counter()
+                    store.store.insert(table, data, columns, token_for(table, fresh))
+                    seconds[table] += time.perf_counter() - started
+                    rows_in[table] += len(fresh)
+            return {t: (seconds[t] / count * 1000, rows_in[t] / count) for t in seconds}
 
-            big = store.call(measure, 1000, 0, 20)
-            small = store.call(measure, 100, 20_000, 50)
-        finally:
-            store.call(store.store.close)
-            store.shutdown()
+        big = store.call(measure, 1000, 0, 20)
+        small = store.call(measure, 100, 20_000, 50)
     print("3. ms per insert (mean), batches of 1,000 | of 100 messages:")
     for table in RAW_TABLES:
         if table in big:

@@ -2,11 +2,11 @@
 
     .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
-Fills a throw-away chDB store the way the worker does (``IngestLoop.decide_batch``,
-``rows`` and ``RawSink.write`` on batches of 1,000, and the signals tables from the
-accepted items through ``SignalsEngine.fire_all`` and ``write_derivations`` after each
-batch; no broker needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that
-store, each erasure on people not erased yet, REPS times (default 3) each:
+Fills a throw-away chDB store the way the worker does (``IngestLoop.write_batch`` on
+batches of 1,000, and the signals tables from the accepted items through
+``SignalsEngine.fire_all`` and ``write_derivations`` after each batch; no broker
+needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that store, each
+erasure on people not erased yet, REPS times (default 3) each:
 
 * before: what ``erase_subject`` did until now, one ``ALTER TABLE ... DELETE ...
   SETTINGS mutations_sync = 2`` per table with a profile id, one table after the other;
@@ -25,18 +25,14 @@ from __future__ import annotations
 import json
 import statistics
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import machine
-from tests.fixtures.worker import SPACES
-from turnstream.config import load_settings
+from bench._harness import in_process_loop, machine, records
 from turnstream.sample import mixed_items
 from turnstream.sinks.erasure import (
     RETAINED,
@@ -44,10 +40,9 @@ from turnstream.sinks.erasure import (
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.signals import write_derivations
-from turnstream.sinks.store import AsyncStore, Store, quote
-from turnstream.streams.ingest_loop import IngestLoop, accepted_for
+from turnstream.sinks.store import Store, quote
+from turnstream.streams.ingest_loop import accepted_for
 from turnstream.streams.signals import events_from_accepted
 from turnstream.streams.signals.engine import SignalsEngine
 from turnstream.streams.topics import TopicNames
@@ -89,107 +84,87 @@ def main() -> None:
     items = int(sys.argv[1]) if len(sys.argv) > 1 else 50_000
     reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     print(machine())
-    with tempfile.TemporaryDirectory(prefix="turnstream-erase-") as tmp:
-        config = Path(tmp) / "turnstream.toml"
-        config.write_text(
-            f'[broker]\nbootstrap = "127.0.0.1:9"\n[store]\ndsn = "chdb://{tmp}/store"\n'
-            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "e"\ntopic_prefix = "e"\n{SPACES}'
+    with in_process_loop("turnstream-erase-") as loop:
+        store, settings = loop.store, loop.settings
+        engine = SignalsEngine(settings.signals)
+        topic = TopicNames(settings.worker.topic_prefix).input("interaction")
+        messages = records(mixed_items(n=items, bad=0, seed=31).lines, topic)
+
+        def fill() -> tuple[float, list[Subject]]:
+            started = time.perf_counter()
+            people: dict[Subject, None] = {}
+            for start in range(0, len(messages), 1000):
+                decisions = loop.write_batch(messages[start : start + 1000])
+                now = datetime.now(UTC)
+                for d in decisions:
+                    if d.item is not None and d.profile_id:
+                        people[(d.item.space_id, d.profile_id)] = None
+                        for event in events_from_accepted(json.loads(accepted_for(d))):
+                            engine.offer(event, now)
+                write_derivations(store.store, engine.fire_all())
+            return (time.perf_counter() - started) / (len(messages) / 1000), list(people)
+
+        per_batch, people = store.call(fill)
+        held = store.call(
+            lambda: (
+                store.store.query(
+                    "SELECT table, sum(rows), count() FROM system.parts WHERE active AND "
+                    f"database = {quote(store.store.database)} GROUP BY table ORDER BY table"
+                ).rows
+            )
         )
-        settings = load_settings(config, environ={})
-        store = AsyncStore.open(settings.store.dsn, settings.store.database)
-        try:
-            store.call(apply_migrations, store.store)
-            loop = IngestLoop(settings, store)
-            engine = SignalsEngine(
-                settings.signals, priors_for=lambda space: {}, load_state=lambda s, p: None
+        print(
+            f"{items:,} items ingested ({len(people)} people): {per_batch * 1000:.0f} ms "
+            "per 1,000-message batch (decide, rows, write, derive)"
+        )
+        tables = store.call(tables_with_profiles, store.store)
+        parts = {table: (rows, n) for table, rows, n in held}
+        print(
+            "tables with a profile id (rows, active parts): "
+            + ", ".join(
+                f"{t} {parts.get(t, (0, 0))[0]:,}/{parts.get(t, (0, 0))[1]}" for t in tables
             )
-            topic = TopicNames("e").input("interaction")
-            lines = mixed_items(n=items, bad=0, seed=31).lines
-            messages = [
-                SimpleNamespace(topic=topic, partition=n % 4, offset=n, value=line, key=None)
-                for n, line in enumerate(lines)
-            ]
+        )
+        fresh = iter(people)
 
-            def fill() -> tuple[float, list[Subject]]:
+        def take(n: int) -> list[Subject]:
+            return [next(fresh) for _ in range(n)]
+
+        def timed(fn: Callable[[Store, list[Subject]], object], n: int) -> float:
+            subjects = take(n)
+
+            def run() -> float:
                 started = time.perf_counter()
-                people: dict[Subject, None] = {}
-                for start in range(0, len(messages), 1000):
-                    decisions = loop.decide_batch(messages[start : start + 1000])
-                    loop.sink.write(loop.rows(decisions))
-                    now = datetime.now(UTC)
-                    for d in decisions:
-                        loop.keys.remember(d.dedup_key, d.source)
-                        if d.item is not None and d.profile_id:
-                            people[(d.item.space_id, d.profile_id)] = None
-                            for event in events_from_accepted(json.loads(accepted_for(d))):
-                                engine.offer(event, now)
-                    write_derivations(store.store, engine.fire_all())
-                return (time.perf_counter() - started) / (len(messages) / 1000), list(people)
+                fn(store.store, subjects)
+                return time.perf_counter() - started
 
-            per_batch, people = store.call(fill)
-            held = store.call(
-                lambda: (
-                    store.store.query(
-                        "SELECT table, sum(rows), count() FROM system.parts WHERE active AND "
-                        f"database = {quote(store.store.database)} GROUP BY table ORDER BY table"
-                    ).rows
-                )
-            )
-            print(
-                f"{items:,} items ingested ({len(people)} people): {per_batch * 1000:.0f} ms "
-                "per 1,000-message batch (decide, rows, write, derive)"
-            )
-            tables = store.call(tables_with_profiles, store.store)
-            parts = {table: (rows, n) for table, rows, n in held}
-            print(
-                "tables with a profile id (rows, active parts): "
-                + ", ".join(
-                    f"{t} {parts.get(t, (0, 0))[0]:,}/{parts.get(t, (0, 0))[1]}" for t in tables
-                )
-            )
-            fresh = iter(people)
+            return store.call(run)
 
-            def take(n: int) -> list[Subject]:
-                return [next(fresh) for _ in range(n)]
+        timings: dict[str, list[float]] = {}
+        masks: list[float] = []
+        mutated: list[int] = []
 
-            def timed(fn: Callable[[Store, list[Subject]], object], n: int) -> float:
-                subjects = take(n)
+        def after_one(s: Store, subjects: list[Subject]) -> None:
+            mutated.append(len(erase_subject(s, *subjects[0]).deleted))
 
-                def run() -> float:
+        for _ in range(reps):
+            for name, fn, n in (
+                ("before, mutations_sync = 2", one_table_after_another(2), 1),
+                ("before, mutations_sync = 1", one_table_after_another(1), 1),
+                ("lightweight DELETE + APPLY DELETED MASK", None, 1),
+                ("after: erase_subject", after_one, 1),
+                ("after: erase_subjects, 10 in one call", erase_subjects, 10),
+            ):
+                if fn is None:
+                    subjects = take(n)
                     started = time.perf_counter()
-                    fn(store.store, subjects)
-                    return time.perf_counter() - started
-
-                return store.call(run)
-
-            timings: dict[str, list[float]] = {}
-            masks: list[float] = []
-            mutated: list[int] = []
-
-            def after_one(s: Store, subjects: list[Subject]) -> None:
-                mutated.append(len(erase_subject(s, *subjects[0]).deleted))
-
-            for _ in range(reps):
-                for name, fn, n in (
-                    ("before, mutations_sync = 2", one_table_after_another(2), 1),
-                    ("before, mutations_sync = 1", one_table_after_another(1), 1),
-                    ("lightweight DELETE + APPLY DELETED MASK", None, 1),
-                    ("after: erase_subject", after_one, 1),
-                    ("after: erase_subjects, 10 in one call", erase_subjects, 10),
-                ):
-                    if fn is None:
-                        subjects = take(n)
-                        started = time.perf_counter()
-                        masks.append(store.call(lightweight, store.store, subjects))
-                        timings.setdefault(name, []).append(time.perf_counter() - started)
-                    else:
-                        timings.setdefault(name, []).append(timed(fn, n))
-            timings["before, 10 one after another (mutations_sync = 2)"] = [
-                timed(one_table_after_another(2), 10)
-            ]
-        finally:
-            store.call(store.store.close)
-            store.shutdown()
+                    masks.append(store.call(lightweight, store.store, subjects))
+                    timings.setdefault(name, []).append(time.perf_counter() - started)
+                else:
+                    timings.setdefault(name, []).append(timed(fn, n))
+        timings["before, 10 one after another (mutations_sync = 2)"] = [
+            timed(one_table_after_another(2), 10)
+        ]
     print(f"erasure times on this store, ms (median of {reps}; min-max), people not erased yet:")
     for name, seconds in timings.items():
         ms = [s * 1000 for s in seconds]

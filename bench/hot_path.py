@@ -23,36 +23,34 @@ import cProfile
 import gc
 import pstats
 import sys
-import tempfile
 import time
-from collections import namedtuple
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import machine
-from tests.fixtures.worker import SPACES
-from turnstream.config import load_settings
+from bench._harness import in_process_loop, machine, records
 from turnstream.sample import mixed_items
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import AsyncStore, Store
-from turnstream.streams.ingest_loop import IngestLoop
+from turnstream.streams.ingest_loop import IngestLoop, rows_to_write
+from turnstream.streams.topics import TopicNames
 from turnstream.streams.worker import GC_YOUNG_THRESHOLD
 
-Record = namedtuple("Record", "topic partition offset key value")
 STAGES = ("prepare", "settle", "write")
 
 
 def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> dict[str, float]:
-    """Seconds per stage over the whole run, and the total."""
-    home = Path(tempfile.mkdtemp(prefix="ts-hot-"))
-    config = home / "turnstream.toml"
-    config.write_text(f'[identity]\nsecret = "bench"\n{SPACES}')
-    settings = load_settings(config, environ={})
-    store = Store(f"chdb://{home / 'store'}")
-    apply_migrations(store)
-    loop = IngestLoop(settings, AsyncStore(store))
-    records = [Record("in", i % 4, i // 4, None, line) for i, line in enumerate(lines)]
+    """Seconds per stage over the whole run, and the total (on the store's thread, as in
+    the worker)."""
+    with in_process_loop("ts-hot-") as loop:
+        topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
+        messages = records(lines, topic)
+        batches = [messages[at : at + batch_size] for at in range(0, len(messages), batch_size)]
+        return loop.store.call(_timed, loop, batches, tuned_gc, profile)
+
+
+def _timed(
+    loop: IngestLoop, batches: list[list[Any]], tuned_gc: bool, profile: bool
+) -> dict[str, float]:
     defaults = gc.get_threshold()
     if tuned_gc:
         gc.collect()
@@ -63,13 +61,13 @@ def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> d
     start = time.perf_counter()
     if profiler:
         profiler.enable()
-    for at in range(0, len(records), batch_size):
+    for batch in batches:
         t0 = time.perf_counter()
-        prepared = loop.prepare(records[at : at + batch_size])
+        prepared = loop.prepare(batch)
         t1 = time.perf_counter()
         decisions = loop.settle(prepared)
         t2 = time.perf_counter()
-        loop.sink.write(prepared.rows)
+        loop.sink.write(rows_to_write(prepared, decisions))
         t3 = time.perf_counter()
         spent["prepare"] += t1 - t0
         spent["settle"] += t2 - t1
@@ -81,7 +79,6 @@ def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> d
         pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
     gc.set_threshold(*defaults)
     gc.unfreeze()
-    store.close()
     return {**spent, "total": total}
 
 

@@ -47,7 +47,14 @@ from turnstream.streams.fanout import Message, send_all
 from turnstream.streams.ingest import Decision, Source, dedupe, judge
 from turnstream.streams.topics import TopicNames
 
-__all__ = ["IngestLoop", "IngestStats", "Prepared", "accepted_for", "dead_letter_for"]
+__all__ = [
+    "IngestLoop",
+    "IngestStats",
+    "Prepared",
+    "accepted_for",
+    "dead_letter_for",
+    "rows_to_write",
+]
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +136,7 @@ def accepted_for(decision: Decision) -> bytes:
     tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
     if "interactions" in exclude:
         tail += b',"interactions":[]'
-    return body[:-1] + tail + b"}" if body != b"{}" else b"{" + tail[1:] + b"}"
+    return body[:-1] + tail + b"}"  # an item always has fields: body is never "{}"
 
 
 @dataclass
@@ -218,18 +225,13 @@ class IngestLoop:
             decisions.append(final)
         return decisions
 
-    def decide_batch(self, messages: list[Any]) -> list[Decision]:
-        """Rule on each message in order (prepare, then settle). Blocking."""
-        return self.settle(self.prepare(messages))
-
-    def rows(self, decisions: list[Decision]) -> Rows:
-        """Every raw row of a batch of decisions."""
-        out: Rows = {}
-        ingested_at = datetime.now(UTC)
-        for decision in decisions:
-            for table, batch in rows_for(decision, self.settings, ingested_at).items():
-                out.setdefault(table, []).extend(batch)
-        return out
+    def write_batch(self, messages: list[Any]) -> list[Decision]:
+        """Prepare, settle and write a batch, without fan-out or commit (what the loop
+        does to the store; for benchmarks and tools). Blocking."""
+        prepared = self.prepare(messages)
+        decisions = self.settle(prepared)
+        self.sink.write(rows_to_write(prepared, decisions))
+        return decisions
 
     # -- the loop --------------------------------------------------------------------
 
@@ -306,14 +308,7 @@ class IngestLoop:
     ) -> None:
         """Settle, write, erase, fan out and commit one prepared batch."""
         decisions = await self.store.run(self.settle, prepared)
-        duplicates = {d.source for d in decisions if d.duplicate}
-        rows = prepared.rows
-        if duplicates:
-            rows = {
-                table: [r for r in batch if _source_of(r) not in duplicates]
-                for table, batch in rows.items()
-            }
-        written = await write_with_retry(self.store, self.sink, rows)
+        written = await write_with_retry(self.store, self.sink, rows_to_write(prepared, decisions))
         subjects = list(
             dict.fromkeys(
                 (d.item.space_id, d.profile_id)
@@ -355,5 +350,14 @@ class IngestLoop:
             self._idle.set()
 
 
-def _source_of(row: dict[str, Any]) -> Source:
-    return Source(row["_topic"], row["_partition"], row["_offset"])
+def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> Rows:
+    """The prepared rows of a batch but those of the messages settled as duplicates."""
+    duplicates = {d.source for d in decisions if d.duplicate}
+    if not duplicates:
+        return prepared.rows
+    return {
+        table: [
+            r for r in batch if Source(r["_topic"], r["_partition"], r["_offset"]) not in duplicates
+        ]
+        for table, batch in prepared.rows.items()
+    }
