@@ -14,6 +14,7 @@ import pytest
 
 from turnstream.jobs.priors import latest_priors, recompute_priors
 from turnstream.jobs.retention import retention_check
+from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
@@ -22,28 +23,6 @@ TODAY = datetime.now(UTC).date()
 RECENT = TODAY - timedelta(days=10)  # still in the raw table
 EXPIRED = TODAY - timedelta(days=80)  # past the 45-day raw TTL, inside the 90-day window
 
-_COLUMNS = (
-    "space_id",
-    "profile_id",
-    "source",
-    "conversation_id",
-    "session_id",
-    "idempotency_key",
-    "occurred_at",
-    "for",
-    "turn_id",
-    "item_index",
-    "kind",
-    "exposure_id",
-    "list_id",
-    "ref",
-    "attr",
-    "payload",
-    "ingested_at",
-    "_topic",
-    "_partition",
-    "_offset",
-)
 _offsets = count()
 
 
@@ -98,7 +77,7 @@ def _engaged(person: str, day: date, ref: str, action: str) -> tuple:
 
 
 def _insert(store: Store, rows: list[tuple]) -> None:
-    store.insert("interactions", rows, _COLUMNS)
+    store.insert("interactions", rows, COLUMNS["interactions"])
 
 
 def _priors(store: Store) -> list[tuple]:
