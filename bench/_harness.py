@@ -21,16 +21,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tests.fixtures.worker import SPACES, Deployment, new_deployment
 from turnstream.config import WorkerSettings, load_settings
-from turnstream.infra import LocalKafka, free_ports
+from turnstream.dev import LocalKafka, free_ports
+from turnstream.dev.deployment import SPACES, Deployment, new_deployment
 from turnstream.producer import Producer
-from turnstream.sinks.access import read_query
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
-from turnstream.streams.ingest_loop import IngestLoop
-from turnstream.streams.kafka_admin import wait_until_drained
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.admin import wait_until_drained
+from turnstream.streams.ingest_driver import IngestLoop
+from turnstream.streams.topology import TopicNames
+from turnstream.worker_client import read_query
 
 __all__ = [
     "Broker",
@@ -50,7 +50,7 @@ __all__ = [
     "worker_pid",
 ]
 
-#: The worker's own defaults (``[worker]`` in turnstream/config.py), which the tests'
+#: The worker's own defaults (``[worker]`` in turnstream/config/settings.py), which the tests'
 #: ``new_deployment`` does not use (it defaults to 200 / 0.2 s).
 DEFAULT_BATCH_SIZE = WorkerSettings().batch_size
 DEFAULT_BATCH_SECONDS = WorkerSettings().batch_seconds

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer
 
-from turnstream.streams import ingest_loop as il
+from turnstream.streams import ingest_driver as il
 
 TOTALS: defaultdict[str, float] = defaultdict(float)
 COUNTS: defaultdict[str, int] = defaultdict(int)

@@ -49,9 +49,9 @@ from bench._harness import (
     sql,
     wait_drained,
 )
-from tests.fixtures.worker import Deployment
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items, uuid7
 from turnstream.producer import Producer
-from turnstream.sample import mixed_items, uuid7
 
 BACKGROUND_PEOPLE = 5000
 

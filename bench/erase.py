@@ -33,19 +33,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.sample import mixed_items
+from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.dev.sample import mixed_items
+from turnstream.sinks.derivations import write_derivations
 from turnstream.sinks.erasure import (
     RETAINED,
     erase_subject,
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.signals import write_derivations
 from turnstream.sinks.store import Store, quote
-from turnstream.streams.ingest_loop import accepted_for
-from turnstream.streams.signals import events_from_accepted
-from turnstream.streams.signals.engine import SignalsEngine
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.ingest_driver import accepted_for
+from turnstream.streams.topology import TopicNames
 
 Subject = tuple[str, str]
 

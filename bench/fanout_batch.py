@@ -25,8 +25,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import Broker, deploy, load, machine, publish, run_broker, wait_drained
-from turnstream.sample import mixed_items
-from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES
+from turnstream.dev.sample import mixed_items
+from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
 
 WORKER = (
     "import sys\n"

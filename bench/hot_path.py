@@ -11,7 +11,7 @@ the worker's ingest loop calls for each batch, timing each call:
 * ``write``: the raw-table inserts (``RawSink.write``; chDB, which releases the GIL).
 
 Runs the whole set once per batch size with CPython's default garbage-collector
-thresholds and once with the worker's (``turnstream.streams.worker.tune_gc``), each on a
+thresholds and once with the worker's (``turnstream.worker.tune_gc``), each on a
 fresh store. ``--profile`` prints cProfile's top functions for the last run. Prints
 figures; asserts nothing.
 """
@@ -30,10 +30,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.sample import mixed_items
-from turnstream.streams.ingest_loop import IngestLoop, rows_to_write
-from turnstream.streams.topics import TopicNames
-from turnstream.streams.worker import GC_YOUNG_THRESHOLD
+from turnstream.dev.sample import mixed_items
+from turnstream.streams.ingest_driver import IngestLoop, rows_to_write
+from turnstream.streams.topology import TopicNames
+from turnstream.worker import GC_YOUNG_THRESHOLD
 
 STAGES = ("prepare", "settle", "write")
 

@@ -45,9 +45,9 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from tests.fixtures.worker import Deployment
 from turnstream.config import Settings
-from turnstream.sample import uuid7
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import uuid7
 
 WARM_UP = 1000
 EXTRA = "[signals]\nquiet_seconds = 3600\noldest_pending_seconds = 3600\n"
@@ -103,11 +103,11 @@ def in_process(settings: Settings, count: int) -> tuple[float, float, float]:
     """(bytes per pending session in the engine, bytes per cached key, ms per tick)."""
     from aiokafka import TopicPartition
 
+    from turnstream.core.derivation import events_from_accepted
+    from turnstream.core.derivation.engine import SignalsEngine
+    from turnstream.core.ingest import Source, judge
     from turnstream.sinks.keys import KeyRegistry
-    from turnstream.streams.ingest import Source, judge
-    from turnstream.streams.ingest_loop import accepted_for
-    from turnstream.streams.signals import events_from_accepted
-    from turnstream.streams.signals.engine import SignalsEngine
+    from turnstream.streams.ingest_driver import accepted_for
 
     rand = random.Random(3)
     decisions = [

@@ -12,11 +12,11 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 
 from turnstream.config import Settings
+from turnstream.core.identity import resolve_profile
 from turnstream.errors import InvalidItem, TurnstreamError
-from turnstream.identity import resolve_profile
 from turnstream.models import ITEM_TYPES, Item, parse_item
-from turnstream.streams.kafka_admin import ensure_topics
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.admin import ensure_topics
+from turnstream.streams.topology import TopicNames
 
 __all__ = ["BadLine", "Producer", "PublishReport", "read_lines", "validate_lines"]
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from tests.chaos.helpers import StatusWatch, assert_exact, log_tail, processed
-from tests.fixtures.worker import Deployment, new_deployment
-from turnstream.infra import LocalKafka, free_ports
-from turnstream.sample import mixed_items
+from turnstream.dev import LocalKafka, free_ports
+from turnstream.dev.deployment import Deployment, new_deployment
+from turnstream.dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=360)
 

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, q, scalar, wait_for
-from tests.fixtures.worker import Deployment
 from turnstream.config import Settings
-from turnstream.identity import resolve_profile
+from turnstream.core.identity import resolve_profile
+from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
 from turnstream.sinks.store import quote
 

@@ -22,10 +22,10 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.chaos.helpers import Factory, q, scalar
-from tests.fixtures.worker import Deployment
-from turnstream.sample import sample_day
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import sample_day
 from turnstream.sinks.store import quote
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
 

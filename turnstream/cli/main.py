@@ -30,7 +30,7 @@ from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
 from turnstream.producer import Producer, read_lines, validate_lines
-from turnstream.sinks.access import owner_url, read_query
+from turnstream.worker_client import owner_url, read_query
 
 app = typer.Typer(
     help="turnstream: the server side of an agent memory on Kafka, Faust and ClickHouse.",
@@ -57,7 +57,7 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Run the stream worker: consume, validate, fan out and write to the store."""
-    from turnstream.streams.worker import run_worker
+    from turnstream.worker import run_worker
 
     settings = settings_from(config, dsn, broker)
     if owner_url(settings):
@@ -164,8 +164,8 @@ def wait(
     timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 300.0,
 ) -> None:
     """Wait until the worker has processed and committed everything published."""
-    from turnstream.streams.kafka_admin import wait_until_drained
-    from turnstream.streams.topics import TopicNames
+    from turnstream.streams.admin import wait_until_drained
+    from turnstream.streams.topology import TopicNames
 
     settings = settings_from(config, broker=broker)
     names = TopicNames(settings.worker.topic_prefix)
@@ -194,7 +194,7 @@ def sample(
     seed: Annotated[int, typer.Option(help="Random seed; the same seed, the same stream.")] = 7,
 ) -> None:
     """Write the sample stream: a realistic day of a small store, a few invalid items."""
-    from turnstream.sample import sample_day
+    from turnstream.dev.sample import sample_day
 
     when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
     lines = sample_day(when, seed)
@@ -212,9 +212,9 @@ def replay(
     dsn: DsnOpt = None,
 ) -> None:
     """Run a file through the same core on event time, without a broker, into the store."""
+    from turnstream.replay import replay_file
     from turnstream.sinks.schema import apply_migrations
     from turnstream.sinks.store import Store
-    from turnstream.streams.replay import replay_file
 
     settings = settings_from(config, dsn)
     if owner_url(settings):
@@ -245,8 +245,8 @@ def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
     """The worker's counters and how far behind it is."""
     import urllib.request
 
-    from turnstream.streams.kafka_admin import group_lag
-    from turnstream.streams.topics import TopicNames
+    from turnstream.streams.admin import group_lag
+    from turnstream.streams.topology import TopicNames
 
     settings = settings_from(config, broker=broker)
     url = f"http://{settings.worker.web_host}:{settings.worker.web_port}/v1/status"
@@ -273,7 +273,7 @@ def demo(
     keep_running: Annotated[bool, typer.Option(help="Leave the broker and worker up.")] = False,
 ) -> None:
     """The main job: broker, worker, the sample day published, a summary, then stop."""
-    from turnstream.demo import run_demo
+    from turnstream.cli.demo import run_demo
 
     settings = settings_from(config)
     guarded(lambda: run_demo(settings, home, keep_running=keep_running))

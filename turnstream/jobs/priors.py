@@ -3,7 +3,7 @@
 The prior of a value is the space's signal rate for it: engagements on items showing the
 value per unit of effective exposure, over the 90 days before the as-of date, only for
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
-Lift (``turnstream/streams/signals``) divides a person's rate by it.
+Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
 What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
 

@@ -17,9 +17,9 @@ from typing import Any
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
-from turnstream.sinks.access import owner_url
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
+from turnstream.worker_client import owner_url
 
 __all__ = ["JOBS", "Job", "run_job", "run_job_here"]
 

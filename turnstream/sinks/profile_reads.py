@@ -7,9 +7,14 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from turnstream.core.constraints.inputs import (
+    Disliked,
+    Presented,
+    StatedAttribute,
+    StatedPreference,
+)
+from turnstream.core.derivation.inference import Evidence, Inference
 from turnstream.sinks.store import Store, quote
-from turnstream.streams.signals.inference import Evidence, Inference
-from turnstream.views.inputs import Disliked, Presented, StatedAttribute, StatedPreference
 
 __all__ = [
     "ProfileInputs",
@@ -104,7 +109,7 @@ def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
 
 
 class ProfileInputs:
-    """Everything :func:`~turnstream.views.block.build_block` needs about one person."""
+    """Everything :func:`~turnstream.core.constraints.block.build_block` needs about one person."""
 
     def __init__(
         self,

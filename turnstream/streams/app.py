@@ -1,6 +1,6 @@
 """The Faust app of the worker: app, tasks, pages, top to bottom.
 
-The ingest loop (:mod:`turnstream.streams.ingest_loop`) runs as one of the app's tasks;
+The ingest loop (:mod:`turnstream.streams.ingest_driver`) runs as one of the app's tasks;
 the app also serves the worker's HTTP pages, which is how other processes query the
 embedded store this process owns.
 """
@@ -17,9 +17,9 @@ from faust.web import Request, Response, View
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
-from turnstream.streams.ingest_loop import IngestLoop
-from turnstream.streams.pages import register_pages
-from turnstream.streams.signals_loop import SignalsLoop
+from turnstream.streams.derivation_driver import SignalsLoop
+from turnstream.streams.ingest_driver import IngestLoop
+from turnstream.streams.routes import register_pages
 
 __all__ = ["build_app"]
 

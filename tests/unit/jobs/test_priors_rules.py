@@ -6,6 +6,7 @@ from datetime import date
 
 import pytest
 
+from turnstream.core.derivation.values import value_key
 from turnstream.jobs.priors import (
     MIN_FLOOR,
     ValueAggregate,
@@ -20,7 +21,6 @@ from turnstream.jobs.priors import (
     window_of,
 )
 from turnstream.jobs.retention import DayCounts, coverage, expired_window, ttl_of
-from turnstream.streams.signals.values import value_key
 
 AS_OF = date(2026, 11, 29)
 

@@ -1,0 +1,32 @@
+"""The configuration: one frozen, validated settings object, read from one TOML file.
+
+``load_settings`` reads it; nothing else in the product reads the environment.
+"""
+
+from turnstream.config.derivation import SignalsConfig
+from turnstream.config.settings import (
+    BrokerSettings,
+    Feature,
+    IdentitySettings,
+    JobsSettings,
+    RuleConfig,
+    Settings,
+    SpaceConfig,
+    StoreSettings,
+    WorkerSettings,
+    load_settings,
+)
+
+__all__ = [
+    "BrokerSettings",
+    "Feature",
+    "IdentitySettings",
+    "JobsSettings",
+    "RuleConfig",
+    "Settings",
+    "SignalsConfig",
+    "SpaceConfig",
+    "StoreSettings",
+    "WorkerSettings",
+    "load_settings",
+]
