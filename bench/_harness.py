@@ -21,6 +21,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from turnstream.bootstrap import build_parts
 from turnstream.config import WorkerSettings, load_settings
 from turnstream.dev import LocalKafka, free_ports
 from turnstream.dev.deployment import SPACES, Deployment, new_deployment
@@ -28,8 +29,7 @@ from turnstream.producer import Producer
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.admin import wait_until_drained
-from turnstream.streams.ingest_driver import IngestLoop
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.worker_client import read_query
 
 __all__ = [
@@ -153,15 +153,13 @@ def publish_paced(
 
 
 def wait_drained(deployment: Deployment, timeout: float = 600.0, signals: bool = False) -> None:
-    """Until the ingest (or the signals) consumer group has committed everything."""
-    names = TopicNames(deployment.settings.worker.topic_prefix)
-    group = deployment.settings.worker.app_id + ("-signals" if signals else "")
-    topics = [names.accepted] if signals else names.inputs
+    """Until the ingest (or the derivation) consumer group has committed everything."""
+    processor = deployment.topology.derivation if signals else deployment.topology.ingest
     asyncio.run(
         wait_until_drained(
             deployment.settings.broker.bootstrap,
-            group,
-            topics,
+            processor.group,
+            processor.reads,
             timeout=timeout,
             alive=deployment.worker.alive,
         )
@@ -229,10 +227,10 @@ def dumps(item: dict[str, Any]) -> bytes:
 
 
 @contextmanager
-def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestLoop]:
-    """An ingest loop on a throw-away, migrated chDB store, with no broker: what the
-    worker does to the store, in this process. Call the store through
-    ``loop.store.call`` (its own thread, as in the worker)."""
+def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestDriver]:
+    """The ingest driver on a throw-away, migrated chDB store, built by the worker's
+    bootstrap, with no broker: what the worker does to the store, in this process. Call
+    the store through ``loop.store.call`` (its own thread, as in the worker)."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         config = Path(tmp) / "turnstream.toml"
         config.write_text(
@@ -243,7 +241,7 @@ def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestLoop]:
         store = AsyncStore.open(settings.store.dsn, settings.store.database)
         try:
             store.call(apply_migrations, store.store)
-            yield IngestLoop(settings, store)
+            yield build_parts(settings, store).ingest
         finally:
             store.call(store.store.close)
             store.shutdown()

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
-Fills a throw-away chDB store the way the worker does (``IngestLoop.write_batch`` on
+Fills a throw-away chDB store the way the worker does (``IngestDriver.write_batch`` on
 batches of 1,000, and the signals tables from the accepted items through
 ``SignalsEngine.fire_all`` and ``write_derivations`` after each batch; no broker
 needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that store, each
@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import in_process_loop, machine, records
 from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.messages import accepted_for
 from turnstream.dev.sample import mixed_items
 from turnstream.sinks.derivations import write_derivations
 from turnstream.sinks.erasure import (
@@ -44,7 +45,6 @@ from turnstream.sinks.erasure import (
     tables_with_profiles,
 )
 from turnstream.sinks.store import Store, quote
-from turnstream.streams.ingest_driver import accepted_for
 from turnstream.streams.topology import TopicNames
 
 Subject = tuple[str, str]

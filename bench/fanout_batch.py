@@ -30,8 +30,9 @@ from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
 
 WORKER = (
     "import sys\n"
-    "from turnstream.streams import ingest_loop\n"
-    "ingest_loop.FANOUT_BATCH_BYTES = int(sys.argv[1])\n"
+    "from turnstream.streams import ingest_driver\n"
+    "ingest_driver.IngestDriver.producer_options = {\n"
+    "    **ingest_driver.IngestDriver.producer_options, 'max_batch_size': int(sys.argv[1])}\n"
     "from turnstream.cli.main import main\n"
     "sys.argv = ['turnstream', 'worker', '--config', sys.argv[2]]\n"
     "main()\n"

@@ -106,8 +106,8 @@ def in_process(settings: Settings, count: int) -> tuple[float, float, float]:
     from turnstream.core.derivation import events_from_accepted
     from turnstream.core.derivation.engine import SignalsEngine
     from turnstream.core.ingest import Source, judge
+    from turnstream.core.messages import accepted_for
     from turnstream.sinks.keys import KeyRegistry
-    from turnstream.streams.ingest_driver import accepted_for
 
     rand = random.Random(3)
     decisions = [

@@ -18,10 +18,11 @@ from turnstream.dev.kafka import LocalKafka, parse_local_broker
 from turnstream.dev.sample import sample_day
 from turnstream.dev.worker_process import WorkerProcess
 from turnstream.errors import ConfigError
-from turnstream.producer import Producer, read_lines
+from turnstream.jsonl import read_lines
+from turnstream.producer import Producer
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.streams.admin import wait_until_drained
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import topology_of
 from turnstream.worker_client import read_query
 
 __all__ = ["run_demo"]
@@ -89,12 +90,12 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         sent = ", ".join(f"{n} {t}" for t, n in sorted(report.sent.items()))
         out.print(f"    sent {sent}, and {report.sent_invalid} invalid lines as they are")
         _step("waiting until the worker has processed everything")
-        names = TopicNames(settings.worker.topic_prefix)
+        topology = topology_of(settings)
         asyncio.run(
             wait_until_drained(
                 settings.broker.bootstrap,
-                settings.worker.app_id,
-                names.inputs,
+                topology.ingest.group,
+                topology.ingest.reads,
                 timeout=300,
                 on_progress=_progress,
                 alive=worker.alive,
@@ -107,8 +108,8 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         asyncio.run(
             wait_until_drained(
                 settings.broker.bootstrap,
-                f"{settings.worker.app_id}-signals",
-                [names.accepted],
+                topology.derivation.group,
+                topology.derivation.reads,
                 timeout=settings.signals.oldest_pending_seconds + 300,
                 on_progress=_progress,
                 alive=worker.alive,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from datetime import UTC, date, datetime, timedelta
@@ -29,8 +28,9 @@ from turnstream.cli.common import (
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
-from turnstream.producer import Producer, read_lines, validate_lines
-from turnstream.worker_client import owner_url, read_query
+from turnstream.jsonl import read_lines, validate_lines
+from turnstream.producer import Producer
+from turnstream.worker_client import WorkerClient, WorkerError, owner_url, read_query
 
 app = typer.Typer(
     help="turnstream: the server side of an agent memory on Kafka, Faust and ClickHouse.",
@@ -57,7 +57,7 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Run the stream worker: consume, validate, fan out and write to the store."""
-    from turnstream.worker import run_worker
+    from turnstream.bootstrap import run_worker
 
     settings = settings_from(config, dsn, broker)
     if owner_url(settings):
@@ -165,16 +165,16 @@ def wait(
 ) -> None:
     """Wait until the worker has processed and committed everything published."""
     from turnstream.streams.admin import wait_until_drained
-    from turnstream.streams.topology import TopicNames
+    from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
-    names = TopicNames(settings.worker.topic_prefix)
+    ingest = topology_of(settings).ingest
     try:
         asyncio.run(
             wait_until_drained(
                 settings.broker.bootstrap,
-                settings.worker.app_id,
-                names.inputs,
+                ingest.group,
+                ingest.reads,
                 timeout,
                 on_progress=lambda n: (
                     err.print(f"{n} messages to go   ", end="\r") if err.is_terminal else None
@@ -212,7 +212,7 @@ def replay(
     dsn: DsnOpt = None,
 ) -> None:
     """Run a file through the same core on event time, without a broker, into the store."""
-    from turnstream.replay import replay_file
+    from turnstream.bootstrap import build_replay
     from turnstream.sinks.schema import apply_migrations
     from turnstream.sinks.store import Store
 
@@ -228,7 +228,7 @@ def replay(
             apply_migrations(store)
             with progress_bar("replaying", total) as bar:
                 task = bar.add_task("replay", total=total)
-                return replay_file(settings, file, store, on_line=lambda: bar.advance(task))
+                return build_replay(settings, store).run(file, on_line=lambda: bar.advance(task))
         finally:
             store.close()
 
@@ -236,30 +236,34 @@ def replay(
     out.print(
         f"replayed {report.lines} lines from {file}: {report.accepted} accepted, "
         f"{report.dead_letters} dead letters, {report.duplicates} duplicates, "
-        f"{report.derivations} derivations"
+        f"{report.derivations} derivations, {report.erased} erasures"
     )
+
+
+@app.command()
+def topology(config: ConfigOpt = None) -> None:
+    """The topics, their keys, and which processor reads and writes what."""
+    from turnstream.streams.topology import topology_of
+
+    settings = settings_from(config)
+    sys.stdout.write(topology_of(settings).render())
 
 
 @app.command()
 def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
     """The worker's counters and how far behind it is."""
-    import urllib.request
-
     from turnstream.streams.admin import group_lag
-    from turnstream.streams.topology import TopicNames
+    from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
-    url = f"http://{settings.worker.web_host}:{settings.worker.web_port}/v1/status"
+    client = WorkerClient.configured(settings)
     try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            out.print_json(data=json.loads(response.read()))
-    except OSError:
-        out.print(f"no worker answers at {url}")
-    names = TopicNames(settings.worker.topic_prefix)
+        out.print_json(data=client.status())
+    except WorkerError:
+        out.print(f"no worker answers at {client.url}")
+    ingest = topology_of(settings).ingest
     lag = guarded(
-        lambda: asyncio.run(
-            group_lag(settings.broker.bootstrap, settings.worker.app_id, names.inputs)
-        )
+        lambda: asyncio.run(group_lag(settings.broker.bootstrap, ingest.group, ingest.reads))
     )
     out.print(f"unprocessed messages: {sum(lag.values())}")
 

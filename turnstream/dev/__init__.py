@@ -1,4 +1,6 @@
-"""Local infrastructure for development and tests: a single-node Kafka broker without Docker."""
+"""Development tooling, never run by a deployment: a single-node Kafka broker without Docker
+(:mod:`.kafka`), a worker in a child process, the sample day, isolated deployments for the
+tests and the benchmarks."""
 
 from turnstream.dev.kafka import (
     KAFKA_VERSION,

@@ -15,7 +15,7 @@ from turnstream.dev.worker_process import WorkerProcess
 from turnstream.producer import Producer
 from turnstream.sinks.summary import table_counts
 from turnstream.streams.admin import wait_until_drained
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import Topology, topology_of
 from turnstream.worker_client import read_query
 
 __all__ = ["SPACES", "Deployment", "new_deployment"]
@@ -52,6 +52,11 @@ class Deployment:
                 except Exception:
                     await producer.publish_raw(raw)
 
+    @property
+    def topology(self) -> Topology:
+        """The deployment's topics and consumer groups."""
+        return topology_of(self.settings)
+
     def publish(self, lines: list[bytes]) -> None:
         """Publish valid lines keyed by profile, invalid ones as they are."""
         asyncio.run(self._publish(lines))
@@ -61,8 +66,8 @@ class Deployment:
         asyncio.run(
             wait_until_drained(
                 self.settings.broker.bootstrap,
-                self.settings.worker.app_id,
-                TopicNames(self.settings.worker.topic_prefix).inputs,
+                self.topology.ingest.group,
+                self.topology.ingest.reads,
                 timeout=timeout,
                 alive=self.worker.alive,
             )
@@ -73,8 +78,8 @@ class Deployment:
         asyncio.run(
             wait_until_drained(
                 self.settings.broker.bootstrap,
-                f"{self.settings.worker.app_id}-signals",
-                [TopicNames(self.settings.worker.topic_prefix).accepted],
+                self.topology.derivation.group,
+                self.topology.derivation.reads,
                 timeout=timeout,
                 alive=self.worker.alive,
             )

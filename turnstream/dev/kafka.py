@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from turnstream.errors import TurnstreamError
+from turnstream.processes import pid_alive
 
 __all__ = [
     "KAFKA_VERSION",
@@ -304,25 +305,6 @@ def ensure_jars(
 
 
 # --------------------------------------------------------------------------- process helpers
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether ``pid`` is a live (non-zombie) process; reaps it if it is our dead child."""
-    with contextlib.suppress(ChildProcessError, OSError):
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        if stat.rsplit(")", 1)[1].split()[0] == "Z":
-            return False
-    return True
 
 
 def _port_in_use(port: int) -> bool:

@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from turnstream.dev.kafka import InfraError
+from turnstream.worker_client import WorkerClient
 
 __all__ = ["WorkerProcess"]
 
@@ -29,10 +28,6 @@ class WorkerProcess:
     broker: str | None = None
     env: dict[str, str] = field(default_factory=dict)
     _proc: subprocess.Popen[bytes] | None = None
-
-    @property
-    def status_url(self) -> str:
-        return f"http://127.0.0.1:{self.web_port}/v1/status"
 
     def start(self, timeout: float = 90.0) -> None:
         """Start the worker and wait until its web server answers."""
@@ -68,9 +63,8 @@ class WorkerProcess:
         return self._proc is not None and self._proc.poll() is None
 
     def stats(self) -> dict[str, Any]:
-        """The worker's ``/v1/status`` counters."""
-        with urllib.request.urlopen(self.status_url, timeout=5) as response:
-            return json.loads(response.read())
+        """The worker's ``/v1/status`` counters (an ``OSError`` while it does not answer)."""
+        return WorkerClient(f"http://127.0.0.1:{self.web_port}").status()
 
     def stop(self, timeout: float = 60.0) -> int | None:
         """SIGTERM and wait (SIGKILL after ``timeout``); returns the exit code."""

@@ -1,4 +1,5 @@
-"""Derivations become rows of exposure_items, inferences and signal_state.
+"""The derivation store: derivations become rows of exposure_items, inferences and
+signal_state, and a person's saved state is read back.
 
 These tables are ReplacingMergeTree by identity with a version, so writing a derivation
 twice (a replayed batch, a trigger fired again) leaves one current row each.
@@ -16,7 +17,7 @@ from turnstream.core.derivation.state import ProfileState
 from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.store import Store, quote
 
-__all__ = ["SIGNAL_COLUMNS", "load_state", "signal_rows", "write_derivations"]
+__all__ = ["SIGNAL_COLUMNS", "DerivationSink", "load_state", "signal_rows", "write_derivations"]
 
 SIGNAL_COLUMNS: dict[str, list[str]] = {
     "exposure_items": [
@@ -81,3 +82,19 @@ def load_state(store: Store, space_id: str, profile_id: str) -> ProfileState | N
         f"WHERE space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
     )
     return ProfileState.from_dict(json.loads(state)) if state else None
+
+
+class DerivationSink:
+    """The derivation store of one store: what the engine loads and what it writes.
+    Blocking (on the store thread)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def load_state(self, space_id: str, profile_id: str) -> ProfileState | None:
+        """The person's latest saved state, if any."""
+        return load_state(self.store, space_id, profile_id)
+
+    def write(self, derivations: list[Derivation]) -> dict[str, int]:
+        """Write derivations (an erased person's derived rows are deleted instead)."""
+        return write_derivations(self.store, derivations)

@@ -1,39 +1,31 @@
-"""The live signals driver: accepted items in, derivations out, on processing time.
+"""The derivation driver: accepted items in; exposures, inferences and their events out,
+on processing time. It runs on the one batch loop (:mod:`turnstream.streams.batch_loop`).
 
-Pending events live in memory and are never committed: the consumer commits, per
-partition, only below the oldest event still pending, so after a crash the pending
-events are simply consumed again. Folded evidence is saved in ``signal_state`` with each
+Pending events live in memory and are never committed: the loop commits, per partition,
+only below the oldest event still pending, so after a crash the pending events are
+simply consumed again. Folded evidence is saved in ``signal_state`` with each
 derivation, and folding skips events it already folded, so nothing counts twice.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from typing import Any
 
-from aiokafka import (
-    AIOKafkaConsumer,
-    AIOKafkaProducer,
-    ConsumerRebalanceListener,
-    TopicPartition,
-)
-from aiokafka.errors import CommitFailedError, KafkaError
+from aiokafka import TopicPartition
 
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
-from turnstream.jobs.priors import PriorsCache
-from turnstream.sinks.derivations import load_state, write_derivations
+from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.store import AsyncStore
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.batch_loop import Step
+from turnstream.streams.topology import Topology
 
-__all__ = ["SignalsLoop"]
+__all__ = ["MAX_STATES_IN_MEMORY", "MIN_FIRE_INTERVAL", "DerivationDriver", "Parsed"]
 
 log = logging.getLogger(__name__)
 
@@ -42,55 +34,57 @@ log = logging.getLogger(__name__)
 #: ``signal_state`` when they next fire (one query each).
 MAX_STATES_IN_MEMORY = 20_000
 
-#: The loop fires as soon as a session is due, but not more often than this (seconds):
+#: The driver fires as soon as a session is due, but not more often than this (seconds):
 #: each firing writes its derivations and may commit.
 MIN_FIRE_INTERVAL = 0.1
 
-
-class _Handover(ConsumerRebalanceListener):
-    """Partitions that move to another worker take their pending sessions with them."""
-
-    def __init__(self, loop: SignalsLoop) -> None:
-        self.loop = loop
-
-    async def on_partitions_revoked(self, revoked: Any) -> None:
-        gone = set(revoked)
-        dropped = await self.loop.store.run(
-            self.loop.engine.forget, lambda position: position[0] in gone
-        )
-        for tp in gone:
-            self.loop._consumed.pop(tp, None)
-        if dropped:
-            log.info("handed over %d pending sessions with %d partitions", dropped, len(gone))
-
-    async def on_partitions_assigned(self, assigned: Any) -> None:
-        return None
+#: Per accepted message: its partition, its offset and its signal events.
+Parsed = list[tuple[TopicPartition, int, list[Any]]]
 
 
-class SignalsLoop:
-    """Consumes the accepted topic, fires due triggers every ``tick`` seconds."""
+class DerivationDriver:
+    """The accepted topic: hold events per session, fire due triggers every ``tick``
+    seconds at most (sooner when the next session is due)."""
 
-    def __init__(self, settings: Settings, store: AsyncStore, tick: float = 1.0) -> None:
+    name = "derivation"
+    tick_when_idle = True
+    max_records: int | None = None
+    producer_options = {"acks": "all"}
+
+    def __init__(
+        self,
+        settings: Settings,
+        topology: Topology,
+        store: AsyncStore,
+        engine: SignalsEngine,
+        sink: DerivationSink,
+        tick: float = 1.0,
+    ) -> None:
         self.settings = settings
         self.store = store
+        self.engine = engine
+        self.sink = sink
         self.tick = tick
-        self.names = TopicNames(settings.worker.topic_prefix)
-        self.engine = SignalsEngine(
-            settings.signals,
-            priors_for=PriorsCache(store.store).get,
-            load_state=lambda space, profile: load_state(store.store, space, profile),
-            max_states=MAX_STATES_IN_MEMORY,
-        )
+        self.inferences_topic = topology.names.inferences
+        processor = topology.derivation
+        self.group = processor.group
+        self.topics = processor.reads
         self.derivations = 0
-        self._parse_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-signals")
         self._consumed: dict[TopicPartition, int] = {}
+        self._last_fire = 0.0
+        # The engine's next due time as of its last change, read by the fetch stage
+        # while the store thread may be changing the engine.
+        self._next_due: datetime | None = None
 
-    @property
-    def group(self) -> str:
-        """The consumer group of the signals driver."""
-        return f"{self.settings.worker.app_id}-signals"
+    def poll_seconds(self) -> float:
+        """Wake for the next due session (the heap knows when), not only every tick."""
+        upcoming = self._next_due
+        if upcoming is None:
+            return self.tick
+        ahead = (upcoming - datetime.now(UTC)).total_seconds()
+        return min(self.tick, max(MIN_FIRE_INTERVAL, ahead))
 
-    def _parse(self, messages: list[Any]) -> list[tuple[TopicPartition, int, list[Any]]]:
+    def prepare(self, messages: list[Any]) -> Parsed:
         """The signal events of each accepted message (pure; off the store thread)."""
         out = []
         for m in messages:
@@ -103,81 +97,62 @@ class SignalsLoop:
             out.append((tp, m.offset, events))
         return out
 
-    def _offer(self, parsed: list[tuple[TopicPartition, int, list[Any]]], now: datetime) -> None:
+    def _offer(self, parsed: Parsed, now: datetime) -> None:
         for tp, offset, events in parsed:
             self._consumed[tp] = offset + 1
             for event in events:
                 self.engine.offer(event, now, position=(tp, offset))
+        self._next_due = self.engine.next_due()
 
     def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
         derivations = self.engine.fire_due(now)
         if derivations:
-            write_derivations(self.store.store, derivations)
+            self.sink.write(derivations)
+        self._next_due = self.engine.next_due()
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)
         return derivations, safe
 
-    async def run(self) -> None:
-        """Consume and derive until cancelled."""
-        bootstrap = self.settings.broker.bootstrap
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=bootstrap,
-            group_id=self.group,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            session_timeout_ms=int(self.settings.worker.session_timeout * 1000),
-            heartbeat_interval_ms=int(self.settings.worker.session_timeout * 250),
+    async def finish(self, parsed: Parsed) -> Step:
+        """Hold the batch's events; when a tick has passed (or a session is due), fire
+        and write what is due. The inferences to send; the offsets safe to commit."""
+        now = datetime.now(UTC)
+        if parsed:
+            await self.store.run(self._offer, parsed, now)
+        since = time.monotonic() - self._last_fire
+        upcoming = self._next_due
+        due_now = upcoming is not None and upcoming <= now
+        if since < (MIN_FIRE_INTERVAL if due_now else self.tick):
+            return Step()
+        self._last_fire = time.monotonic()
+        derivations, safe = await self.store.run(self._fire, now)
+        self.derivations += len(derivations)
+        return Step(
+            messages=[
+                (
+                    self.inferences_topic,
+                    json.dumps(i.to_dict(), default=str).encode(),
+                    d.profile_id.encode(),
+                )
+                for d in derivations
+                for i in d.inferences
+            ],
+            offsets=safe,
         )
-        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-        consumer.subscribe([self.names.accepted], listener=_Handover(self))
-        await consumer.start()
-        await producer.start()
-        committed: dict[TopicPartition, int] = {}
-        last_tick = 0.0
-        try:
-            while True:
-                # Wake for the next due session (the heap knows when), not only every tick.
-                wait = self.tick
-                upcoming = self.engine.next_due()
-                if upcoming is not None:
-                    ahead = (upcoming - datetime.now(UTC)).total_seconds()
-                    wait = min(self.tick, max(MIN_FIRE_INTERVAL, ahead))
-                fetched = await consumer.getmany(timeout_ms=int(wait * 1000))
-                messages = [m for batch in fetched.values() for m in batch]
-                now = datetime.now(UTC)
-                if messages:
-                    parsed = await asyncio.get_running_loop().run_in_executor(
-                        self._parse_thread, self._parse, messages
-                    )
-                    await self.store.run(self._offer, parsed, now)
-                since = time.monotonic() - last_tick
-                upcoming = self.engine.next_due()
-                due_now = upcoming is not None and upcoming <= now
-                if since < (MIN_FIRE_INTERVAL if due_now else self.tick):
-                    continue
-                last_tick = time.monotonic()
-                derivations, safe = await self.store.run(self._fire, now)
-                self.derivations += len(derivations)
-                sends = [
-                    await producer.send(
-                        self.names.inferences,
-                        json.dumps(i.to_dict(), default=str).encode(),
-                        key=d.profile_id.encode(),
-                    )
-                    for d in derivations
-                    for i in d.inferences
-                ]
-                await asyncio.gather(*sends)
-                advance = {tp: o for tp, o in safe.items() if committed.get(tp) != o}
-                if advance:
-                    try:
-                        await consumer.commit(advance)
-                        committed.update(advance)
-                    except (CommitFailedError, KafkaError) as exc:
-                        log.warning("signals commit failed, events will be folded again: %s", exc)
-        finally:
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
+
+    async def on_revoked(self, partitions: set[TopicPartition]) -> None:
+        """Partitions that move to another worker take their pending sessions with them."""
+        dropped = await self.store.run(self._forget, partitions)
+        if dropped:
+            log.info("handed over %d pending sessions with %d partitions", dropped, len(partitions))
+
+    def _forget(self, partitions: set[TopicPartition]) -> int:
+        dropped = self.engine.forget(lambda position: position[0] in partitions)
+        for tp in partitions:
+            self._consumed.pop(tp, None)
+        self._next_due = self.engine.next_due()
+        return dropped
+
+    async def on_assigned(self, partitions: set[TopicPartition]) -> None:
+        """Nothing to do: the events of new partitions arrive from their last commit."""

@@ -1,60 +1,40 @@
-"""The ingest loop: consume a batch, rule on it, write it, fan it out, then commit.
+"""The ingest driver: a batch of input messages in; rows, erasures and fan-out out.
 
-Offsets are committed only after the batch is in the store and its fan-out messages are
-acknowledged by the broker, so a crash anywhere replays the batch, and the idempotent
-sink (insert tokens plus per-partition high-water marks) makes the replay a no-op.
-
-Two stages overlap, one batch apart: while batch N is de-duplicated, written, fanned out
-and committed (the store thread and the event loop), batch N+1 is fetched and prepared
-(validated, turned into rows and fan-out messages) on a thread of its own. chDB releases
-the GIL while it inserts, so the two stages share the machine's cores. Batches still
-finish strictly in order, and each is committed only after its own write and acks.
-
-The loop drives aiokafka directly rather than through a Faust agent: with Faust 0.15.3,
-a worker restarted after SIGKILL fetched from offset 0 before seeking to its committed
-offsets and then stopped committing (or stopped consuming) in 9 of 13 trials here
-(``noack_take`` 8 of 9, ``take_events`` 1 of 4), which stalls the pipeline; this loop, 0
-of 9. The loop runs inside the worker's Faust app as a task.
+It runs on the one batch loop (:mod:`turnstream.streams.batch_loop`), which commits a
+batch only after :meth:`IngestDriver.finish` and the fan-out are done. ``prepare`` (the
+prepare thread) validates and gates each message (:mod:`turnstream.core.ingest`), turns
+the batch into rows (:mod:`turnstream.sinks.rows`) and fan-out messages
+(:mod:`turnstream.core.messages`); ``finish`` (the store thread) de-duplicates against
+the keys already taken, writes the rows through the idempotent sink (insert tokens plus
+per-partition high-water marks, so a replayed batch writes nothing twice) and erases the
+subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`).
 """
 
 from __future__ import annotations
 
-import asyncio
-import base64
-import contextlib
-import hashlib
-import json
 import logging
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
-from aiokafka.errors import CommitFailedError, KafkaError
+from aiokafka import TopicPartition
 
 from turnstream.config import Settings
+from turnstream.core.erasure import erasure_subjects
 from turnstream.core.ingest import Decision, Source, dedupe, judge
-from turnstream.models import Command
-from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
+from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.writer import RawSink, write_with_retry
-from turnstream.streams.fanout import Message, send_all
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.batch_loop import Step
+from turnstream.streams.fanout import Message
+from turnstream.streams.topology import Topology
 
-__all__ = [
-    "IngestLoop",
-    "IngestStats",
-    "Prepared",
-    "accepted_for",
-    "dead_letter_for",
-    "rows_to_write",
-]
+__all__ = ["FANOUT_BATCH_BYTES", "IngestDriver", "IngestStats", "Prepared", "rows_to_write"]
 
 log = logging.getLogger(__name__)
 
@@ -104,41 +84,6 @@ class IngestStats:
         }
 
 
-def dead_letter_for(decision: Decision) -> bytes:
-    """The dead-letter topic's message for a refusal: reason, path and original bytes."""
-    assert decision.refusal is not None
-    src = decision.source
-    letter = DeadLetter(
-        reason=decision.refusal.reason.value,
-        field_path=decision.refusal.field_path,
-        message=decision.refusal.message,
-        topic=src.topic,
-        partition=src.partition,
-        offset=src.offset,
-        received_at=datetime.now(UTC),
-        original=""
-        if len(decision.raw) > MAX_ORIGINAL_BYTES
-        else base64.b64encode(decision.raw).decode(),
-        original_size=len(decision.raw),
-        original_sha256=hashlib.sha256(decision.raw).hexdigest(),
-    )
-    return letter.model_dump_json().encode()
-
-
-def accepted_for(decision: Decision) -> bytes:
-    """The fan-out message of an accepted item: the item without its handle, with its
-    profile id (and without its interactions when they were refused)."""
-    assert decision.item is not None and decision.profile_id is not None
-    exclude = {"handle", "profile_id"}
-    if not decision.keep_interactions and "interactions" in type(decision.item).model_fields:
-        exclude.add("interactions")
-    body = decision.item.model_dump_json(by_alias=True, exclude=exclude).encode()
-    tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
-    if "interactions" in exclude:
-        tail += b',"interactions":[]'
-    return body[:-1] + tail + b"}"  # an item always has fields: body is never "{}"
-
-
 @dataclass
 class Prepared:
     """A fetched batch, validated and turned into rows and fan-out messages as if none
@@ -151,36 +96,40 @@ class Prepared:
     sends: list[list[Message]]
 
 
-class _Handover(ConsumerRebalanceListener):
-    """Before partitions move, the batches in flight finish (and commit); after, the
-    high-water marks are read again, since another worker may have written them."""
+class IngestDriver:
+    """The input topics in batches: rule, write, erase, fan out (the batch loop commits)."""
 
-    def __init__(self, loop: IngestLoop) -> None:
-        self.loop = loop
+    name = "ingest"
+    tick_when_idle = False
+    producer_options = {
+        "acks": "all",
+        "enable_idempotence": True,
+        "linger_ms": 5,
+        "max_batch_size": FANOUT_BATCH_BYTES,
+    }
 
-    async def on_partitions_revoked(self, revoked: Any) -> None:
-        # aiokafka has stopped fetching: the batches already fetched are all there is.
-        await self.loop.wait_idle(timeout=self.loop.settings.worker.session_timeout)
-        self.loop.sink.forget()
-
-    async def on_partitions_assigned(self, assigned: Any) -> None:
-        self.loop.sink.forget()
-
-
-class IngestLoop:
-    """Consumes the input topics in batches until cancelled."""
-
-    def __init__(self, settings: Settings, store: AsyncStore) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        topology: Topology,
+        store: AsyncStore,
+        sink: RawSink,
+        keys: KeyRegistry,
+    ) -> None:
         self.settings = settings
         self.store = store
-        self.sink = RawSink(store.store)
-        self.keys = KeyRegistry(store.store)
+        self.sink = sink
+        self.keys = keys
         self.stats = IngestStats()
-        self.names = TopicNames(settings.worker.topic_prefix)
-        self._prepare_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-prepare")
-        self._in_flight = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
+        self.names = topology.names
+        processor = topology.ingest
+        self.group = processor.group
+        self.topics = processor.reads
+        self.max_records: int | None = settings.worker.batch_size
+
+    def poll_seconds(self) -> float:
+        """A batch is what arrived within ``worker.batch_seconds`` (or ``batch_size``)."""
+        return self.settings.worker.batch_seconds
 
     # -- stage 1: pure work on a batch, no store -------------------------------------
 
@@ -192,14 +141,15 @@ class IngestLoop:
             for m in messages
         ]
         rows: Rows = {}
-        ingested_at = datetime.now(UTC)
+        received_at = datetime.now(UTC)
         sends: list[list[Message]] = []
         for message, decision in zip(messages, judged, strict=True):
-            for table, batch in rows_for(decision, self.settings, ingested_at).items():
+            for table, batch in rows_for(decision, self.settings, received_at).items():
                 rows.setdefault(table, []).extend(batch)
             out: list[Message] = []
             if decision.refusal is not None:
-                out.append((self.names.dead_letters, dead_letter_for(decision), message.key))
+                letter = dead_letter_for(decision, received_at)
+                out.append((self.names.dead_letters, letter, message.key))
             if decision.item is not None and decision.profile_id is not None:
                 out.append(
                     (self.names.accepted, accepted_for(decision), decision.profile_id.encode())
@@ -226,96 +176,18 @@ class IngestLoop:
         return decisions
 
     def write_batch(self, messages: list[Any]) -> list[Decision]:
-        """Prepare, settle and write a batch, without fan-out or commit (what the loop
+        """Prepare, settle and write a batch, without fan-out or commit (what the driver
         does to the store; for benchmarks and tools). Blocking."""
         prepared = self.prepare(messages)
         decisions = self.settle(prepared)
         self.sink.write(rows_to_write(prepared, decisions))
         return decisions
 
-    # -- the loop --------------------------------------------------------------------
-
-    async def wait_idle(self, timeout: float) -> None:
-        """Wait until every fetched batch is committed (or ``timeout`` passes)."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._idle.wait(), timeout)
-
-    async def run(self) -> None:
-        """Consume, write and commit until cancelled."""
-        w = self.settings.worker
-        consumer = AIOKafkaConsumer(
-            bootstrap_servers=self.settings.broker.bootstrap,
-            group_id=w.app_id,
-            enable_auto_commit=False,
-            auto_offset_reset="earliest",
-            max_poll_records=w.batch_size,
-            session_timeout_ms=int(w.session_timeout * 1000),
-            heartbeat_interval_ms=int(w.session_timeout * 250),
-        )
-        producer = AIOKafkaProducer(
-            bootstrap_servers=self.settings.broker.bootstrap,
-            acks="all",
-            enable_idempotence=True,
-            linger_ms=5,
-            max_batch_size=FANOUT_BATCH_BYTES,
-        )
-        consumer.subscribe(list(self.names.inputs), listener=_Handover(self))
-        await consumer.start()
-        await producer.start()
-        # One batch prepared ahead: at most one in the queue, one being prepared.
-        ready: asyncio.Queue[Prepared] = asyncio.Queue(maxsize=1)
-        fetcher = asyncio.create_task(self._fetch(consumer, ready))
-        get: asyncio.Future[Prepared] | None = None
-        try:
-            while True:
-                get = asyncio.ensure_future(ready.get())
-                await asyncio.wait({get, fetcher}, return_when=asyncio.FIRST_COMPLETED)
-                if not get.done():
-                    get.cancel()
-                    fetcher.result()  # the fetcher failed: raise its error
-                    raise RuntimeError("the ingest fetcher stopped")
-                await self._finish(get.result(), consumer, producer)
-        finally:
-            if get is not None and not get.done():
-                get.cancel()
-            fetcher.cancel()
-            with contextlib.suppress(BaseException):
-                await fetcher
-            self._in_flight = 0
-            self._idle.set()
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
-
-    async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[Prepared]) -> None:
-        w = self.settings.worker
-        loop = asyncio.get_running_loop()
-        while True:
-            fetched = await consumer.getmany(
-                timeout_ms=int(w.batch_seconds * 1000), max_records=w.batch_size
-            )
-            messages = [m for batch in fetched.values() for m in batch]
-            if not messages:
-                continue
-            self._in_flight += 1
-            self._idle.clear()
-            prepared = await loop.run_in_executor(self._prepare_thread, self.prepare, messages)
-            await ready.put(prepared)
-
-    async def _finish(
-        self, prepared: Prepared, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer
-    ) -> None:
-        """Settle, write, erase, fan out and commit one prepared batch."""
+    async def finish(self, prepared: Prepared) -> Step:
+        """Settle, write and erase one prepared batch; its fan-out and offsets."""
         decisions = await self.store.run(self.settle, prepared)
         written = await write_with_retry(self.store, self.sink, rows_to_write(prepared, decisions))
-        subjects = list(
-            dict.fromkeys(
-                (d.item.space_id, d.profile_id)
-                for d in decisions
-                if isinstance(d.item, Command) and d.item.command == "erase" and d.profile_id
-            )
-        )
+        subjects = erasure_subjects(decisions)
         if subjects:  # every erase of the batch in one go: one statement per table
             erasures = await self.store.run(erase_subjects, self.store.store, subjects)
             log.info(
@@ -323,31 +195,30 @@ class IngestLoop:
                 len(erasures),
                 sum(sum(e.deleted.values()) for e in erasures),
             )
-        # The broker has the fan-out before we commit.
-        await send_all(
-            producer,
-            (
+        offsets: dict[TopicPartition, int] = {}
+        for m in prepared.messages:
+            tp = TopicPartition(m.topic, m.partition)
+            offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
+        return Step(
+            messages=(
                 m
                 for d, out in zip(decisions, prepared.sends, strict=True)
                 if not d.duplicate
                 for m in out
             ),
+            offsets=offsets,
+            done=lambda: self.stats.count(decisions, written),
         )
-        offsets: dict[TopicPartition, int] = {}
-        for m in prepared.messages:
-            tp = TopicPartition(m.topic, m.partition)
-            offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
-        try:
-            await consumer.commit(offsets)
-        except (CommitFailedError, KafkaError) as exc:
-            # A rebalance took the partitions: the next owner replays the batch, and the
-            # idempotent sink makes that a no-op.
-            log.warning("commit failed, the batch will be replayed: %s", exc)
-        self.stats.count(decisions, written)
-        self._in_flight -= 1
-        if self._in_flight <= 0:
-            self._in_flight = 0
-            self._idle.set()
+
+    # -- handover --------------------------------------------------------------------
+
+    async def on_revoked(self, partitions: set[TopicPartition]) -> None:
+        """Another worker may write the partitions next: forget the high-water marks."""
+        self.sink.forget()
+
+    async def on_assigned(self, partitions: set[TopicPartition]) -> None:
+        """Another worker may have written them meanwhile: read the marks again."""
+        self.sink.forget()
 
 
 def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> Rows:

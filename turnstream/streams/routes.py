@@ -10,10 +10,9 @@ survives restarts.
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import faust
 from faust.web import Request, Response, View
@@ -38,11 +37,16 @@ from turnstream.models.requests import (
     ReviewRequestIn,
     SpaceRequest,
 )
-from turnstream.producer import Producer
 from turnstream.sinks.profile_reads import inference_dicts, load_inferences, load_inputs
-from turnstream.sinks.store import AsyncStore, Store, quote
+from turnstream.sinks.review_requests import (
+    ReviewAlreadyResolved,
+    ReviewNotFound,
+    open_review,
+    resolve_review,
+)
+from turnstream.sinks.store import AsyncStore, Store
 
-__all__ = ["register_pages"]
+__all__ = ["Publisher", "register_routes"]
 
 B = TypeVar("B", bound=BaseModel)
 
@@ -69,12 +73,23 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class _Commands:
-    """Publishes profile commands; the producer starts on first use."""
+class Publisher(Protocol):
+    """What the routes need of :class:`turnstream.producer.Producer` (the bootstrap builds
+    it; the routes start it on first use)."""
 
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self._producer: Producer | None = None
+    async def start(self) -> None: ...
+
+    async def publish(self, item: dict[str, Any]) -> Any: ...
+
+    async def flush(self) -> None: ...
+
+
+class _Commands:
+    """Publishes profile commands on the commands topic."""
+
+    def __init__(self, producer: Publisher) -> None:
+        self._producer = producer
+        self._started = False
 
     async def send(self, space_id: str, profile_id: str, command: str, **fields: Any) -> str:
         key = f"api-{uuid.uuid4().hex}"
@@ -88,10 +103,9 @@ class _Commands:
             "command": command,
             **fields,
         }
-        if self._producer is None:
-            producer = Producer(self.settings)
-            await producer.__aenter__()
-            self._producer = producer
+        if not self._started:
+            await self._producer.start()
+            self._started = True
         try:
             await self._producer.publish(item)
         except InvalidItem as exc:
@@ -156,53 +170,12 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
     return block
 
 
-def _review_rows(store: Store, space_id: str, profile_id: str, rid: str) -> list[tuple]:
-    return store.query(
-        "SELECT status, reason, receipts, decision, explanation, created_at, resolved_at "
-        f"FROM review_requests FINAL WHERE space_id = {quote(space_id)} "
-        f"AND profile_id = {quote(profile_id)} AND id = {quote(rid)}"
-    ).rows
-
-
-_REVIEW_COLUMNS = [
-    "id", "space_id", "profile_id", "status", "reason", "receipts", "decision",
-    "explanation", "created_at", "resolved_at", "version",
-]  # fmt: skip
-
-
-def _open_review(store: Store, profile_id: str, body: ReviewRequestIn) -> dict[str, Any]:
-    rid = f"rr_{uuid.uuid4().hex[:20]}"
-    now = _now()
-    store.insert(
-        "review_requests",
-        [[rid, body.space_id, profile_id, "open", body.reason, list(body.receipts), "", [],
-          now, None, time.time_ns()]],
-        _REVIEW_COLUMNS,
-    )  # fmt: skip
-    return {"id": rid, "status": "open", "created_at": now.isoformat()}
-
-
-def _resolve_review(store: Store, profile_id: str, rid: str, body: ResolveRequest) -> dict:
-    rows = _review_rows(store, body.space_id, profile_id, rid)
-    if not rows:
-        raise _HttpError(404, {"error": f"no review request {rid!r} for this profile"})
-    status, reason, receipts, _, _, created_at, _ = rows[0]
-    if status == "resolved":
-        raise _HttpError(409, {"error": "the decision is recorded once; it is already resolved"})
-    now = _now()
-    store.insert(
-        "review_requests",
-        [[rid, body.space_id, profile_id, "resolved", reason, list(receipts), body.decision,
-          list(body.explanation), created_at, now, time.time_ns()]],
-        _REVIEW_COLUMNS,
-    )  # fmt: skip
-    return {"id": rid, "status": "resolved", "decision": body.decision,
-            "resolved_at": now.isoformat()}  # fmt: skip
-
-
-def register_pages(app: faust.App, settings: Settings, store: AsyncStore) -> None:
-    """Add the read side's routes to the worker's app."""
-    commands = _Commands(settings)
+def register_routes(
+    app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
+) -> None:
+    """Add the read side's routes to the worker's app; changes go out through
+    ``producer`` as commands."""
+    commands = _Commands(producer)
 
     def _json(view: View, data: Any, status: int = 200) -> Response:
         return view.bytes(
@@ -280,7 +253,7 @@ def register_pages(app: faust.App, settings: Settings, store: AsyncStore) -> Non
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ReviewRequestIn)
                 _space(settings, body.space_id)
-                return 201, await store.run(_open_review, store.store, profile_id, body)
+                return 201, await store.run(open_review, store.store, profile_id, body)
 
             return await _guard(self, work)
 
@@ -290,8 +263,13 @@ def register_pages(app: faust.App, settings: Settings, store: AsyncStore) -> Non
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ResolveRequest)
                 _space(settings, body.space_id)
-                return 200, await store.run(
-                    _resolve_review, store.store, profile_id, request_id, body
-                )
+                try:
+                    return 200, await store.run(
+                        resolve_review, store.store, profile_id, request_id, body
+                    )
+                except ReviewNotFound as exc:
+                    raise _HttpError(404, {"error": str(exc)}) from None
+                except ReviewAlreadyResolved as exc:
+                    raise _HttpError(409, {"error": str(exc)}) from None
 
             return await _guard(self, work)

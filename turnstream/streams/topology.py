@@ -1,15 +1,24 @@
-"""Topic names: one input topic per item type, plus fan-out and dead letters."""
+"""The topology, declared in one place: every topic, its key, and which processor reads
+and writes what (``turnstream topology`` prints it).
+
+Reading it tells where a change goes: a new item type is a new input topic that the
+ingest driver reads; a new derived table is written by the derivation driver.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["TopicNames"]
+from turnstream.config import Settings
+from turnstream.sinks.derivations import SIGNAL_COLUMNS
+from turnstream.sinks.schema import RAW_TABLES
+
+__all__ = ["Processor", "Topic", "TopicNames", "Topology", "topology_of"]
 
 
 @dataclass(frozen=True)
 class TopicNames:
-    """Every topic turnstream uses, under one prefix. All are keyed by profile id."""
+    """Every topic turnstream uses, under one prefix."""
 
     prefix: str = "turnstream"
 
@@ -36,3 +45,120 @@ class TopicNames:
     def dead_letters(self) -> str:
         """Refused and invalid messages with the reason and the original bytes."""
         return f"{self.prefix}.dead-letters"
+
+    @property
+    def every(self) -> tuple[str, ...]:
+        """Every topic, inputs first."""
+        return (*self.inputs, self.accepted, self.dead_letters, self.inferences)
+
+
+@dataclass(frozen=True)
+class Topic:
+    """A topic, what its messages are keyed by and what they hold."""
+
+    name: str
+    key: str
+    holds: str
+
+
+@dataclass(frozen=True)
+class Processor:
+    """Who reads which topics (in which consumer group) and writes which topics and tables."""
+
+    name: str
+    does: str
+    #: The consumer group ("" for a processor that only writes).
+    group: str = ""
+    reads: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()
+    tables: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Every topic and every processor of one deployment."""
+
+    names: TopicNames
+    topics: tuple[Topic, ...]
+    processors: tuple[Processor, ...]
+
+    def processor(self, name: str) -> Processor:
+        """The processor called ``name`` (KeyError for an unknown one)."""
+        for processor in self.processors:
+            if processor.name == name:
+                return processor
+        raise KeyError(name)
+
+    @property
+    def ingest(self) -> Processor:
+        """The ingest driver: input topics in, raw tables, accepted and dead letters out."""
+        return self.processor("ingest")
+
+    @property
+    def derivation(self) -> Processor:
+        """The derivation driver: accepted items in, derived tables and inferences out."""
+        return self.processor("derivation")
+
+    def render(self) -> str:
+        """The topology as text: the topics, then each processor's reads and writes."""
+        width = max(len(t.name) for t in self.topics)
+        lines = ["topics"]
+        lines += [f"  {t.name:<{width}}  key: {t.key}; {t.holds}" for t in self.topics]
+        for p in self.processors:
+            group = f" (consumer group {p.group})" if p.group else ""
+            lines += ["", f"{p.name}{group}: {p.does}"]
+            lines += [f"  reads   {', '.join(p.reads)}"] if p.reads else []
+            lines += [f"  writes  {', '.join(p.writes)}"] if p.writes else []
+            lines += [f"  tables  {', '.join(p.tables)}"] if p.tables else []
+        return "\n".join(lines) + "\n"
+
+
+def topology_of(settings: Settings) -> Topology:
+    """The topology of the configured deployment (``worker.topic_prefix``, ``app_id``)."""
+    names = TopicNames(settings.worker.topic_prefix)
+    app_id = settings.worker.app_id
+    by_profile = "profile id"
+    topics = (
+        *(
+            Topic(t, f"{by_profile} (as producers send it)", f"{t.split('.')[-1]} as published")
+            for t in names.inputs
+        ),
+        Topic(names.accepted, by_profile, "validated items without their handle"),
+        Topic(
+            names.dead_letters,
+            "the refused message's own key",
+            "reason, field path and the original bytes",
+        ),
+        Topic(names.inferences, by_profile, "every inference as derived"),
+    )
+    processors = (
+        Processor(
+            "producers",
+            "validate each item, key it by profile id, publish it (turnstream.producer)",
+            writes=names.inputs,
+        ),
+        Processor(
+            "ingest",
+            "validate, gate by features, de-duplicate, write the raw tables, erase, fan out",
+            group=app_id,
+            reads=names.inputs,
+            writes=(names.accepted, names.dead_letters),
+            tables=RAW_TABLES,
+        ),
+        Processor(
+            "derivation",
+            "hold sessions until their trigger, fold evidence, derive inferences",
+            # The group keeps its first name (committed offsets live under it).
+            group=f"{app_id}-signals",
+            reads=(names.accepted,),
+            writes=(names.inferences,),
+            tables=tuple(SIGNAL_COLUMNS),
+        ),
+        Processor(
+            "read side",
+            "the constraints block and the reviewable profile over HTTP; changes as commands",
+            writes=(names.input("command"),),
+            tables=("review_requests",),
+        ),
+    )
+    return Topology(names, topics, processors)

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from turnstream.jobs.priors import latest_priors, recompute_priors
+from turnstream.jobs.priors import recompute_priors
 from turnstream.jobs.retention import retention_check
+from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.store import Store
 

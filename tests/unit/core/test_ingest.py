@@ -10,8 +10,8 @@ import pytest
 from turnstream.config import Settings, SpaceConfig
 from turnstream.core.identity import profile_id_for
 from turnstream.core.ingest import Reason, Source, decide
+from turnstream.core.messages import accepted_for
 from turnstream.models import Handle
-from turnstream.streams.ingest_driver import accepted_for
 
 SETTINGS = Settings.model_validate(
     {

@@ -5,6 +5,7 @@ so the live driver and the replay driver run the same rules (docs/signals.md).
 """
 
 from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.events import (
     SignalEvent,
     events_from_accepted,
@@ -25,7 +26,7 @@ from turnstream.core.derivation.exposure import (
     weight,
     weight_micro,
 )
-from turnstream.core.derivation.inference import Evidence, Inference, derive, inference_id
+from turnstream.core.derivation.inference import Evidence, Inference, inference_id
 from turnstream.core.derivation.state import BucketState, ProfileState, fold
 from turnstream.core.derivation.triggers import (
     PendingSession,

@@ -16,9 +16,10 @@ from itertools import islice
 from typing import Any
 
 from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.events import SignalEvent
 from turnstream.core.derivation.exposure import ExposedItem
-from turnstream.core.derivation.inference import Inference, derive
+from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.state import ProfileState, fold
 from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
 

@@ -138,7 +138,7 @@ class ProfileState:
         return [] if bucket is None else already_presented(bucket.all_pages())
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-able form (a Faust table value), read back by :meth:`from_dict`."""
+        """The JSON-able form (saved in ``signal_state``), read back by :meth:`from_dict`."""
         return {
             "space_id": self.space_id,
             "profile_id": self.profile_id,

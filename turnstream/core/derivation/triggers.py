@@ -30,7 +30,7 @@ class PendingSession:
     keys: tuple[str, ...]
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON-able form (a Faust table value), read back by :meth:`from_dict`."""
+        """The JSON-able form, read back by :meth:`from_dict`."""
         return {
             "profile_id": self.profile_id,
             "session": self.session,
