@@ -26,12 +26,14 @@ class ReviewAlreadyResolved(TurnstreamError):
     """The request's decision is recorded already (it is recorded once)."""
 
 
-def _review_rows(store: Store, space_id: str, profile_id: str, rid: str) -> list[tuple]:
-    return store.query(
-        "SELECT status, reason, receipts, decision, explanation, created_at, resolved_at "
+def _current(store: Store, space_id: str, profile_id: str, rid: str) -> dict[str, Any] | None:
+    """The request's current row, by column name (None: no such request)."""
+    rows = store.query(
+        "SELECT status, reason, receipts, created_at "
         f"FROM review_requests FINAL WHERE space_id = {quote(space_id)} "
         f"AND profile_id = {quote(profile_id)} AND id = {quote(rid)}"
-    ).rows
+    ).as_dicts()
+    return rows[0] if rows else None
 
 
 _REVIEW_COLUMNS = [
@@ -41,6 +43,7 @@ _REVIEW_COLUMNS = [
 
 
 def open_review(store: Store, profile_id: str, body: ReviewRequestIn) -> dict[str, Any]:
+    """Open a review request (blocking); its id, status and time."""
     rid = f"rr_{uuid.uuid4().hex[:20]}"
     now = datetime.now(UTC)
     store.insert(
@@ -53,17 +56,18 @@ def open_review(store: Store, profile_id: str, body: ReviewRequestIn) -> dict[st
 
 
 def resolve_review(store: Store, profile_id: str, rid: str, body: ResolveRequest) -> dict:
-    rows = _review_rows(store, body.space_id, profile_id, rid)
-    if not rows:
+    """Record the request's decision, once (blocking)."""
+    current = _current(store, body.space_id, profile_id, rid)
+    if current is None:
         raise ReviewNotFound(f"no review request {rid!r} for this profile")
-    status, reason, receipts, _, _, created_at, _ = rows[0]
-    if status == "resolved":
+    if current["status"] == "resolved":
         raise ReviewAlreadyResolved("the decision is recorded once; it is already resolved")
     now = datetime.now(UTC)
     store.insert(
         "review_requests",
-        [[rid, body.space_id, profile_id, "resolved", reason, list(receipts), body.decision,
-          list(body.explanation), created_at, now, time.time_ns()]],
+        [[rid, body.space_id, profile_id, "resolved", current["reason"],
+          list(current["receipts"]), body.decision, list(body.explanation),
+          current["created_at"], now, time.time_ns()]],
         _REVIEW_COLUMNS,
     )  # fmt: skip
     return {"id": rid, "status": "resolved", "decision": body.decision,
