@@ -46,9 +46,8 @@ def test_one_profile_id_in_two_spaces(deployment_factory) -> None:  # type: igno
     deployment.drain_signals(timeout=60)
     # Later items of both spaces are still derived: the loop did not stall on the first.
     deployment.publish(_clicks("acme", "after", 2))
-    # Ingest first: its commit follows the fan-out, so the accepted topic then holds the
-    # new items, and the derivation group's lag counts them (checked at once, the lag
-    # could still be 0 while the items wait in the ingest batch).
+    # The accepted topic grows only once ingestion has fanned the new items out: wait for
+    # that first, or the derivation group may look drained against the old end offsets.
     deployment.drain()
     deployment.drain_signals(timeout=60)
 
