@@ -248,7 +248,7 @@ def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestDriver]
 
 
 def records(lines: Sequence[bytes], topic: str, start: int = 0) -> list[Any]:
-    """The lines as the consumer records the ingest loop takes (four partitions)."""
+    """The lines as the consumer records the ingest driver takes (four partitions)."""
     return [
         SimpleNamespace(topic=topic, partition=n % 4, offset=start + n, value=line, key=None)
         for n, line in enumerate(lines)

@@ -1,4 +1,4 @@
-"""``turnstream worker`` with the ingest loop's batch steps timed (for bench/batch_phases.py).
+"""``turnstream worker`` with the ingest driver's batch steps timed (for bench/batch_phases.py).
 
     python bench/_timed_worker.py FANOUT_BATCH_BYTES CONFIG OUT.json
 

@@ -1,4 +1,4 @@
-"""Where one batch's time goes in the ingest loop, and what each raw-table insert costs.
+"""Where one batch's time goes in the ingest driver, and what each raw-table insert costs.
 
     .venv/bin/python bench/batch_phases.py [ITEMS]
 

@@ -15,8 +15,8 @@ erasure on people not erased yet, REPS times (default 3) each:
   disk; the figure in brackets is the mask alone);
 * after: ``erase_subject`` for one person, ``erase_subjects`` for ten in one call.
 
-Ten people the old way is timed once (ten times one). The ingest loop runs an erasure on
-its store thread, so ingestion (and the signals loop) wait for it; the time per
+Ten people the old way is timed once (ten times one). The ingest driver runs an erasure on
+its store thread, so ingestion (and the derivation driver) wait for it; the time per
 1,000-message batch written is printed next to it. Prints figures; asserts nothing.
 """
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/fanout_batch.py [ITEMS] [--reps 3]
 
-The ingest loop's fan-out producer now batches up to ``FANOUT_BATCH_BYTES`` (512 KiB) per
+The ingest driver's fan-out producer now batches up to ``FANOUT_BATCH_BYTES`` (512 KiB) per
 partition; aiokafka's default is 16 KiB. This runs the same worker both ways, alternating
 (the machine may be shared: alternating spreads its noise over both), on ITEMS (default
 60,000) ``mixed_items`` lines published to a fresh deployment each time, and prints the

@@ -3,7 +3,7 @@
     .venv/bin/python bench/hot_path.py [ITEMS] [--batch-sizes 1000,5000] [--profile]
 
 Feeds ITEMS (default 40,000) ``mixed_items`` lines, as consumer records, through what
-the worker's ingest loop calls for each batch, timing each call:
+the worker's ingest driver calls for each batch, timing each call:
 
 * ``prepare``: validate (pydantic), gate, profile id (HMAC), rows and fan-out messages;
   pure Python, on the worker's prepare thread;
