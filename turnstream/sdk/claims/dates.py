@@ -114,10 +114,11 @@ def read_dates(taken: Taken, lang: Language, runs: list[int]) -> None:
     for start in runs:
         if not taken.free(start, start + 1):
             continue
-        if lang == "en" and (at := _month_before(text, start, months)) is not None:
-            if (m := _WRITTEN_MDY.match(text, at)) and taken.free(m.start(), m.end()):
-                _written(taken, m, months, mdy=True)
-                continue
+        at = _month_before(text, start, months) if lang == "en" else None
+        m = _WRITTEN_MDY.match(text, at) if at is not None else None
+        if m is not None and taken.free(m.start(), m.end()):
+            _written(taken, m, months, mdy=True)
+            continue
         if (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
             _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
         elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from turnstream.sdk.claims.mention import Language
 from turnstream.sdk.claims.spans import Taken
 
 __all__ = ["read_codes", "read_labels"]
@@ -109,6 +110,9 @@ _CODE = re.compile(r"[A-Za-z0-9]+(?:[-_/.][A-Za-z0-9]+)*(?![\w-])")
 _DIGIT_CODE = re.compile(r"[0-9]+(?:(?:[-./][0-9]+){2,}|/[0-9]{4,})(?![\w-]|[.,][0-9])")
 
 
+_ZIP4 = re.compile(r"[0-9]{5}-[0-9]{4}")
+
+
 def _digits(text: str) -> int:
     return sum(c.isdigit() for c in text)
 
@@ -123,7 +127,7 @@ def _glued(text: str, start: int) -> bool:
     return before in ".,-/" and start > 1 and text[start - 2].isalnum()
 
 
-def read_labels(taken: Taken, runs: list[int]) -> None:
+def read_labels(taken: Taken, runs: list[int], lang: Language) -> None:
     """Add the labels by shape (case number, id, phone, postal code, time) and by word before."""
     text = taken.text
     mask = taken.mask
@@ -132,10 +136,10 @@ def read_labels(taken: Taken, runs: list[int]) -> None:
             continue
         before = text[start - 1] if start else " "
         if before in "+(":
-            if not _glued(text, start - 1) and _shape(taken, start - 1):
+            if not _glued(text, start - 1) and _shape(taken, start - 1, lang):
                 continue
         elif before.isspace() or not _glued(text, start):
-            if _shape(taken, start):
+            if _shape(taken, start, lang):
                 continue
         elif (at := _token_start_before(text, start)) < start and not _glued(text, at):
             _by_word(taken, at, _words_before(text, at))
@@ -149,7 +153,7 @@ def read_labels(taken: Taken, runs: list[int]) -> None:
                 _by_word(taken, start, words)
 
 
-def _shape(taken: Taken, at: int) -> bool:
+def _shape(taken: Taken, at: int, lang: Language) -> bool:
     text = taken.text
     m = _SHAPE.match(text, at)
     if m is None:
@@ -160,6 +164,8 @@ def _shape(taken: Taken, at: int) -> bool:
         not 8 <= _digits(found) <= 15 or re.fullmatch(r"(19|20)[0-9]{2}-(19|20)[0-9]{2}", found)
     ):
         return False  # too short or long for a phone; "2024-2025" is two years
+    if kind == "phone" and lang == "en" and _ZIP4.fullmatch(found):
+        kind = "postal_code"  # 90210-1234: a ZIP+4 in English, a mobile number in Brazil
     return taken.label(at, m.end(), kind)
 
 

@@ -33,7 +33,7 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
         return []
     taken = Taken(text)
     runs = [m.start() for m in _RUN.finditer(text)]  # the one scan of the whole text
-    read_labels(taken, runs)
+    read_labels(taken, runs, lang)
     read_dates(taken, lang, runs)
     nums = numerals(text, lang, runs)
     read_amounts(taken, nums)

@@ -96,8 +96,8 @@ _WORDS_RE = {
     for lang, words in _WORDS.items()
     for alt in ["|".join(sorted(words.split(), key=len, reverse=True))]
 }
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_ONES = "one two three four five six seven eight nine".split()
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 _HINTS = {
     lang: frozenset(words.split())
     | (frozenset(f"{t}-{u}" for t in _TENS for u in _ONES) if lang == "en" else frozenset())
