@@ -18,7 +18,7 @@ DIGITS = re.compile(
     r"(?:[0-9]{1,3}(?:[.,\u00a0\u202f\u2009][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)"
     r"(?![0-9])"
 )
-_GROUP_SPACES = str.maketrans("", "", "\u00a0\u202f\u2009")
+_GROUP_SPACES = str.maketrans("", "", "\u00a0\u202f\u2009 ")
 
 # Words that scale the number before them: "R$ 2 mil", "1,5 milhão", "3 million".
 _SCALES: dict[Language, dict[str, int]] = {
@@ -79,7 +79,7 @@ _WORDS: dict[Language, str] = {
     "mil milhão milhões",
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
-    "ninety hundred thousand million",
+    "ninety hundred thousand million billion trillion",
     "es": "cero un uno una dos tres cuatro cinco seis siete ocho nueve diez once doce trece "
     "catorce quince dieciséis dieciseis diecisiete dieciocho diecinueve veinte veintiuno veintiún "
     "veintiuna veintidós veintidos veintitrés veintitres veinticuatro veinticinco veintiséis "
@@ -164,6 +164,8 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
     for start in runs:
         if start < covered or (m := DIGITS.match(text, start)) is None:
             continue
+        if (spaced := _SPACED.match(text, start)) and _spaced_ok(text, spaced, lang):
+            m = spaced
         raw = m.group()
         value, decimals = parse_digits(raw, lang)
         end = covered = m.end()
@@ -227,6 +229,8 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
             words = text[m.start() : cut].lower()
             if lang != "en":
                 words = words.replace("-", " ")
+            if lang == "es":  # text2num reads "veintitrés" only with its accent
+                words = " ".join(_ES_ACCENTS.get(w, w) for w in words.split())
             try:
                 found.append((m.start(), cut, text2num(words, lang)))
             except ValueError:
@@ -237,6 +241,31 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
 
 
 _WORD = re.compile(r"[^\W\d_]+")
+_ES_ACCENTS = {
+    "veintidos": "veintidós",
+    "veintitres": "veintitrés",
+    "veintiseis": "veintiséis",
+    "dieciseis": "dieciséis",
+    "veintiun": "veintiún",
+}
+# Thousands grouped by a plain space ("9 800 Kč", "17 940,00 €", the SI and RAE style) are
+# one number only with a currency around them or decimals after them: "entre 3 500 pessoas"
+# stays two numbers.
+_SPACED = re.compile(r"[0-9]{1,3}(?: [0-9]{3})+(?:,[0-9]{1,2}|\.[0-9]{2})?(?![0-9]|[.,][0-9])")
+
+
+def _spaced_ok(text: str, m: re.Match[str], lang: Language) -> bool:
+    from turnstream.sdk.claims.units import currency_before, unit_after
+
+    raw = m.group()
+    if raw[-3:-2] in ",." or raw[-2:-1] == ",":
+        return True
+    after = unit_after(text, m.end())
+    return (after is not None and after[1].cls == "money") or currency_before(
+        text, m.start()
+    ) is not None
+
+
 _MONEY_BEFORE = re.compile(r"[$€£¥][ \u00a0]?\Z")
 
 

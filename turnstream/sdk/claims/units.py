@@ -62,9 +62,8 @@ def _symbols() -> dict[str, str]:
 
 
 # A currency before the number: an ISO code or a symbol (one to three letters then a sign).
-_BEFORE = re.compile(
-    r"(?<![^\W\d_])([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?\Z"
-)
+_SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳"
+_BEFORE = re.compile(rf"(?<![^\W\d_])([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z")
 
 
 def currency_before(text: str, start: int) -> tuple[int, str] | None:
@@ -72,7 +71,8 @@ def currency_before(text: str, start: int) -> tuple[int, str] | None:
     m = _BEFORE.search(text, max(0, start - 5), start)
     if m is None:
         return None
-    code = _symbols().get(m.group(1))
+    sign = m.group(1)
+    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
     return None if code is None else (m.start(), code)
 
 
@@ -196,7 +196,7 @@ _UNITS = _entries()
 # anchored match and two dict look-ups; an alternation of the 250 spellings took 19 us a
 # number, this takes about 1.
 _NEXT = re.compile(
-    r"[ \u00a0\u202f]?(?:(?P<sign>[%€£\u00d7]|[°º][CcFf](?!\w))"
+    r"[ \u00a0\u202f]?(?:(?P<sign>[%\u00d7]|[€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳$]|[°º][CcFf](?!\w))"
     r"|(?P<w1>[^\W\d_]+(?:[23](?!\w))?)(?:(?P<sep>[ /])(?P<w2>[^\W\d_]+))?)"
 )
 _GLUED = frozenset({"x", "\u00d7"})  # "10x" is installments; "10 x 20 cm" is not
@@ -209,6 +209,8 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
         return None
     if m["sign"]:
         word, stop = m["sign"].lower(), m.end("sign")
+        if word in _SIGNS and word not in _UNITS:  # any currency sign after the number
+            return stop, Unit("money", _symbols().get(word, word))
     else:
         w1 = m["w1"]
         if m["w2"] and (two := f"{w1}{m['sep']}{m['w2']}".lower()) in _UNITS:
@@ -226,7 +228,7 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
     return None if unit is None else (stop, unit)
 
 
-_AT = re.compile(r"([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?(?=[0-9])")
+_AT = re.compile(rf"([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?(?=[0-9])")
 
 
 def currency_at(text: str, start: int) -> tuple[int, str] | None:
@@ -234,5 +236,6 @@ def currency_at(text: str, start: int) -> tuple[int, str] | None:
     m = _AT.match(text, start)
     if m is None:
         return None
-    code = _symbols().get(m.group(1))
+    sign = m.group(1)
+    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
     return None if code is None else (m.end(), code)

@@ -130,11 +130,11 @@ def test_a_pipe_gets_each_answer_before_the_next_line_is_sent(tmp_path):
         env=env,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    proc.stdin.write('{"text": "Custa R$ 5,00"}\n'.encode())
+    proc.stdin.write(b'{"text": "Custa R$ 5,00"}\n')
     proc.stdin.flush()
     first = json.loads(proc.stdout.readline())  # would block if the command buffered
     assert first["mentions"][0]["value"] == 5.0
-    proc.stdin.write('{"text": "20%"}\n'.encode())
+    proc.stdin.write(b'{"text": "20%"}\n')
     proc.stdin.close()
     second = json.loads(proc.stdout.readline())
     assert second["mentions"][0]["unit"] == "%"
