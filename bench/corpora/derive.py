@@ -34,7 +34,7 @@ def literal(node: ast.AST) -> object:
         if name == "Decimal":
             return float(args[0])
         if name == "datetime":
-            return "%04d-%02d-%02d" % tuple(args[:3])
+            return f"{args[0]:04d}-{args[1]:02d}-{args[2]:02d}"
         raise ValueError(name)
     if isinstance(node, ast.List | ast.Tuple):
         return [literal(e) for e in node.elts]
