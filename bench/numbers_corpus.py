@@ -92,7 +92,7 @@ def main() -> None:
     header = "corpus          lang class      exp  pred  P(span) R(span) P(value) R(value)"
     totals: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for path in sorted(CORPORA.glob("*.jsonl")):
-        if path.stem == "excluded":
+        if path.stem.startswith("excluded"):
             continue
         cases = [json.loads(line) for line in path.open(encoding="utf-8")]
         if args.split != "all":
@@ -112,7 +112,11 @@ def main() -> None:
             f"  {_ratio(c['span'], c['predicted'])}  {_ratio(c['span'], c['expected'])}"
             f"   {_ratio(c['value'], c['predicted'])}   {_ratio(c['value'], c['expected'])}"
         )
-    excluded = [json.loads(line) for line in (CORPORA / "excluded.jsonl").open(encoding="utf-8")]
+    excluded = [
+        json.loads(line)
+        for path in sorted(CORPORA.glob("excluded*.jsonl"))
+        for line in path.open(encoding="utf-8")
+    ]
     print(f"\nexcluded cases: {len(excluded)}")
     for reason, n in collections.Counter(e["reason"] for e in excluded).most_common():
         print(f"  {n:4d}  {reason}")

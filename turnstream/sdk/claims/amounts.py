@@ -22,6 +22,11 @@ _JOIN = re.compile(
 _BETWEEN = re.compile(r"(?:entre|between)\s+\Z", re.IGNORECASE)
 _AND = frozenset({"e", "and", "y"})
 _OF = re.compile(r"\s+(?:de|of)\s+", re.IGNORECASE)  # "2 milhões de reais"
+_SCALE_WORD = re.compile(
+    r"(?:mil|milhões|milhão|milhoes|milhao|bilhões|bilhão|million|billion|thousand|millones|"
+    r"millón)\Z",
+    re.IGNORECASE,
+)
 _BARE_TIME = frozenset({"day", "week", "month", "year"})
 _SIGN = frozenset("-\u2212")
 
@@ -39,7 +44,8 @@ class _Side:
         if prefix is not None:
             self.start, self.unit = prefix[0], Unit("money", prefix[1])
         after = unit_after(text, num.end)
-        if after is None and num.scaled and (of := _OF.match(text, num.end)):
+        scaled = num.scaled or (num.in_words and _SCALE_WORD.search(text, num.start, num.end))
+        if after is None and scaled and (of := _OF.match(text, num.end)):
             after = unit_after(text, of.end() - 1)
         if after is not None and (self.unit is None or after[1].cls == "money"):
             self.end = after[0]
@@ -102,6 +108,9 @@ def _mention(text: str, one: _Side, two: _Side | None) -> Mention | None:
         start, value = start - 1, -value
     if two is not None:
         value = (one.num.value, two.num.value)
+    if unit.kind == "cents":  # "50 centavos" is 0.50 of the currency
+        value = tuple(v / 100 for v in value) if isinstance(value, tuple) else value / 100
+        unit = Unit("money", None)
     return Mention(
         start, end, text[start:end], unit.cls, value, unit.unit, unit.kind, two is not None, words
     )

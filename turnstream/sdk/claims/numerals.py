@@ -76,7 +76,7 @@ _WORDS: dict[Language, str] = {
     "vinte trinta quarenta cinquenta cinqüenta sessenta setenta oitenta noventa cem cento "
     "duzentos duzentas trezentos trezentas quatrocentos quatrocentas quinhentos quinhentas "
     "seiscentos seiscentas setecentos setecentas oitocentos oitocentas novecentos novecentas "
-    "mil milhão milhões",
+    "mil milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes",
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
     "ninety hundred thousand million billion trillion",
@@ -175,7 +175,7 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
             word = s.group(1).lower()
             glued = s.start(1) == end
             if word not in _GLUED_ONLY or (glued and _money_before(text, m.start())):
-                value = value * scales[word]
+                value = round(value * scales[word], 6)  # 16.4 * 10**6 is 16399999.999999998
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 end, scaled, decimals = s.end(), word, 0
@@ -229,8 +229,8 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
             words = text[m.start() : cut].lower()
             if lang != "en":
                 words = words.replace("-", " ")
-            if lang == "es":  # text2num reads "veintitrés" only with its accent
-                words = " ".join(_ES_ACCENTS.get(w, w) for w in words.split())
+            if lang != "en":  # text2num reads "veintitrés", "milhões" only with their accents
+                words = " ".join(_ACCENTS.get(w, w) for w in words.split())
             try:
                 found.append((m.start(), cut, text2num(words, lang)))
             except ValueError:
@@ -241,7 +241,11 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
 
 
 _WORD = re.compile(r"[^\W\d_]+")
-_ES_ACCENTS = {
+_ACCENTS = {
+    "milhao": "milhão",
+    "milhoes": "milhões",
+    "bilhao": "bilhão",
+    "bilhoes": "bilhões",
     "veintidos": "veintidós",
     "veintitres": "veintitrés",
     "veintiseis": "veintiséis",

@@ -66,13 +66,21 @@ _SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮�
 _BEFORE = re.compile(rf"(?<![^\W\d_])([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z")
 
 
+def _code(symbol: str) -> str | None:
+    """The ISO code of a symbol; an unknown prefix before a sign ("C$", "USD$") keeps the
+    sign's reading ("$")."""
+    code = _symbols().get(symbol)
+    if code is None and symbol[-1] in _SIGNS:
+        code = _symbols().get(symbol[-1], symbol[-1])
+    return code
+
+
 def currency_before(text: str, start: int) -> tuple[int, str] | None:
     """The currency written just before ``start``: (where it starts, its ISO code or "$")."""
     m = _BEFORE.search(text, max(0, start - 5), start)
     if m is None:
         return None
-    sign = m.group(1)
-    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
+    code = _code(m.group(1))
     return None if code is None else (m.start(), code)
 
 
@@ -178,6 +186,8 @@ def _entries() -> dict[str, Unit]:
         for unit, words in groups.items():
             for word in words.split("|"):
                 table[word] = Unit(cls, unit)  # type: ignore[arg-type]
+    for word in ("centavos", "centavo", "cents", "cent", "céntimos", "céntimo"):
+        table[word] = Unit("money", None, "cents")  # a hundredth of an unnamed currency
     for word in (
         "x",
         "\u00d7",
@@ -236,6 +246,5 @@ def currency_at(text: str, start: int) -> tuple[int, str] | None:
     m = _AT.match(text, start)
     if m is None:
         return None
-    sign = m.group(1)
-    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
+    code = _code(m.group(1))
     return None if code is None else (m.end(), code)

@@ -227,3 +227,39 @@ def test_numbers_in_words_before_a_unit(lang, text, fragment, cls, value, unit):
 )
 def test_numbers_in_words_without_a_unit_are_not_read(lang, text):
     assert read(text, lang) == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("pt", "A ação subiu 50 centavos", "50 centavos", 0.5, None),
+        ("en", "It costs 99 cents", "99 cents", 0.99, None),
+        ("es", "Sube 20 céntimos", "20 céntimos", 0.2, None),
+        ("pt", "Oscila entre C$ 16,4 milhões", "C$ 16,4 milhões", 16_400_000, "$"),
+        ("pt", "Reduziria em USD$ 90 milhões", "USD$ 90 milhões", 90_000_000, "$"),
+        ("pt", "Uma ação de um bilhão de dólares", "um bilhão de dólares", 1_000_000_000, "USD"),
+        ("es", "Un premio de dos millones de euros", "dos millones de euros", 2_000_000, "EUR"),
+    ],
+)
+def test_cents_unknown_prefixes_before_a_sign_and_scales_in_words(
+    lang, text, fragment, value, unit
+):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("money", value, unit)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("es", "Precio: 17 940,00 €", "17 940,00 €", 17940.0, "EUR"),
+        ("en", "Now 9 800 ₽ only", "9 800 ₽", 9800, "₽"),
+        ("pt", "Apenas € 1 250", "€ 1 250", 1250, "EUR"),
+    ],
+)
+def test_thousands_grouped_by_a_plain_space_with_a_currency(lang, text, fragment, value, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("money", value, unit)
+
+
+def test_a_plain_space_without_a_currency_keeps_two_numbers():
+    assert read("Vieram 3 500 pessoas", "pt") == [("500", "count", 500, None)]
