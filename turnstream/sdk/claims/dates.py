@@ -106,18 +106,30 @@ def _take(taken: Taken, start: int, end: int, value: str | None) -> None:
         taken.add(Mention(start, end, taken.text[start:end], "date", value, None))
 
 
-def read_dates(taken: Taken, lang: Language, runs: list[int]) -> None:
+_DATE_GOES_ON = frozenset("/.-ºª°sntreoSNTREO")
+
+
+def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> None:
     """Add every date still free; each is tried where a run of digits starts."""
     text = taken.text
     months = _MONTHS[lang]
     written = _WRITTEN_DMY[lang] if lang != "en" else _WRITTEN_EN_DMY
-    for start in runs:
-        if not taken.free(start, start + 1):
+    mask = taken.mask
+    for start, stop in runs:
+        if mask[start]:
             continue
         at = _month_before(text, start, months) if lang == "en" else None
         m = _WRITTEN_MDY.match(text, at) if at is not None else None
         if m is not None and taken.free(m.start(), m.end()):
             _written(taken, m, months, mdy=True)
+            continue
+        # A date goes on after its first digits with a separator, an ordinal mark, or a
+        # space and a word ("15 de", "15 mar", "10 a 15"); most runs stop at once here.
+        after = text[stop : stop + 1]
+        if after.isspace():
+            if not text[stop + 1 : stop + 2].isalpha():
+                continue
+        elif not after or after not in _DATE_GOES_ON:
             continue
         if (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
             _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))

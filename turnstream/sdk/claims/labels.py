@@ -94,6 +94,16 @@ _LINKS = frozenset({"do", "da", "de", "del", "of", "the", "o", "el"})
 _PLURAL = frozenset({"arts.", "artigos", "articles", "artículos", "páginas", "pages", "págs."})
 # Kinds whose word is also a verb or common ("order 3 pizzas", "código 7") need a marker,
 # or four characters or more.
+# The last words before a number that may make it a label: keywords (and the last word of
+# the two-word ones), markers, the words before an hour, links ("número do pedido").
+_RELEVANT = frozenset(
+    {key.split()[-1] for key in _BEFORE}
+    | _MARKERS
+    | {"às", "as", "das", "las", "at"}
+    | {"do", "da", "de", "del", "of", "the", "o", "el", ""}
+    | {f"{key}nº" for key in _BEFORE}
+    | {f"{key}n°" for key in _BEFORE}
+)
 _WEAK = frozenset({"order", "protocol", "case_number", "code"})
 _TOKEN = re.compile(r"[A-Za-z]{0,5}-?[0-9][0-9A-Za-z]*(?:[-./][0-9A-Za-z]+)*[ºª°]?")
 _PHONE = re.compile(r"\+?\(?[0-9][0-9() .-]{6,}[0-9]")
@@ -146,10 +156,12 @@ def read_labels(taken: Taken, runs: list[int], lang: Language) -> None:
             continue
         else:
             continue
-        # the words before matter only after a space or a marker ("às 15h", "nº 123", "#5")
+        # the words before matter only after a space or a marker ("às 15h", "nº 123", "#5"),
+        # and only when the last one can say something (most runs: no, at one set look-up)
         if before.isspace() or before in ":#ºª°§":
             words = _words_before(text, start)
-            if not _at_hour(taken, start, words):
+            last = words[-1].rstrip(":#").lstrip(_OPENERS) if words else None
+            if last in _RELEVANT and not _at_hour(taken, start, words):
                 _by_word(taken, start, words)
 
 

@@ -23,6 +23,7 @@ LANGUAGES: tuple[Language, ...] = ("pt", "en", "es")
 _WORD_AFTER = re.compile(r"[ \u00a0]+[^\W\d_]")
 _DIGIT = re.compile(r"[0-9]")
 _RUN = re.compile(r"[0-9]+")
+_ADDRESS = re.compile(r"\b(?:[a-z][a-z0-9+.-]*://|www\.)\S+|[\w.+-]+@[\w-]+(?:\.[\w-]+)+", re.I)
 
 
 def read_numbers(text: str, lang: Language) -> list[Mention]:
@@ -32,9 +33,13 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
     if _DIGIT.search(text) is None and not _may_have_words(text):
         return []
     taken = Taken(text)
-    runs = [m.start() for m in _RUN.finditer(text)]  # the one scan of the whole text
+    if "://" in text or "www." in text or "@" in text:
+        for m in _ADDRESS.finditer(text):  # "%28" in a link or "joao2024@" are not numbers
+            taken.skip(m.start(), m.end())
+    spans = [m.span() for m in _RUN.finditer(text)]  # the one scan of the whole text
+    runs = [start for start, _ in spans]
     read_labels(taken, runs, lang)
-    read_dates(taken, lang, runs)
+    read_dates(taken, lang, spans)
     nums = numerals(text, lang, runs)
     read_amounts(taken, nums)
     read_codes(taken, runs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from text_to_num import text2num
@@ -181,10 +182,12 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
                 end, scaled, decimals = s.end(), word, 0
         plain = scaled is None and raw.isdigit()
         found.append(Numeral(m.start(), end, value, decimals, False, plain, scaled))
-    digit_spans = [(n.start, n.end) for n in found]
+    starts = [n.start for n in found]
     for start, end, value in _word_numerals(text, lang):
-        if not any(s < end and start < e for s, e in digit_spans):
-            found.append(Numeral(start, end, value, 0, True, False))
+        i = bisect_right(starts, end - 1)  # the numerals in digits that start before `end`
+        if i and found[i - 1].end > start:
+            continue  # overlaps one ("2 mil": "mil" is the scale of 2)
+        found.append(Numeral(start, end, value, 0, True, False))
     found.sort(key=lambda n: n.start)
     return found
 

@@ -29,6 +29,10 @@ class Taken:
         self.mentions.append(mention)
         return True
 
+    def skip(self, start: int, end: int) -> None:
+        """Mark ``text[start:end]`` read without a mention (a URL: its digits are no numbers)."""
+        self.mask[start:end] = b"\x01" * (end - start)
+
     def label(self, start: int, end: int, kind: str) -> bool:
         """Keep ``text[start:end]`` as a label of ``kind`` (its value is the text as written)."""
         text = self.text[start:end]

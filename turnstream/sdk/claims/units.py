@@ -217,6 +217,9 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
     m = _NEXT.match(text, end)
     if m is None:
         return None
+    if m["w1"] and text[m.end("w1") : m.end("w1") + 1] == "$" and not m["w2"]:
+        code = _code(m["w1"] + "$")  # "1 R$", "20 US$": a symbol after the number
+        return (m.end("w1") + 1, Unit("money", code)) if code else None
     if m["sign"]:
         word, stop = m["sign"].lower(), m.end("sign")
         if word in _SIGNS and word not in _UNITS:  # any currency sign after the number

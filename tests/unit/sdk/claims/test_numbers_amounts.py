@@ -263,3 +263,12 @@ def test_thousands_grouped_by_a_plain_space_with_a_currency(lang, text, fragment
 
 def test_a_plain_space_without_a_currency_keeps_two_numbers():
     assert read("Vieram 3 500 pessoas", "pt") == [("500", "count", 500, None)]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "unit"),
+    [("pt", "Custa 1 R$ só", "1 R$", "BRL"), ("es", "Son 20 US$ al mes", "20 US$", "USD")],
+)
+def test_a_symbol_with_letters_after_the_number(lang, text, fragment, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.unit) == ("money", unit)
