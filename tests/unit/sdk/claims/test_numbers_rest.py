@@ -160,5 +160,8 @@ def test_text_without_numbers_reads_nothing():
 
 @pytest.mark.parametrize("lang", ["pt", "en", "es"])
 def test_digits_inside_links_and_e_mail_addresses_are_not_numbers(lang):
-    text = "See https://shop.example/p/998877?ref=%2810%29 or www.loja.com.br/12345, ana2024@mail.com; 10% off"
+    text = (
+        "See https://shop.example/p/998877?ref=%2810%29 or www.loja.com.br/12345, "
+        "ana2024@mail.com; 10% off"
+    )
     assert read(text, lang) == [("10%", "percent", 10, "%")]
