@@ -165,13 +165,21 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
     for start in runs:
         if start < covered or (m := DIGITS.match(text, start)) is None:
             continue
-        if (spaced := _SPACED.match(text, start)) and _spaced_ok(text, spaced, lang):
+        after = text[m.end() : m.end() + 2]
+        if (
+            after[:1] == " "
+            and after[1:].isdigit()
+            and (spaced := _SPACED.match(text, start))
+            and _spaced_ok(text, spaced, lang)
+        ):
             m = spaced
+            after = text[m.end() : m.end() + 2]
         raw = m.group()
         value, decimals = parse_digits(raw, lang)
         end = covered = m.end()
         scaled = None
-        s = scale_re.match(text, end)
+        # a scale word follows a space or is glued ("2 mil", "$10k"); most numbers end at once
+        s = scale_re.match(text, end) if after[:1].isalpha() or after[:1] in " \u00a0" else None
         if s:
             word = s.group(1).lower()
             glued = s.start(1) == end
