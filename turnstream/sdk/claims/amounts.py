@@ -27,6 +27,8 @@ _SCALE_WORD = re.compile(
     r"millón)\Z",
     re.IGNORECASE,
 )
+# The number said again in words, between brackets, before the unit (legal style).
+_SAID = re.compile(r"[ \u00a0]?\([^()0-9]{2,60}\)")
 _BARE_TIME = frozenset({"day", "week", "month", "year"})
 _SIGN = frozenset("-\u2212")
 
@@ -44,6 +46,8 @@ class _Side:
         if prefix is not None:
             self.start, self.unit = prefix[0], Unit("money", prefix[1])
         after = unit_after(text, num.end)
+        if after is None and not num.in_words and (said := _SAID.match(text, num.end)):
+            after = unit_after(text, said.end())  # "30 (trinta) dias", "15 (quince) días"
         scaled = num.scaled or (num.in_words and _SCALE_WORD.search(text, num.start, num.end))
         if after is None and scaled and (of := _OF.match(text, num.end)):
             after = unit_after(text, of.end() - 1)

@@ -272,3 +272,16 @@ def test_a_plain_space_without_a_currency_keeps_two_numbers():
 def test_a_symbol_with_letters_after_the_number(lang, text, fragment, unit):
     m = mention(text, lang, fragment)
     assert (m.cls, m.unit) == ("money", unit)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("pt", "O prazo é de 30 (trinta) dias corridos.", "30 (trinta) dias corridos", 30, "day"),
+        ("es", "Tiene 15 (quince) días hábiles.", "15 (quince) días hábiles", 15, "business_day"),
+        ("en", "Within 10 (ten) business days.", "10 (ten) business days", 10, "business_day"),
+    ],
+)
+def test_a_number_said_again_in_brackets_before_its_unit(lang, text, fragment, value, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("duration", value, unit)

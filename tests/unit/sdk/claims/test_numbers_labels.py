@@ -25,6 +25,7 @@ from turnstream.sdk.claims.numbers import read_numbers
         ("pt", "Ligue (11) 91234-5678 agora", "(11) 91234-5678", "phone"),
         ("pt", "WhatsApp +55 11 91234-5678.", "+55 11 91234-5678", "phone"),
         ("en", "Call 555-123-4567 for help", "555-123-4567", "phone"),
+        ("en", "Call us at 1-800-555-0199, Mon-Fri", "1-800-555-0199", "phone"),
         ("es", "Llame al 912 345 678 hoy", "912 345 678", "phone"),
         ("pt", "Central 0800 123 4567, grátis", "0800 123 4567", "phone"),
         ("pt", "A loja abre às 10h e fecha 22:30", "22:30", "time"),
