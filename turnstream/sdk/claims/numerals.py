@@ -188,8 +188,19 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
                 if isinstance(value, float) and value.is_integer():
                     value = int(value)
                 end, scaled, decimals = s.end(), word, 0
-        plain = scaled is None and raw.isdigit()
-        found.append(Numeral(m.start(), end, value, decimals, False, plain, scaled))
+        begin = m.start()
+        if (
+            raw.isdigit()
+            and begin
+            and text[begin - 1] in ".,"
+            and (begin == 1 or text[begin - 2].isspace())
+        ):
+            # a decimal without its 0: ".75 €", ",25 ml" (a mark after a space, then digits)
+            begin, value, decimals = begin - 1, float(f"0.{raw}"), len(raw)
+            if scaled:
+                value = round(value * scales[scaled], 6)
+        plain = scaled is None and raw.isdigit() and begin == m.start()
+        found.append(Numeral(begin, end, value, decimals, False, plain, scaled))
     starts = [n.start for n in found]
     for start, end, value in _word_numerals(text, lang):
         i = bisect_right(starts, end - 1)  # the numerals in digits that start before `end`

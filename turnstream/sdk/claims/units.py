@@ -143,7 +143,11 @@ def _entries() -> dict[str, Unit]:
         "kg": "kg|quilos|quilo|kilos|kilo|quilogramas|kilograms|kilogramos|kgs",
         "g": "g|gramas|grama|grams|gram|gramos|gramo|gr",
         "t": "toneladas|tonelada|tons|ton|tonnes",
-        "km": "km|quilômetros|quilometros|quilômetro|kilometers|kilometres|kilómetros|kilometros",
+        "km": "km|quilômetros|quilometros|quilômetro|quilometro|kilometers|kilometres|"
+        "kilometer|kilometre|kilómetros|kilometros|kilómetro|kilometro",
+        "km²": "km²|km2|quilômetros quadrados|square kilometers|kilómetros cuadrados",
+        "cm²": "cm²|cm2",
+        "cm³": "cm³|cm3|cc",
         "m": "m|metros|metro|meters|metres|meter|metre",
         "cm": "cm|centímetros|centimetros|centimeters|centimetres",
         "mm": "mm|milímetros|milimetros|millimeters|millimetres",
@@ -167,12 +171,18 @@ def _entries() -> dict[str, Unit]:
         "°c": "°c|ºc|graus celsius",
         "°f": "°f|ºf",
         "in": "polegadas|polegada|inches|inch|pulgadas|pulgada",
-        "ft": "ft|feet|pés",
+        "ft": "ft|feet|foot|pés|pé|pies|pie",
+        "gal": "gal|galões|galoes|galão|galao|gallons|gallon|galones|galón",
+        "acre": "acres|acre",
+        "bbl": "barris|barril|barrels|barrel|barriles",
+        "bit": "bits|bit",
+        "byte": "bytes|byte",
+        "mph": "mph|milhas por hora|miles per hour|millas por hora",
         "lb": "lb|lbs|pounds",
         "oz": "oz|onças|onzas|ounces",
         "mp": "mp|megapixels",
         "kcal": "kcal|calorias|calories|calorías",
-        "mi": "miles|millas|milhas",
+        "mi": "miles|mile|millas|milla|milhas|milha",
     }
     table: dict[str, Unit] = {}
     for word, code in money.items():

@@ -285,3 +285,33 @@ def test_a_symbol_with_letters_after_the_number(lang, text, fragment, unit):
 def test_a_number_said_again_in_brackets_before_its_unit(lang, text, fragment, value, unit):
     m = mention(text, lang, fragment)
     assert (m.cls, m.value, m.unit) == ("duration", value, unit)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("pt", "Um aquário de 10 galões", "10 galões", 10, "gal"),
+        ("pt", "Fica a 325 quilometro daqui", "325 quilometro", 325, "km"),
+        ("pt", "Uma área de 190 km2", "190 km2", 190, "km²"),
+        ("pt", "Um asteroide de uma milha de largura", "uma milha", 1, "mi"),
+        ("en", "A 1,171 cc engine", "1,171 cc", 1171, "cm³"),
+        ("es", "Produce 500.000 barriles", "500.000 barriles", 500000, "bbl"),
+        ("en", "A 16 bits chip", "16 bits", 16, "bit"),
+    ],
+)
+def test_more_quantities(lang, text, fragment, value, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("quantity", value, unit)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "cls", "value"),
+    [
+        ("es", "Cuesta .75 € nada más", ".75 €", "money", 0.75),
+        ("pt", "São ,25 ml por dose", ",25 ml", "dosage", 0.25),
+        ("pt", "Uma taxa de ,5% ao mês", ",5%", "percent", 0.5),
+    ],
+)
+def test_a_decimal_without_its_leading_zero(lang, text, fragment, cls, value):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value) == (cls, value)
