@@ -19,6 +19,18 @@ DIGITS = re.compile(
     r"(?:[0-9]{1,3}(?:[.,\u00a0\u202f\u2009][0-9]{3})+(?:[.,][0-9]+)?|[0-9]+(?:[.,][0-9]+)?)"
     r"(?![0-9])"
 )
+# The same number without the look-behind (for one glued to a currency code).
+_BODY = re.compile(DIGITS.pattern.replace(r"(?<!\w)(?<![0-9][.,])", "", 1))
+_CODE_BEFORE = re.compile(r"(?<![^\W\d_])[A-Z]{3}\Z")
+
+
+def _iso_glued(text: str, start: int) -> bool:
+    from turnstream.sdk.claims.units import is_currency_code
+
+    m = _CODE_BEFORE.search(text, start - 3, start)
+    return m is not None and is_currency_code(m.group())
+
+
 _GROUP_SPACES = str.maketrans("", "", "\u00a0\u202f\u2009 ")
 
 # Words that scale the number before them: "R$ 2 mil", "1,5 milhão", "3 million".
@@ -163,8 +175,14 @@ def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
     scales = _SCALES[lang]
     covered = -1
     for start in runs:
-        if start < covered or (m := DIGITS.match(text, start)) is None:
+        if start < covered:
             continue
+        if (m := DIGITS.match(text, start)) is None:
+            # glued to an ISO code ("EUR29.66", "USD1,200"): the code stands, the number too
+            if not (start >= 3 and _iso_glued(text, start)):
+                continue
+            if (m := _BODY.match(text, start)) is None:
+                continue
         after = text[m.end() : m.end() + 2]
         if (
             after[:1] == " "

@@ -11,7 +11,7 @@ from babel.numbers import list_currencies
 
 from turnstream.sdk.claims.mention import NumberClass
 
-__all__ = ["Unit", "currency_at", "currency_before", "unit_after"]
+__all__ = ["Unit", "currency_at", "currency_before", "is_currency_code", "unit_after"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,11 @@ def _code(symbol: str) -> str | None:
     if code is None and symbol[-1] in _SIGNS:
         code = _symbols().get(symbol[-1], symbol[-1])
     return code
+
+
+def is_currency_code(word: str) -> bool:
+    """True for an ISO 4217 code (upper case) babel knows."""
+    return len(word) == 3 and word.isupper() and _symbols().get(word) == word
 
 
 def currency_before(text: str, start: int) -> tuple[int, str] | None:

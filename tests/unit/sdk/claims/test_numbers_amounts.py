@@ -315,3 +315,19 @@ def test_more_quantities(lang, text, fragment, value, unit):
 def test_a_decimal_without_its_leading_zero(lang, text, fragment, cls, value):
     m = mention(text, lang, fragment)
     assert (m.cls, m.value) == (cls, value)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("en", "Now EUR29.66 inc. VAT", "EUR29.66", 29.66, "EUR"),
+        ("pt", "Por BRL49,90 à vista", "BRL49,90", 49.9, "BRL"),
+    ],
+)
+def test_a_currency_code_glued_to_the_number(lang, text, fragment, value, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("money", value, unit)
+
+
+def test_letters_glued_to_digits_that_are_no_currency_code_make_a_code():
+    assert read("Modelo ABC123 em estoque", "pt") == [("ABC123", "label", "ABC123", None)]
