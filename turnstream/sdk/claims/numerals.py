@@ -109,13 +109,7 @@ _WORDS_RE = {
     for lang, words in _WORDS.items()
     for alt in ["|".join(sorted(words.split(), key=len, reverse=True))]
 }
-_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-_ONES = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
-_HINTS = {
-    lang: frozenset(words.split())
-    | (frozenset(f"{t}-{u}" for t in _TENS for u in _ONES) if lang == "en" else frozenset())
-    for lang, words in _WORDS.items()
-}
+_HINTS = {lang: frozenset(words.split()) for lang, words in _WORDS.items()}
 # "one" is also an article: alone, it counts only before a unit that is not a bare
 # day/week/month/year ("one business day" is a number, "um dia" is not).
 ARTICLES = frozenset({"um", "uma", "one", "un", "uno", "una"})
@@ -236,7 +230,7 @@ def _word_starts(text: str, lang: Language) -> list[int]:
     words over the whole text took 800 us.
     """
     low = text.lower()
-    hits = _HINTS[lang].intersection(low.split())
+    hits = _HINTS[lang].intersection(low.replace("-", " ").split())
     if not hits:
         return []
     if len(low) != len(text):  # lower() changed a length: positions would not line up

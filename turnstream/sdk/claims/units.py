@@ -147,7 +147,9 @@ def _entries() -> dict[str, Unit]:
     quantity = {
         "kg": "kg|quilos|quilo|kilos|kilo|quilogramas|kilograms|kilogramos|kgs",
         "g": "g|gramas|grama|grams|gram|gramos|gramo|gr",
-        "t": "toneladas|tonelada|tons|ton|tonnes",
+        "t": "toneladas|tonelada|tons|ton|tonnes|tonne|metric tons|metric ton|"
+        "toneladas métricas|tonelada métrica",
+        "ft³": "cubic feet|cubic foot|pés cúbicos|pies cúbicos",
         "km": "km|quilômetros|quilometros|quilômetro|quilometro|kilometers|kilometres|"
         "kilometer|kilometre|kilómetros|kilometros|kilómetro|kilometro",
         "km²": "km²|km2|quilômetros quadrados|square kilometers|kilómetros cuadrados",
@@ -183,8 +185,8 @@ def _entries() -> dict[str, Unit]:
         "bit": "bits|bit",
         "byte": "bytes|byte",
         "mph": "mph|milhas por hora|miles per hour|millas por hora",
-        "lb": "lb|lbs|pounds",
-        "oz": "oz|onças|onzas|ounces",
+        "lb": "lb|lbs|pounds|pound",
+        "oz": "oz|onças|onça|onzas|onza|ounces|ounce",
         "mp": "mp|megapixels",
         "kcal": "kcal|calorias|calories|calorías",
         "mi": "miles|mile|millas|milla|milhas|milha",
@@ -221,8 +223,9 @@ _UNITS = _entries()
 # anchored match and two dict look-ups; an alternation of the 250 spellings took 19 us a
 # number, this takes about 1.
 _NEXT = re.compile(
-    r"[ \u00a0\u202f]?(?:(?P<sign>[%\u00d7]|[€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳$]|[°º][CcFf](?!\w))"
-    r"|(?P<w1>[^\W\d_]+(?:[23](?!\w))?)(?:(?P<sep>[ /])(?P<w2>[^\W\d_]+))?)"
+    r"[ \u00a0\u202f]?(?P<sign>[%\u00d7]|[€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳$]|[°º][CcFf](?!\w))"
+    # a word unit may also follow a hyphen: "30-day returns", "a 10-gallon cooler"
+    r"|[ \u00a0\u202f-]?(?P<w1>[^\W\d_]+(?:[23](?!\w))?)(?:(?P<sep>[ /])(?P<w2>[^\W\d_]+))?"
 )
 _GLUED = frozenset({"x", "\u00d7"})  # "10x" is installments; "10 x 20 cm" is not
 

@@ -331,3 +331,22 @@ def test_a_currency_code_glued_to_the_number(lang, text, fragment, value, unit):
 
 def test_letters_glued_to_digits_that_are_no_currency_code_make_a_code():
     assert read("Modelo ABC123 em estoque", "pt") == [("ABC123", "label", "ABC123", None)]
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment", "cls", "value", "unit"),
+    [
+        ("Enjoy our 30-day returns", "30-day", "duration", 30, "day"),
+        ("Comes with a 2-year warranty", "2-year", "duration", 2, "year"),
+        ("A 10-gallon water cooler", "10-gallon", "quantity", 10, "gal"),
+        ("A three-ton truck", "three-ton", "quantity", 3, "t"),
+        ("Export 0.9 trillion cubic feet", "0.9 trillion cubic feet", "quantity", 9e11, "ft³"),
+    ],
+)
+def test_a_unit_after_a_hyphen_in_english(text, fragment, cls, value, unit):
+    m = mention(text, "en", fragment)
+    assert (m.cls, m.value, m.unit) == (cls, value, unit)
+
+
+def test_a_sign_after_a_hyphen_starts_the_other_end_of_a_range():
+    assert read("Pay $5-$10 today", "en") == [("$5-$10", "money", (5, 10), "$")]
