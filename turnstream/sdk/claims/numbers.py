@@ -40,7 +40,7 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
     runs = [start for start, _ in spans]
     read_labels(taken, runs, lang)
     read_dates(taken, lang, spans)
-    nums = numerals(text, lang, runs)
+    nums = numerals(text, lang, runs, taken.mask)
     read_amounts(taken, nums)
     read_codes(taken, runs)
     _read_rest(taken, nums)

@@ -159,17 +159,20 @@ def _number(head: str, tail: str) -> tuple[int | float, int]:
     return float(f"{head or '0'}.{tail or '0'}"), len(tail)
 
 
-def numerals(text: str, lang: Language, runs: list[int]) -> list[Numeral]:
+def numerals(
+    text: str, lang: Language, runs: list[int], read: bytearray | None = None
+) -> list[Numeral]:
     """Every numeral of ``text`` (digits, and runs of number words), in text order.
 
     ``runs`` are where the runs of digits start: every numeral in digits starts at one.
+    ``read`` marks the code points already read (labels, dates): runs there are skipped.
     """
     found: list[Numeral] = []
     scale_re = _SCALE_RE[lang]
     scales = _SCALES[lang]
     covered = -1
     for start in runs:
-        if start < covered:
+        if start < covered or (read is not None and read[start]):
             continue
         if (m := DIGITS.match(text, start)) is None:
             # glued to an ISO code ("EUR29.66", "USD1,200"): the code stands, the number too
