@@ -118,7 +118,9 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
     for start, stop in runs:
         if mask[start]:
             continue
-        at = _month_before(text, start, months) if lang == "en" else None
+        # "March 15": a month name, then a space, just before (English only)
+        month_first = lang == "en" and start > 1 and text[start - 1] == " "
+        at = _month_before(text, start, months) if month_first else None
         m = _WRITTEN_MDY.match(text, at) if at is not None else None
         if m is not None and taken.free(m.start(), m.end()):
             _written(taken, m, months, mdy=True)
@@ -131,11 +133,12 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
                 continue
         elif not after or after not in _DATE_GOES_ON:
             continue
-        if (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
+        separated = after in "/.-"
+        if separated and (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
             _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
         elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):
             _written(taken, m, months, mdy=False)
-        else:
+        elif separated:
             _numeric(taken, start, month_first=lang == "en")
 
 

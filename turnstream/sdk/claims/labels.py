@@ -137,11 +137,14 @@ def _glued(text: str, start: int) -> bool:
     return before in ".,-/" and start > 1 and text[start - 2].isalnum()
 
 
-def read_labels(taken: Taken, runs: list[int], lang: Language) -> None:
-    """Add the labels by shape (case number, id, phone, postal code, time) and by word before."""
+def read_labels(taken: Taken, runs: list[tuple[int, int]], lang: Language) -> None:
+    """Add the labels by shape (case number, id, phone, postal code, time) and by word before.
+
+    ``runs`` are the (start, end) of the runs of digits of the text.
+    """
     text = taken.text
     mask = taken.mask
-    for start in runs:
+    for start, stop in runs:
         if mask[start]:
             continue
         before = text[start - 1] if start else " "
@@ -149,7 +152,7 @@ def read_labels(taken: Taken, runs: list[int], lang: Language) -> None:
             if not _glued(text, start - 1) and _shape(taken, start - 1, lang):
                 continue
         elif before.isspace() or not _glued(text, start):
-            if _shape(taken, start, lang):
+            if _may_have_shape(text, stop) and _shape(taken, start, lang):
                 continue
         elif (at := _token_start_before(text, start)) < start and not _glued(text, at):
             _by_word(taken, at, _words_before(text, at))
@@ -158,11 +161,34 @@ def read_labels(taken: Taken, runs: list[int], lang: Language) -> None:
             continue
         # the words before matter only after a space or a marker ("às 15h", "nº 123", "#5"),
         # and only when the last one can say something (most runs: no, at one set look-up)
-        if before.isspace() or before in ":#ºª°§":
+        if (before.isspace() or before in ":#ºª°§") and _last_word(text, start) in _RELEVANT:
             words = _words_before(text, start)
-            last = words[-1].rstrip(":#").lstrip(_OPENERS) if words else None
-            if last in _RELEVANT and not _at_hour(taken, start, words):
+            if not _at_hour(taken, start, words):
                 _by_word(taken, start, words)
+
+
+def _may_have_shape(text: str, stop: int) -> bool:
+    """Whether a shape can start at the run of digits ending at ``stop``: every shape goes on
+    after its first run with a separator, "h", or a space and a digit or am/pm."""
+    after = text[stop : stop + 1]
+    if after == " ":
+        return text[stop + 1 : stop + 2] in _SPACE_THEN
+    return after != "" and after in _SHAPE_GOES_ON
+
+
+def _last_word(text: str, start: int) -> str:
+    """The word just before ``start`` (lower case, without ':' '#' or an opening bracket)."""
+    end = start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    begin = end
+    while begin > 0 and end - begin < 24 and not text[begin - 1].isspace():
+        begin -= 1
+    return text[begin:end].lower().rstrip(":#").lstrip(_OPENERS)
+
+
+_SHAPE_GOES_ON = frozenset("-.:/)hHaApP")
+_SPACE_THEN = frozenset("0123456789aApP")
 
 
 def _shape(taken: Taken, at: int, lang: Language) -> bool:

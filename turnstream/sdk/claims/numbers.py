@@ -38,7 +38,7 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
             taken.skip(m.start(), m.end())
     spans = [m.span() for m in _RUN.finditer(text)]  # the one scan of the whole text
     runs = [start for start, _ in spans]
-    read_labels(taken, runs, lang)
+    read_labels(taken, spans, lang)
     read_dates(taken, lang, spans)
     nums = numerals(text, lang, runs, taken.mask)
     read_amounts(taken, nums)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from text_to_num import text2num
 
@@ -115,9 +115,12 @@ _HINTS = {lang: frozenset(words.split()) for lang, words in _WORDS.items()}
 ARTICLES = frozenset({"um", "uma", "one", "un", "uno", "una"})
 
 
-@dataclass(frozen=True, slots=True)
-class Numeral:
-    """A number as written: digits (with a scale word) or words."""
+class Numeral(NamedTuple):
+    """A number as written: digits (with a scale word) or words.
+
+    A named tuple: one is made for every run of digits, and a frozen dataclass took ~1.5 us
+    to build against ~0.3 us for this.
+    """
 
     start: int
     end: int
