@@ -63,6 +63,7 @@ def _symbols() -> dict[str, str]:
 
 # A currency before the number: an ISO code or a symbol (one to three letters then a sign).
 _SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳"
+_SPACES = frozenset(" \u00a0\u202f")
 _BEFORE = re.compile(rf"(?<![^\W\d_])([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z")
 
 
@@ -82,6 +83,13 @@ def is_currency_code(word: str) -> bool:
 
 def currency_before(text: str, start: int) -> tuple[int, str] | None:
     """The currency written just before ``start``: (where it starts, its ISO code or "$")."""
+    # Every symbol ends in a sign or an upper-case letter (of a code): test that first, one
+    # character, before searching the window (most numbers have no currency before them).
+    last = text[start - 1 : start]
+    if last in _SPACES:
+        last = text[start - 2 : start - 1]
+    if not last or (last not in _SIGNS and not ("A" <= last <= "Z")):
+        return None
     m = _BEFORE.search(text, max(0, start - 5), start)
     if m is None:
         return None
