@@ -104,6 +104,7 @@ _RELEVANT = frozenset(
     | {f"{key}nº" for key in _BEFORE}
     | {f"{key}n°" for key in _BEFORE}
 )
+_KEY_LAST = frozenset(key.split()[-1] for key in _BEFORE) | _MARKERS
 _WEAK = frozenset({"order", "protocol", "case_number", "code"})
 _TOKEN = re.compile(r"[A-Za-z]{0,5}-?[0-9][0-9A-Za-z]*(?:[-./][0-9A-Za-z]+)*[ºª°]?")
 _PHONE = re.compile(r"\+?\(?[0-9][0-9() .-]{6,}[0-9]")
@@ -161,10 +162,16 @@ def read_labels(taken: Taken, runs: list[tuple[int, int]], lang: Language) -> No
             continue
         # the words before matter only after a space or a marker ("às 15h", "nº 123", "#5"),
         # and only when the last one can say something (most runs: no, at one set look-up)
-        if (before.isspace() or before in ":#ºª°§") and _last_word(text, start) in _RELEVANT:
-            words = _words_before(text, start)
-            if not _at_hour(taken, start, words):
-                _by_word(taken, start, words)
+        if not (before.isspace() or before in ":#ºª°§"):
+            continue
+        last = _last_word(text, start)
+        if last not in _RELEVANT:
+            continue
+        words = _words_before(text, start)
+        if last in _LINKS and not (len(words) > 1 and _key_word(words[-2])):
+            continue  # "de 3 a 5", "el 15": a link after no keyword
+        if not _at_hour(taken, start, words):
+            _by_word(taken, start, words)
 
 
 def _may_have_shape(text: str, stop: int) -> bool:
@@ -178,13 +185,8 @@ def _may_have_shape(text: str, stop: int) -> bool:
 
 def _last_word(text: str, start: int) -> str:
     """The word just before ``start`` (lower case, without ':' '#' or an opening bracket)."""
-    end = start
-    while end > 0 and text[end - 1].isspace():
-        end -= 1
-    begin = end
-    while begin > 0 and end - begin < 24 and not text[begin - 1].isspace():
-        begin -= 1
-    return text[begin:end].lower().rstrip(":#").lstrip(_OPENERS)
+    words = text[max(0, start - 32) : start].rsplit(None, 1)
+    return words[-1].lower().rstrip(":#").lstrip(_OPENERS) if words else ""
 
 
 _SHAPE_GOES_ON = frozenset("-.:/)hHaApP")
@@ -205,6 +207,10 @@ def _shape(taken: Taken, at: int, lang: Language) -> bool:
     if kind == "phone" and lang == "en" and _ZIP4.fullmatch(found):
         kind = "postal_code"  # 90210-1234: a ZIP+4 in English, a mobile number in Brazil
     return taken.label(at, m.end(), kind)
+
+
+def _key_word(word: str) -> bool:
+    return word.rstrip(":#").lstrip(_OPENERS) in _KEY_LAST
 
 
 def _words_before(text: str, start: int) -> list[str]:
