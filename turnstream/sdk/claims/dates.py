@@ -153,7 +153,7 @@ def _month_before(text: str, start: int, months: dict[str, int]) -> int | None:
     while i > 0 and word[i - 1].isalpha():
         i -= 1
     name = word[i:].lower()
-    if name in months or _plain(name) in months:
+    if name in months or (not name.isascii() and _plain(name) in months):
         return start - len(head) + i
     return None
 

@@ -288,7 +288,7 @@ def _by_word(taken: Taken, start: int, words: list[str]) -> None:
         return
     if not taken.label(start, end, kind):
         return
-    if any(w.rstrip(":") in _PLURAL for w in words[-3:]):
+    if not _PLURAL.isdisjoint(w.rstrip(":") for w in words[-3:]):
         pos = end
         while (more := _LIST_MORE.match(text, pos)) and taken.label(
             more.start(1), more.end(1), kind
