@@ -47,7 +47,7 @@ _NAME = "[A-Z][\\w'\u2019&.-]*"
 _VERSUS = (
     r"(?!(?:In|See|Cf|As|The|From|Under|Per|Em|En|Ver|Véase|Segundo|Según)\s)"
     rf"{_NAME}(?:\s+(?:{_NAME}|of|the|and|&))*?\s+v(?:s)?\.\s+{_NAME}"
-    rf"(?:\s+(?:of|the|for|and|&|{_NAME}))*(?:,\s*\d+\s+[A-Z][\w.]*\s+\d+(?:\s*\(\d{{4}}\))?)?"
+    rf"(?:\s+(?:(?:of|for|and|&)(?:\s+the)?\s+)?{_NAME})*(?:,\s*\d+\s+[A-Z][\w.]*\s+\d+(?:\s*\(\d{{4}}\))?)?"
 )
 _REPORTER = (
     r"\d+\s+(?:U\.S\.|S\.\s?Ct\.|F\.(?:2d|3d|4th)?|F\.\s?Supp\.(?:\s?2d|\s?3d)?)\s+\d+"

@@ -110,7 +110,7 @@ def same_value(mention: NumberMention, item: EvidenceValue) -> bool:
         ev = _date(iv)
         if not isinstance(mv, str) or ev is None:
             return False
-        return mv[2:] == ev[4:] if mv.startswith("--") else mv == ev
+        return mv[2:] == ev[5:] if mv.startswith("--") else mv == ev
     if isinstance(mv, tuple | list):
         return (
             isinstance(iv, tuple | list)
