@@ -20,7 +20,7 @@ from turnstream.sdk.claims.actions import (
     rewrite_text,
     unequivocal,
 )
-from turnstream.sdk.claims.contract import INTERNAL_TEXT, Contract, Language
+from turnstream.sdk.claims.contract import INTERNAL_TEXT, Contract, InternalText, Language
 from turnstream.sdk.claims.detect import Candidate, Detector, NumberMention
 from turnstream.sdk.claims.evidence import Evidence, StateRead
 from turnstream.sdk.claims.internal_text import find_repeats
@@ -98,8 +98,9 @@ def evaluate(
     edits: list[tuple[int, int, str]] = []
     discarded: list[int] = []
     redacted: list[tuple[int, int]] = []
-    if contract.internal_text is not None and internal:
-        n = contract.internal_text.n
+    if internal:
+        section = contract.internal_text or InternalText()
+        n = section.n
         for start, end in find_repeats(text, internal, n):
             redacted.append((start, end))
             records.append(
@@ -115,7 +116,7 @@ def evaluate(
                     {"kind": "internal_text", "n": n},
                 )
             )
-            edits.append((start, end, contract.internal_text.replace_with))
+            edits.append((start, end, section.replace_with))
     for cand in detector.detect(text, sentences, mentions, agent):
         if any(s < cand.end and cand.start < e for s, e in redacted):
             continue  # the passage is redacted: what it claimed never leaves
