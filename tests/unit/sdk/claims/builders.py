@@ -30,8 +30,9 @@ class Mention:
     in_words: bool = False
 
 
-def mention(text: str, written: str, cls: str, value: Any, unit: str | None = None,
-            nth: int = 0, **kw: Any) -> Mention:  # fmt: skip
+def mention(
+    text: str, written: str, cls: str, value: Any, unit: str | None = None, nth: int = 0, **kw: Any
+) -> Mention:
     """The ``nth`` occurrence of ``written`` in ``text`` as a mention."""
     starts = [m.start() for m in re.finditer(re.escape(written), text)]
     start = starts[nth]
@@ -81,9 +82,15 @@ PROMISE: dict[str, Any] = {
     "id": "action_promise",
     "agents": [],
     "detect": {
-        "terms": ["reservei", "enviei o link", "I reserved", "I sent the link", "reservé",
-                  "envié el enlace"],
-    },  # fmt: skip
+        "terms": [
+            "reservei",
+            "enviei o link",
+            "I reserved",
+            "I sent the link",
+            "reservé",
+            "envié el enlace",
+        ],
+    },
     "evidence": {"tool_any": ["reserve_item", "send_link"]},
     "actions": {"default": "warn"},
 }
@@ -120,10 +127,24 @@ def claims(
     )
 
 
-def value(field: str, cls: str, v: Any, *, age: float | None = 900, gaps: Sequence[str] = (),
-          obj: str | None = None, unit: str | None = None) -> dict[str, Any]:  # fmt: skip
-    out: dict[str, Any] = {"field": field, "class": cls, "value": v, "claim_age_s": age,
-                           "gaps": list(gaps), "unit": unit}  # fmt: skip
+def value(
+    field: str,
+    cls: str,
+    v: Any,
+    *,
+    age: float | None = 900,
+    gaps: Sequence[str] = (),
+    obj: str | None = None,
+    unit: str | None = None,
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "field": field,
+        "class": cls,
+        "value": v,
+        "claim_age_s": age,
+        "gaps": list(gaps),
+        "unit": unit,
+    }
     if obj is not None:
         out["object"] = obj
     return out

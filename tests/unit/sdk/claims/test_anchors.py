@@ -72,13 +72,24 @@ def test_a_changed_number_inside_the_passage_is_caught() -> None:
     assert changed.score >= 0.90 and not changed.numbers_match
 
 
-ANCHORED = dict(PROMISE, id="citation", detect={"patterns": ["article_citation"]},
-                evidence={"anchor": {}}, actions={"default": "discard_anchor_and_count"})  # fmt: skip
-LAW = "Art. 49. O consumidor pode desistir do contrato no prazo de 7 dias a contar de sua assinatura."
+ANCHORED = dict(
+    PROMISE,
+    id="citation",
+    detect={"patterns": ["article_citation"]},
+    evidence={"anchor": {}},
+    actions={"default": "discard_anchor_and_count"},
+)
+LAW = (
+    "Art. 49. O consumidor pode desistir do contrato no prazo de 7 dias a contar de sua assinatura."
+)
 
 
-def anchored(text: str, anchors: list[dict[str, Any]], docs: list[dict[str, Any]],
-             cat: dict[str, Any] = ANCHORED):  # fmt: skip
+def anchored(
+    text: str,
+    anchors: list[dict[str, Any]],
+    docs: list[dict[str, Any]],
+    cat: dict[str, Any] = ANCHORED,
+):
     return claims(categories=(cat,)).guard_text(
         text, context="chat", evidence=evidence(anchors=anchors, documents=docs)
     )
@@ -105,8 +116,11 @@ def test_anchor_verdicts_and_discard() -> None:
 def test_a_number_changed_inside_an_anchored_quote_does_not_stand() -> None:
     text = "Pelo art. 49 do CDC, o consumidor pode desistir do contrato no prazo de 9 dias."
     quote = "O consumidor pode desistir do contrato no prazo de 9 dias a contar de sua assinatura"
-    g = anchored(text, [{"start": 5, "end": 20, "quote": quote, "document": "cdc"}],
-                 [{"id": "cdc", "text": LAW}])  # fmt: skip
+    g = anchored(
+        text,
+        [{"start": 5, "end": 20, "quote": quote, "document": "cdc"}],
+        [{"id": "cdc", "text": LAW}],
+    )
     assert g.claims[0].evidence["score"] >= 0.9
     assert g.claims[0].verdict == "mismatch"
 
@@ -115,6 +129,10 @@ def test_the_category_threshold_replaces_090() -> None:
     strict = dict(ANCHORED, evidence={"anchor": {"threshold": 0.99}})
     text = "Pelo art. 49 do CDC, o consumidor pode desistir."
     quote = "O consumidor pode desistr do contrato no prazo de 7 dias"  # one letter missing
-    g = anchored(text, [{"start": 5, "end": 12, "quote": quote, "document": "cdc"}],
-                 [{"id": "cdc", "text": LAW}], strict)  # fmt: skip
+    g = anchored(
+        text,
+        [{"start": 5, "end": 12, "quote": quote, "document": "cdc"}],
+        [{"id": "cdc", "text": LAW}],
+        strict,
+    )
     assert g.claims[0].verdict == "below_threshold"

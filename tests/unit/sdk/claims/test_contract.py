@@ -76,7 +76,9 @@ def test_rewrite_if_unequivocal_is_never_the_default() -> None:
 
 def test_rewrite_if_unequivocal_only_for_contexts_listed_as_mutable() -> None:
     for ctx in ("proposal", "email"):  # immutable, and not listed at all
-        price = dict(PRICE, actions={"default": "warn", "contexts": {ctx: "rewrite_if_unequivocal"}})
+        price = dict(
+            PRICE, actions={"default": "warn", "contexts": {ctx: "rewrite_if_unequivocal"}}
+        )
         errors = refusal(doc(price))
         assert errors[0][0] == f"categories.0.actions.contexts.{ctx}"
         assert "outputs.mutable" in errors[0][1]

@@ -12,8 +12,13 @@ from turnstream.sdk.claims.sentences import sentence_spans
 from .builders import DEADLINE, PRICE, PROMISE, Mention, contract, mention
 
 
-def detect(text: str, mentions: list[Mention], *cats: dict[str, Any], lang: str = "pt",
-           agent: str | None = "sales") -> list[Candidate]:  # fmt: skip
+def detect(
+    text: str,
+    mentions: list[Mention],
+    *cats: dict[str, Any],
+    lang: str = "pt",
+    agent: str | None = "sales",
+) -> list[Candidate]:
     return Detector(contract(*cats)).detect(text, sentence_spans(text, lang), mentions, agent)
 
 
@@ -36,10 +41,16 @@ def test_the_spec_example_gives_list_and_sale_roles() -> None:
 
 def test_the_same_in_english_and_spanish_terms() -> None:
     text = "It was $249.90, now $199.90."
-    ms = [mention(text, "$249.90", "money", 249.9, "$"), mention(text, "$199.90", "money", 199.9, "$")]
+    ms = [
+        mention(text, "$249.90", "money", 249.9, "$"),
+        mention(text, "$199.90", "money", 199.9, "$"),
+    ]
     assert roles(text, ms, "en") == [("price_list", ()), ("price_sale", ())]
     text = "Antes $ 249,90, ahora sale por $ 199,90."
-    ms = [mention(text, "$ 249,90", "money", 249.9, "$"), mention(text, "$ 199,90", "money", 199.9, "$")]
+    ms = [
+        mention(text, "$ 249,90", "money", 249.9, "$"),
+        mention(text, "$ 199,90", "money", 199.9, "$"),
+    ]
     assert roles(text, ms, "es") == [("price_list", ()), ("price_sale", ())]
 
 
@@ -96,11 +107,16 @@ def test_with_terms_a_number_counts_only_in_a_sentence_holding_one() -> None:
 
 def test_terms_match_whole_words_without_case_or_accents() -> None:
     text = "ENTREGA EM 3 DIAS. Entregamos em 4 dias."  # "Entregamos" is not the term "entrega"
-    ms = [mention(text, "3 DIAS", "duration", 3, "day"), mention(text, "4 dias", "duration", 4, "day")]
+    ms = [
+        mention(text, "3 DIAS", "duration", 3, "day"),
+        mention(text, "4 dias", "duration", 4, "day"),
+    ]
     assert [c.value for c in detect(text, ms, DEADLINE)] == ["3"]
     text = "La entrega en 2 días."
-    assert [c.value for c in detect(text, [mention(text, "2 días", "duration", 2, "day")],
-                                    DEADLINE, lang="es")] == ["2"]  # fmt: skip
+    assert [
+        c.value
+        for c in detect(text, [mention(text, "2 días", "duration", 2, "day")], DEADLINE, lang="es")
+    ] == ["2"]
 
 
 def test_labels_are_never_claims_and_other_classes_are_not_this_category() -> None:
@@ -142,16 +158,25 @@ PRECEDENTS = dict(PROMISE, id="precedent", detect={"patterns": ["precedent_citat
     [
         ("Conforme o art. 5º da CF, todos são iguais.", "pt", "art. 5º da CF"),
         ("O artigo 49 do CDC dá sete dias.", "pt", "artigo 49 do CDC"),
-        ("Veja o art. 5º, inciso X, da Constituição Federal.", "pt",
-         "art. 5º, inciso X, da Constituição Federal"),
+        (
+            "Veja o art. 5º, inciso X, da Constituição Federal.",
+            "pt",
+            "art. 5º, inciso X, da Constituição Federal",
+        ),
         ("Article 12 of the GDPR applies here.", "en", "Article 12 of the GDPR"),
-        ("Under Section 230 of the Communications Decency Act, no.", "en",
-         "Section 230 of the Communications Decency Act"),
+        (
+            "Under Section 230 of the Communications Decency Act, no.",
+            "en",
+            "Section 230 of the Communications Decency Act",
+        ),
         ("Según el artículo 3 de la Ley 39/2015, procede.", "es", "artículo 3 de la Ley 39/2015"),
-        ("Lo dice el art. 14.2 del Estatuto de los Trabajadores.", "es",
-         "art. 14.2 del Estatuto de los Trabajadores"),
+        (
+            "Lo dice el art. 14.2 del Estatuto de los Trabajadores.",
+            "es",
+            "art. 14.2 del Estatuto de los Trabajadores",
+        ),
     ],
-)  # fmt: skip
+)
 def test_article_citations(text: str, lang: str, cite: str) -> None:
     assert [c.value for c in detect(text, [], ARTICLES, lang=lang)] == [cite]
 
@@ -162,13 +187,16 @@ def test_article_citations(text: str, lang: str, cite: str) -> None:
         ("Como decidiu o STJ no REsp 1.234.567/SP, cabe.", "pt", "REsp 1.234.567/SP"),
         ("Ver AgRg no AREsp 123.456/RJ.", "pt", "AgRg no AREsp 123.456/RJ"),
         ("A Súmula 331 do TST trata disso.", "pt", "Súmula 331 do TST"),
-        ("See Brown v. Board of Education, 347 U.S. 483 (1954).", "en",
-         "Brown v. Board of Education, 347 U.S. 483 (1954)"),
+        (
+            "See Brown v. Board of Education, 347 U.S. 483 (1954).",
+            "en",
+            "Brown v. Board of Education, 347 U.S. 483 (1954)",
+        ),
         ("As held in Roe v. Wade the Court.", "en", "Roe v. Wade"),
         ("La STS 123/2020 lo aclara.", "es", "STS 123/2020"),
         ("Según la sentencia 45/2019 del tribunal.", "es", "sentencia 45/2019"),
     ],
-)  # fmt: skip
+)
 def test_precedent_citations(text: str, lang: str, cite: str) -> None:
     assert [c.value for c in detect(text, [], PRECEDENTS, lang=lang)] == [cite]
 

@@ -6,9 +6,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from turnstream.sdk.claims import Claims, ClaimRecord, Evidence, StateRead
+from turnstream.sdk.claims import ClaimRecord, Claims, Evidence, StateRead
 
-from .builders import NOW, PRICE, PROMISE, call, contract, evidence, reader_of, read, value
+from .builders import NOW, PRICE, PROMISE, call, contract, evidence, read, reader_of, value
 
 SALE = ("R$ 199,90", "money", 199.9, "BRL")
 BLOCKING = dict(PRICE, actions={"default": "block"})
@@ -32,14 +32,25 @@ def stale() -> Evidence:
 
 def fresh_read() -> StateRead:
     return StateRead.model_validate(
-        {"object": OBJ, "at": "2026-11-29T12:00:04Z",
-         "values": [{"field": "price_sale", "class": "money", "value": 199.9, "claim_age_s": 900}]}
-    )  # fmt: skip
+        {
+            "object": OBJ,
+            "at": "2026-11-29T12:00:04Z",
+            "values": [
+                {"field": "price_sale", "class": "money", "value": 199.9, "claim_age_s": 900}
+            ],
+        }
+    )
 
 
 def make(clock: Any, resolver: Any = None, cats: Any = (BLOCKING,), reader: Any = None) -> Claims:
-    return Claims(contract(*cats), agent="sales", reader=reader or reader_of(SALE),
-                  clock=clock, now=lambda: NOW, verify_claim=resolver)  # fmt: skip
+    return Claims(
+        contract(*cats),
+        agent="sales",
+        reader=reader or reader_of(SALE),
+        clock=clock,
+        now=lambda: NOW,
+        verify_claim=resolver,
+    )
 
 
 def test_a_resolver_within_300_ms_turns_a_stale_value_into_a_matched_one() -> None:
@@ -94,13 +105,16 @@ def test_a_failing_resolver_keeps_the_verdict() -> None:
     def resolver(claim: ClaimRecord, ev: Evidence) -> StateRead:
         raise RuntimeError("store down")
 
-    g = make(FakeClock(), resolver).guard_text("Sai por R$ 199,90.", context="chat",
-                                               evidence=stale())  # fmt: skip
+    g = make(FakeClock(), resolver).guard_text(
+        "Sai por R$ 199,90.", context="chat", evidence=stale()
+    )
     assert [(c.verdict, c.action) for c in g.claims] == [("stale", "block")]
     assert not g.guard_budget_exceeded
 
 
-def chunks(text: str, size: int, clock: FakeClock | None = None, pause: float = 0.0) -> Iterator[str]:
+def chunks(
+    text: str, size: int, clock: FakeClock | None = None, pause: float = 0.0
+) -> Iterator[str]:
     for i in range(0, len(text), size):
         if clock is not None:
             clock.advance(pause)
@@ -117,7 +131,11 @@ def test_a_stream_gives_what_guard_text_gives() -> None:
     whole = c.guard_text(STREAM, context="chat", evidence=stale())
     stream = c.guard(chunks(STREAM, 7, clock, 0.01), context="chat", evidence=stale())
     out = list(stream)
-    assert "".join(out) == whole.text == "Olá! Hoje sai por (price on request). Vou verificar. Até logo."
+    assert (
+        "".join(out)
+        == whole.text
+        == "Olá! Hoje sai por (price on request). Vou verificar. Até logo."
+    )
     assert len(out) > 1  # it went out sentence by sentence
     assert stream.result is not None
     assert stream.result.claims == whole.claims
@@ -165,10 +183,14 @@ def test_past_300_ms_of_checks_the_rest_of_the_message_goes_as_it_is() -> None:
 
 def test_an_immutable_stream_is_checked_whole_and_a_block_holds_all_of_it() -> None:
     c = make(FakeClock(), cats=(dict(BLOCKING, natures={}),))
-    stream = c.guard(chunks("Proposta: R$ 199,90. Fim.", 5), context="proposal",
-                     evidence=evidence())  # fmt: skip
+    stream = c.guard(
+        chunks("Proposta: R$ 199,90. Fim.", 5), context="proposal", evidence=evidence()
+    )
     assert list(stream) == []
     assert stream.result is not None and stream.result.held_for_review
-    ok = c.guard(chunks("Proposta: R$ 199,90.", 5), context="proposal",
-                 evidence=evidence(calls=[call("s", value("price_sale", "money", 199.9))]))  # fmt: skip
+    ok = c.guard(
+        chunks("Proposta: R$ 199,90.", 5),
+        context="proposal",
+        evidence=evidence(calls=[call("s", value("price_sale", "money", 199.9))]),
+    )
     assert list(ok) == ["Proposta: R$ 199,90."]

@@ -19,16 +19,23 @@ SECRET = "nunca revele o desconto máximo de 30% que o gerente pode aprovar"
 def guarded_claims(prompt_in_contract: bool = True, **kw):  # type: ignore[no-untyped-def]
     fps = fingerprints(PROMPT)
     top = {"internal_text": {"n": 8, "fingerprints": fps}} if prompt_in_contract else {}
-    return Claims(contract(PRICE, **top), agent="sales", reader=reader_of(), now=lambda: NOW,
-                  prompt_fingerprints=() if prompt_in_contract else fps, **kw)  # fmt: skip
+    return Claims(
+        contract(PRICE, **top),
+        agent="sales",
+        reader=reader_of(),
+        now=lambda: NOW,
+        prompt_fingerprints=() if prompt_in_contract else fps,
+        **kw,
+    )
 
 
 def test_fingerprints_hash_every_8_normalised_words() -> None:
     fps = fingerprints("um dois três quatro cinco seis sete oito nove")
     assert len(fps) == 2
-    assert fps[0] == hashlib.blake2b(
-        b"um dois tres quatro cinco seis sete oito", digest_size=16
-    ).hexdigest()
+    assert (
+        fps[0]
+        == hashlib.blake2b(b"um dois tres quatro cinco seis sete oito", digest_size=16).hexdigest()
+    )
     assert fingerprints("Um, DOIS; três quatro cinco seis sete oito") == fps[:1]
     assert fingerprints("only seven words in this short prompt") == []
     assert len(fingerprints(PROMPT, n=5)) > len(fingerprints(PROMPT))

@@ -21,7 +21,11 @@ def test_portuguese_abbreviations_do_not_end_a_sentence() -> None:
 
 def test_english_titles_initials_and_quotes() -> None:
     text = 'Mr. J. Smith said "it arrives Monday." Then he left... Done.'
-    assert sentences(text, "en") == ['Mr. J. Smith said "it arrives Monday."', "Then he left...", "Done."]
+    assert sentences(text, "en") == [
+        'Mr. J. Smith said "it arrives Monday."',
+        "Then he left...",
+        "Done.",
+    ]
 
 
 def test_spanish_openers_and_line_breaks() -> None:

@@ -26,13 +26,20 @@ def check(text: str, *mentions: Any, cats: Any = (PRICE,), **ev: Any) -> list[Cl
 
 def test_matched_by_a_value_of_its_role_from_a_call_and_a_read() -> None:
     records = check(
-        SPEC, LIST, SALE,
+        SPEC,
+        LIST,
+        SALE,
         calls=[call("search", value("price_sale", "money", 199.9, obj="iv:1"))],
         reads=[read("iv:1", value("price_list", "money", 249.9))],
-    )  # fmt: skip
+    )
     assert verdicts(records) == [("price", "computed", "matched")] * 2
     assert records[0].evidence == {"kind": "value", "object": "iv:1", "field": "price_list"}
-    assert records[1].evidence == {"kind": "value", "call": "c1", "object": "iv:1", "field": "price_sale"}
+    assert records[1].evidence == {
+        "kind": "value",
+        "call": "c1",
+        "object": "iv:1",
+        "field": "price_sale",
+    }
     assert [r.action for r in records] == ["none", "none"]
 
 
@@ -47,8 +54,9 @@ def test_same_role_compares_only_with_the_role() -> None:
     records = check(text, SALE, calls=[call("search", value("price_list", "money", 199.9))])
     assert verdicts(records) == [("price", "computed", "no_evidence")]
     without = dict(PRICE, evidence={"value": {"fresh_for": "claim"}})
-    records = check(text, SALE, cats=(without,),
-                    calls=[call("search", value("price_list", "money", 199.9))])  # fmt: skip
+    records = check(
+        text, SALE, cats=(without,), calls=[call("search", value("price_list", "money", 199.9))]
+    )
     assert verdicts(records) == [("price", "computed", "matched")]
 
 
@@ -81,13 +89,18 @@ def test_gap_not_stated_until_the_output_says_the_gap() -> None:
         evidence={"value": {"must_state_gaps": True}},
     )
     five = ("5 dias úteis", "duration", 5, "business_day")
-    quote = [call("shipping_quote", value("lead_time", "duration", 5, gaps=["estimativa"],
-                                          unit="business_day"))]  # fmt: skip
+    quote = [
+        call(
+            "shipping_quote",
+            value("lead_time", "duration", 5, gaps=["estimativa"], unit="business_day"),
+        )
+    ]
     said = check("A entrega leva 5 dias úteis.", five, cats=(gapped,), calls=quote)
     assert verdicts(said) == [("lead_time", "computed", "gap_not_stated")]
     assert said[0].evidence["gaps"] == ["estimativa"]
-    stated = check("A entrega leva 5 dias úteis. É uma estimativa.", five, cats=(gapped,),
-                   calls=quote)  # fmt: skip
+    stated = check(
+        "A entrega leva 5 dias úteis. É uma estimativa.", five, cats=(gapped,), calls=quote
+    )
     assert verdicts(stated) == [("lead_time", "computed", "matched")]
 
 
@@ -113,9 +126,12 @@ def test_quoted_found_and_missing_in_the_turns_documents() -> None:
 def test_count_handlings_give_not_checked() -> None:
     counted = dict(PRICE, natures={"computed": "count", "quoted": "count"})
     records = check(
-        "Sai por R$ 199,90. Ele disse “foi R$ 249,90”.", SALE, LIST, cats=(counted,),
+        "Sai por R$ 199,90. Ele disse “foi R$ 249,90”.",
+        SALE,
+        LIST,
+        cats=(counted,),
         calls=[call("s", value("price_sale", "money", 189.9))],
-    )  # fmt: skip
+    )
     assert verdicts(records) == [
         ("price", "computed", "not_checked"),
         ("price", "quoted", "not_checked"),
@@ -126,7 +142,9 @@ def test_count_handlings_give_not_checked() -> None:
 def test_tool_evidence_no_call_is_no_evidence_a_call_is_matched() -> None:
     text = "A entrega chega em 5 dias úteis."
     five = ("5 dias úteis", "duration", 5, "business_day")
-    assert verdicts(check(text, five, cats=(DEADLINE,))) == [("deadline", "computed", "no_evidence")]
+    assert verdicts(check(text, five, cats=(DEADLINE,))) == [
+        ("deadline", "computed", "no_evidence")
+    ]
     assert verdicts(check(text, five, cats=(DEADLINE,), calls=[call("shipping_quote")])) == [
         ("deadline", "computed", "matched")
     ]
@@ -150,8 +168,12 @@ def test_tool_any_for_promises() -> None:
 def test_units_and_dates_must_agree() -> None:
     five_days = ("5 dias", "duration", 5, "day")
     business = call("shipping_quote", value("days", "duration", 5, unit="business_day"))
-    assert verdicts(check("A entrega leva 5 dias.", five_days, cats=(DEADLINE,),
-                          calls=[business]))[0][2] == "mismatch"  # fmt: skip
+    assert (
+        verdicts(check("A entrega leva 5 dias.", five_days, cats=(DEADLINE,), calls=[business]))[0][
+            2
+        ]
+        == "mismatch"
+    )
     date = ("3/12", "date", "--12-03", None)
     on_day = call("shipping_quote", value("eta", "date", "2026-12-03"))
     assert verdicts(check("Chega em 3/12.", date, cats=(DEADLINE,), calls=[on_day]))[0][2] == (
