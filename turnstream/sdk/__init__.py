@@ -1,1 +1,1 @@
-"""The producer SDK: runs in the agent's process (the claim contract, and more to come)."""
+"""The producer SDK: runs in the agent's process (claim contract, tools, exposure tokens)."""

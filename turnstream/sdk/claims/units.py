@@ -1,0 +1,234 @@
+"""What may stand before or after a number: currencies (from babel's locale data) and units."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from babel import Locale
+from babel.numbers import list_currencies
+
+from turnstream.sdk.claims.mention import NumberClass
+
+__all__ = ["Unit", "currency_at", "currency_before", "unit_after"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """What a number measures: its class, the normalized unit and, for counts, a kind."""
+
+    cls: NumberClass
+    unit: str | None
+    kind: str | None = None
+
+
+# Locales whose currency symbols an output in pt, en or es may use. "$" alone stays "$":
+# it is the dollar and the peso of half the locales here.
+_LOCALES = (
+    "pt_BR",
+    "pt_PT",
+    "pt_AO",
+    "en_US",
+    "en_GB",
+    "en_CA",
+    "en_AU",
+    "en_IN",
+    "es_ES",
+    "es_MX",
+    "es_AR",
+    "es_CO",
+    "es_CL",
+    "es_PE",
+    "es_US",
+)
+
+
+@cache
+def _symbols() -> dict[str, str]:
+    """Currency symbol (and ISO 4217 code) -> ISO code, from babel's CLDR data."""
+    table: dict[str, str] = {code: code for code in list_currencies()}
+    seen: dict[str, set[str]] = {}
+    for name in _LOCALES:
+        for code, symbol in Locale.parse(name).currency_symbols.items():
+            if symbol != code and not symbol.isalpha():
+                seen.setdefault(symbol, set()).add(code)
+    for symbol, codes in seen.items():
+        table[symbol] = codes.pop() if len(codes) == 1 else symbol
+    table["$"] = "$"
+    table.setdefault("US$", "USD")
+    table.setdefault("R$", "BRL")
+    return table
+
+
+# A currency before the number: an ISO code or a symbol (one to three letters then a sign).
+_BEFORE = re.compile(
+    r"(?<![^\W\d_])([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?\Z"
+)
+
+
+def currency_before(text: str, start: int) -> tuple[int, str] | None:
+    """The currency written just before ``start``: (where it starts, its ISO code or "$")."""
+    m = _BEFORE.search(text, max(0, start - 5), start)
+    if m is None:
+        return None
+    code = _symbols().get(m.group(1))
+    return None if code is None else (m.start(), code)
+
+
+def _entries() -> dict[str, Unit]:
+    money = {
+        "reais": "BRL",
+        "real": "BRL",
+        "dólares": "USD",
+        "dólar": "USD",
+        "dolares": "USD",
+        "dollars": "USD",
+        "dollar": "USD",
+        "bucks": "USD",
+        "euros": "EUR",
+        "euro": "EUR",
+        "libras": "GBP",
+        "libra": "GBP",
+        "pesos": "$",
+        "peso": "$",
+        "€": "EUR",
+        "£": "GBP",
+        "dólares americanos": "USD",
+        "dólares estadounidenses": "USD",
+        "us dollars": "USD",
+        "libras esterlinas": "GBP",
+        "pounds sterling": "GBP",
+        "reales": "BRL",
+    }
+    time = {
+        "business_day": "dias úteis|dia útil|dias uteis|dia util|business days|business day|"
+        "working days|working day|días hábiles|día hábil|dias habiles|dia habil|"
+        "días laborables|día laborable",
+        "day": "dias corridos|dias|dia|days|day|días|día|calendar days|días naturales|"
+        "días corridos",
+        "hour": "horas|hora|hours|hour|hrs|hr|h|hs",
+        "minute": "minutos|minuto|minutes|minute|mins|min",
+        "second": "segundos|seconds|second|secs|sec|seg",
+        "week": "semanas|semana|weeks|week",
+        "month": "meses|mês|mes|months|month",
+        "year": "anos|ano|years|year|años|año|yrs",
+    }
+    percent = (
+        "%|por cento|percent|per cent|por ciento|pontos percentuais|percentage points|"
+        "puntos porcentuales|p.p.|pp"
+    )
+    dosage = {
+        "mg": "mg|miligramas|miligrama|milligrams|milligram|miligramos|miligramo",
+        "mcg": "mcg|µg|μg|microgramas|micrograms|microgramos",
+        "ml": "ml|mililitros|mililitro|milliliters|millilitres|milliliter",
+        "ui": "ui|unidades internacionais|unidades internacionales",
+        "iu": "iu|international units",
+        "mg/kg": "mg/kg",
+        "mg/ml": "mg/ml",
+        "mg/dia": "mg/dia",
+        "mg/day": "mg/day",
+        "gotas": "gotas",
+        "drops": "drops",
+    }
+    quantity = {
+        "kg": "kg|quilos|quilo|kilos|kilo|quilogramas|kilograms|kilogramos|kgs",
+        "g": "g|gramas|grama|grams|gram|gramos|gramo|gr",
+        "t": "toneladas|tonelada|tons|ton|tonnes",
+        "km": "km|quilômetros|quilometros|quilômetro|kilometers|kilometres|kilómetros|kilometros",
+        "m": "m|metros|metro|meters|metres|meter|metre",
+        "cm": "cm|centímetros|centimetros|centimeters|centimetres",
+        "mm": "mm|milímetros|milimetros|millimeters|millimetres",
+        "l": "l|litros|litro|liters|litres|liter|litre|lt|lts",
+        "km/h": "km/h|kmh",
+        "m²": "m²|m2|metros quadrados|square meters|metros cuadrados",
+        "m³": "m³|m3",
+        "gb": "gb",
+        "mb": "mb",
+        "tb": "tb",
+        "kb": "kb",
+        "ghz": "ghz",
+        "mhz": "mhz",
+        "w": "w|watts",
+        "kw": "kw",
+        "kwh": "kwh",
+        "v": "v|volts",
+        "mah": "mah",
+        "mbps": "mbps",
+        "gbps": "gbps",
+        "°c": "°c|ºc|graus celsius",
+        "°f": "°f|ºf",
+        "in": "polegadas|polegada|inches|inch|pulgadas|pulgada",
+        "ft": "ft|feet|pés",
+        "lb": "lb|lbs|pounds",
+        "oz": "oz|onças|onzas|ounces",
+        "mp": "mp|megapixels",
+        "kcal": "kcal|calorias|calories|calorías",
+        "mi": "miles|millas|milhas",
+    }
+    table: dict[str, Unit] = {}
+    for word, code in money.items():
+        table[word] = Unit("money", code)
+    for unit, words in time.items():
+        for word in words.split("|"):
+            table[word] = Unit("duration", unit)
+    for word in percent.split("|"):
+        table[word] = Unit("percent", "%")
+    for cls, groups in (("dosage", dosage), ("quantity", quantity)):
+        for unit, words in groups.items():
+            for word in words.split("|"):
+                table[word] = Unit(cls, unit)  # type: ignore[arg-type]
+    for word in (
+        "x",
+        "\u00d7",
+        "parcelas",
+        "prestações",
+        "installments",
+        "cuotas",
+        "mensualidades",
+    ):
+        table[word] = Unit("count", None, "installments")
+    return table
+
+
+_UNITS = _entries()
+# Longest first, so "dias úteis" wins over "dias" and "mg/kg" over "mg". A unit ends where
+# a word does; "%" and the signs need nothing after them.
+_AFTER = re.compile(
+    r"[ \u00a0\u202f]?("
+    + "|".join(re.escape(w) for w in sorted(_UNITS, key=len, reverse=True))
+    + r")(?<=[%€£\u00d7])|[ \u00a0\u202f]?("
+    + "|".join(re.escape(w) for w in sorted(_UNITS, key=len, reverse=True))
+    + r")(?!\w)",
+    re.IGNORECASE,
+)
+_ISO_AFTER = re.compile(r"[ \u00a0\u202f]?([A-Z]{3})(?![^\W\d_])")
+_GLUED = frozenset({"x", "\u00d7"})  # "10x" is installments; "10 x 20 cm" is not
+
+
+def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
+    """The unit written just after ``end``: (where it ends, what it measures)."""
+    m = _AFTER.match(text, end)
+    if m is not None:
+        word = (m.group(1) or m.group(2)).lower()
+        if word in _GLUED and m.start(m.lastindex or 1) != end:
+            return None
+        if word in _GLUED and re.match(r"[0-9]", text[m.end() : m.end() + 1]):
+            return None
+        return m.end(), _UNITS[word]
+    m = _ISO_AFTER.match(text, end)
+    if m is not None and m.group(1) in _symbols():
+        return m.end(), Unit("money", m.group(1))
+    return None
+
+
+_AT = re.compile(r"([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?(?=[0-9])")
+
+
+def currency_at(text: str, start: int) -> tuple[int, str] | None:
+    """A currency written at ``start`` before a number: (where the number starts, its code)."""
+    m = _AT.match(text, start)
+    if m is None:
+        return None
+    code = _symbols().get(m.group(1))
+    return None if code is None else (m.end(), code)
