@@ -1,33 +1,19 @@
-"""Factories for the claim tests: contracts, mentions, evidence, and a reader built from them."""
+"""Factories for the claim tests: contracts, mentions (the reader's own ``Mention``, built
+directly so detection is tested alone), evidence, and a reader built from mentions."""
 
 from __future__ import annotations
 
 import copy
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from turnstream.sdk.claims import Claims, Evidence, parse_contract
 from turnstream.sdk.claims.contract import Contract
+from turnstream.sdk.claims.numbers import Mention
 
 NOW = datetime(2026, 11, 29, 12, 0, 5, tzinfo=UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Mention:
-    """The reader's interface (``numbers.Mention``), built directly by detection tests."""
-
-    start: int
-    end: int
-    text: str
-    cls: str
-    value: Any
-    unit: str | None
-    kind: str | None = None
-    is_range: bool = False
-    in_words: bool = False
 
 
 def mention(
