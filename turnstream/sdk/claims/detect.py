@@ -10,8 +10,10 @@
   negation stands right before it ("ainda não reservei", "no reservé");
 - the named patterns (citations) and ``document_sections`` (every sentence a claim).
 
-Words are runs of letters and digits; a number mention is one word. Terms match on folded
-text (case and accents ignored), whole words only.
+Words are runs of letters and digits; a number mention is one word. Terms match whole words,
+in any case, accents included: folding accents away made the Spanish term "reservé" (I
+reserved) match "reserve" in "¿Quieres que reserve la talla 40?" and "Do you want me to
+reserve size 10?", three phrases of the example corpus.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from turnstream.sdk.claims.contract import Category, Contract
-from turnstream.sdk.claims.normalize import fold
+from turnstream.sdk.claims.normalize import lower
 from turnstream.sdk.claims.patterns import find_pattern
 
 __all__ = [
@@ -37,7 +39,9 @@ __all__ = [
 #: A role's term counts within this many words of the number.
 ROLE_WINDOW = 6
 # Words that negate a term of the trade when they stand right before it (pt, en, es).
-_NEGATIONS = frozenset({"nao", "nunca", "nem", "jamais", "no", "ni", "not", "never", "jamas"})
+_NEGATIONS = frozenset(
+    {"não", "nao", "nunca", "nem", "jamais", "no", "ni", "not", "never", "jamás"}
+)
 # At most this many words (clitics, adverbs: "não te enviei", "no lo reservé") in between.
 _NEGATION_REACH = 2
 _WORD = re.compile(r"[^\W_]+")
@@ -111,7 +115,7 @@ def mention_value(mention: NumberMention) -> str:
 def _terms_regex(terms: Sequence[str]) -> re.Pattern[str] | None:
     if not terms:
         return None
-    folded = sorted({fold(t) for t in terms}, key=len, reverse=True)
+    folded = sorted({lower(t) for t in terms}, key=len, reverse=True)
     alternatives = "|".join(r"\s+".join(map(re.escape, t.split())) for t in folded)
     return re.compile(rf"(?<![^\W_])(?:{alternatives})(?![^\W_])")
 
@@ -175,7 +179,7 @@ class Detector:
         agent: str | None,
     ) -> list[Candidate]:
         """Every claim of ``text`` for ``agent``'s categories, in text order."""
-        folded = fold(text)
+        folded = lower(text)
         numbers = [m for m in mentions if m.cls != "label"]
         by_sentence: list[list[NumberMention]] = [[] for _ in sentences]
         starts = [s for s, _ in sentences]

@@ -1,6 +1,7 @@
 """Text normalisation shared by terms, quotes, anchors and internal text.
 
-Two forms: ``fold`` keeps every offset (one character for one character: lower case, accents
+Three forms: ``lower`` (terms: "reservé", I reserved, is not "reserve", a request) and ``fold``
+keep every offset (one character for one character: lower case, accents
 removed), so a term found in the folded text has its span in the original; ``normalize`` is
 the anchor form of the spec (lower case, accents removed, every run of anything but letters
 and digits made one space), with a map back to the original offsets.
@@ -12,7 +13,7 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold", "normalize", "normalize_with_map", "words"]
+__all__ = ["fold", "lower", "normalize", "normalize_with_map", "words"]
 
 _NON_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"[^\W_]+")
@@ -31,6 +32,13 @@ def fold(text: str) -> str:
     if text.isascii():
         return text.lower()
     return "".join(_fold_char(ch) for ch in text)
+
+
+def lower(text: str) -> str:
+    """Lower case with accents kept, same length as ``text`` (terms match on this form)."""
+    if text.isascii():
+        return text.lower()
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
 
 
 def normalize(text: str) -> str:

@@ -105,7 +105,13 @@ def test_with_terms_a_number_counts_only_in_a_sentence_holding_one() -> None:
     assert [(c.value, c.cls) for c in found] == [("5", "duration")]
 
 
-def test_terms_match_whole_words_without_case_or_accents() -> None:
+def test_terms_keep_their_accents() -> None:
+    spanish = dict(PROMISE, detect={"terms": ["reservé"]})
+    assert len(detect("Ya reservé la talla 40.", [], spanish, lang="es")) == 1
+    assert detect("¿Quieres que reserve la talla 40?", [], spanish, lang="es") == []
+
+
+def test_terms_match_whole_words_in_any_case() -> None:
     text = "ENTREGA EM 3 DIAS. Entregamos em 4 dias."  # "Entregamos" is not the term "entrega"
     ms = [
         mention(text, "3 DIAS", "duration", 3, "day"),
