@@ -31,13 +31,19 @@ def fold(text: str) -> str:
     """Lower case with accents removed, same length as ``text`` (offsets unchanged)."""
     if text.isascii():
         return text.lower()
+    # One translate over the distinct characters, rather than a call per character.
+    table = {ord(ch): _fold_char(ch) for ch in set(text) if ord(ch) > 127}
+    out = text.translate(table).lower()
+    if len(out) == len(text):
+        return out
     return "".join(_fold_char(ch) for ch in text)
 
 
 def lower(text: str) -> str:
     """Lower case with accents kept, same length as ``text`` (terms match on this form)."""
-    if text.isascii():
-        return text.lower()
+    low = text.lower()
+    if len(low) == len(text):  # lower() never shortens: equal length is one for one
+        return low
     return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
 
 

@@ -7,21 +7,27 @@ mark). Straight double quotes pair in order.
 
 from __future__ import annotations
 
+import re
+
 __all__ = ["quoted_spans"]
 
 _RSQUO = "\u2019"
 _PAIRS = {"\u201c": "\u201d", "\u00ab": "\u00bb", "\u2018": _RSQUO, "\u201e": "\u201c"}
+_OPENING = re.compile('["\u201c\u00ab\u2018\u201e]')
 
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
     """Spans of the quoted passages (inside the marks), outermost, in order."""
     spans: list[tuple[int, int]] = []
-    i, n = 0, len(text)
+    n = len(text)
+    opening = _OPENING.search(text)
+    i = opening.start() if opening else n
     while i < n:
         ch = text[i]
         close = _PAIRS.get(ch) or ('"' if ch == '"' else None)
         if close is None:
-            i += 1
+            nxt = _OPENING.search(text, i + 1)
+            i = nxt.start() if nxt else n
             continue
         j = i + 1
         while j < n:

@@ -54,7 +54,9 @@ def _ends_sentence(text: str, at: int, end: int, abbreviations: frozenset[str]) 
         return True  # ! ? … always end, unless something lower case follows (below)
     if first.islower():
         return False  # "art. 5º", "p. ex.", a period inside a sentence
-    before = _WORD_BEFORE.search(text, 0, at)
+    # Only the few characters before the mark: searching from 0 made splitting quadratic
+    # (10 ms of a 2 kB output's 28 ms here).
+    before = _WORD_BEFORE.search(text, max(0, at - 48), at)
     if before is None:
         return True
     word = before.group(1)

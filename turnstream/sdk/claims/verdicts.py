@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -52,6 +52,30 @@ class TurnFacts:
     evidence: Evidence
     values: Sequence[ProvenancedValue]
     now: datetime
+    by_class: dict[str, list[ProvenancedValue]] = field(default_factory=dict)
+    # Numeric values by (class, value to the cent): the equal ones of a number in one look-up
+    # instead of a comparison with every value (12,300 comparisons for 60 outputs here).
+    by_number: dict[tuple[str, float], list[tuple[int, ProvenancedValue]]] = field(
+        default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        for i, v in enumerate(self.values):
+            self.by_class.setdefault(v.item.class_, []).append(v)
+            number = _number(v.item.value)
+            if number is not None:
+                self.by_number.setdefault((v.item.class_, round(number, 2)), []).append((i, v))
+
+    def equal_values(self, m: NumberMention) -> list[ProvenancedValue]:
+        """The values of the evidence equal to the number."""
+        number = _number(m.value) if not isinstance(m.value, str) else None
+        if number is not None and m.cls == "money":
+            keys = {round(number, 2), round(number + _CENT, 2), round(number - _CENT, 2)}
+            near = sorted(
+                {i: v for key in keys for i, v in self.by_number.get((m.cls, key), ())}.items()
+            )
+            return [v for _, v in near if same_value(m, v.item)]
+        return [v for v in self.by_class.get(m.cls, ()) if same_value(m, v.item)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,15 +175,18 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
     assert m is not None
     spec = cand.category.evidence.value
     assert spec is not None
-    of_class = [v for v in facts.values if v.item.class_ == m.cls]
-    equal = [v for v in of_class if same_value(m, v.item)]
-    of_role = [v for v in of_class if cand.role is None or v.item.field == cand.role]
-    if not of_role and not equal:
+    of_class = facts.by_class.get(m.cls, [])
+    equal_any = facts.equal_values(m)
+    of_role = of_class if cand.role is None else [v for v in of_class if v.item.field == cand.role]
+    if not of_role and not equal_any:
         return Judgement("model", "unsupported")
     if cand.category.natures.computed == "count":
         return Judgement("computed", "not_checked")
-    candidates = of_role if spec.same_role and cand.role is not None else of_class
-    equal = [v for v in candidates if same_value(m, v.item)]
+    if spec.same_role and cand.role is not None:
+        candidates = of_role
+        equal = [v for v in equal_any if v.item.field == cand.role]
+    else:
+        candidates, equal = of_class, equal_any
     if not candidates:
         return Judgement("computed", "no_evidence")
     if not equal:
