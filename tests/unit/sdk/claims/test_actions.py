@@ -201,3 +201,23 @@ def test_check_names_the_action_and_takes_none() -> None:
     ev = evidence(calls=[call("s", value("price_sale", "money", 189.9))])
     records = c.check(text, context="chat", evidence=ev)
     assert [(r.verdict, r.action) for r in records] == [("mismatch", "block")]
+
+
+def test_a_stale_date_is_rewritten_day_first_in_portuguese_and_month_first_in_english() -> None:
+    eta = dict(
+        DEADLINE,
+        id="eta",
+        detect={"classes": ["date"], "terms": ["chega", "arrives"]},
+        evidence={"value": {"fresh_for": "claim"}},
+        actions={"default": "warn", "contexts": {"chat": "rewrite_if_unequivocal"}},
+    )
+    ev = stale_then_fresh("eta", "date", "2026-12-03", "2026-12-05")
+    g = guard("Chega em 3/12.", ("3/12", "date", "--12-03", None), cats=(eta,), **ev)
+    assert g.text == "Chega em 5/12." and g.claims[0].action == "rewrite"
+    c = claims(("12/03/2026", "date", "2026-12-03", None), categories=(eta,))
+    g = c.guard_text("It arrives 12/03/2026.", context="chat", evidence=evidence(**ev),
+                     language="en")  # fmt: skip
+    assert g.text == "It arrives 12/05/2026."
+    in_words = claims(("3 de dezembro", "date", "--12-03", None), categories=(eta,))
+    g = in_words.guard_text("Chega em 3 de dezembro.", context="chat", evidence=evidence(**ev))
+    assert [(c.verdict, c.action) for c in g.claims] == [("stale", "warn")]  # not plain to write
