@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, TypeAdapter, ValidationError
 
@@ -31,6 +31,7 @@ __all__ = [
     "Expected",
     "load_corpus",
     "load_examples",
+    "load_turn",
     "run_corpus",
     "run_examples",
     "run_turn",
@@ -56,6 +57,7 @@ class Example(BaseModel):
 
 
 _EXAMPLES = TypeAdapter(list[Example])
+T = TypeVar("T")
 
 
 def _errors(exc: ValidationError) -> list[tuple[str, str]]:
@@ -65,31 +67,27 @@ def _errors(exc: ValidationError) -> list[tuple[str, str]]:
     ]
 
 
-def load_examples(path: Path | str) -> list[Example]:
-    """The examples file (a JSON list); ``ContractError`` names the field path of a problem."""
+def _load(path: Path | str, validate: Callable[[object], T]) -> T:
     data = read_document(path)
     try:
-        return _EXAMPLES.validate_python(data)
+        return validate(data)
     except ValidationError as exc:
         raise ContractError(_errors(exc), str(path)) from None
+
+
+def load_examples(path: Path | str) -> list[Example]:
+    """The examples file (a JSON list); ``ContractError`` names the field path of a problem."""
+    return _load(path, _EXAMPLES.validate_python)
 
 
 def load_turn(path: Path | str) -> TurnToCheck:
     """A turn to check (``--turn FILE.json``)."""
-    data = read_document(path)
-    try:
-        return TurnToCheck.model_validate(data)
-    except ValidationError as exc:
-        raise ContractError(_errors(exc), str(path)) from None
+    return _load(path, TurnToCheck.model_validate)
 
 
 def load_corpus(path: Path | str) -> NegativeCorpus:
     """A corpus file, shaped as the contract's ``negative_corpus``."""
-    data = read_document(path)
-    try:
-        return NegativeCorpus.model_validate(data)
-    except ValidationError as exc:
-        raise ContractError(_errors(exc), str(path)) from None
+    return _load(path, NegativeCorpus.model_validate)
 
 
 ClaimsFor = Callable[[str | None], Claims]
