@@ -106,44 +106,71 @@ def _take(taken: Taken, start: int, end: int, value: str | None) -> None:
         taken.add(Mention(start, end, taken.text[start:end], "date", value, None))
 
 
-def read_dates(taken: Taken, lang: Language) -> None:
-    """Add every date of the text still free."""
+def read_dates(taken: Taken, lang: Language, runs: list[int]) -> None:
+    """Add every date still free; each is tried where a run of digits starts."""
     text = taken.text
-    for m in _ISO.finditer(text):
-        if taken.free(m.start(), m.end()):
-            _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
-    written = [_WRITTEN_DMY[lang]] if lang != "en" else [_WRITTEN_MDY, _WRITTEN_EN_DMY]
     months = _MONTHS[lang]
-    for pattern in written:
-        for m in pattern.finditer(text):
-            if not taken.free(m.start(), m.end()):
-                continue
-            month = (
-                months[_plain(m["m"].lower())]
-                if m["m"].lower() not in months
-                else months[m["m"].lower()]
-            )
-            year = _year(m["y"])
-            end = m.end()
-            if text[end - 1] == "." and m.end("m") == end - 1 and m["m"].lower() in _WIDE:
-                end -= 1  # the full name then a full stop: the sentence's, not an abbreviation's
-            if m.groupdict().get("d0") is None:
-                _take(taken, m.start(), end, _iso(year, month, int(m["d"])))
-            elif pattern is _WRITTEN_MDY:  # "March 10-15": "March 10" and "15"
-                _take(taken, m.start(), m.end("d0"), _iso(year, month, int(m["d0"])))
-                _take(taken, m.start("d"), end, _iso(year, month, int(m["d"])))
-            else:  # "10 a 15 de março": "10" and "15 de março"
-                _take(taken, m.start("d0"), m.end("d0"), _iso(year, month, int(m["d0"])))
-                _take(taken, m.start("d"), end, _iso(year, month, int(m["d"])))
-    month_first = lang == "en"
+    written = _WRITTEN_DMY[lang] if lang != "en" else _WRITTEN_EN_DMY
+    for start in runs:
+        if not taken.free(start, start + 1):
+            continue
+        at = _month_before(text, start, months) if lang == "en" else None
+        m = _WRITTEN_MDY.match(text, at) if at is not None else None
+        if m is not None and taken.free(m.start(), m.end()):
+            _written(taken, m, months, mdy=True)
+            continue
+        if (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
+            _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
+        elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):
+            _written(taken, m, months, mdy=False)
+        else:
+            _numeric(taken, start, month_first=lang == "en")
+
+
+def _month_before(text: str, start: int, months: dict[str, int]) -> int | None:
+    """Where the month name just before ``start`` begins ("March 15"), if there is one."""
+    head = text[max(0, start - 14) : start]
+    word = head.rstrip()
+    if len(word) == len(head):
+        return None
+    word = word.rstrip(".")
+    i = len(word)
+    while i > 0 and word[i - 1].isalpha():
+        i -= 1
+    name = word[i:].lower()
+    if name in months or _plain(name) in months:
+        return start - len(head) + i
+    return None
+
+
+def _written(taken: Taken, m: re.Match[str], months: dict[str, int], *, mdy: bool) -> None:
+    text = taken.text
+    name = m["m"].lower()
+    month = months[name] if name in months else months[_plain(name)]
+    year = _year(m["y"])
+    end = m.end()
+    if text[end - 1] == "." and m.end("m") == end - 1 and name in _WIDE:
+        end -= 1  # the full name then a full stop: the sentence's, not an abbreviation's
+    if m.groupdict().get("d0") is None:
+        _take(taken, m.start(), end, _iso(year, month, int(m["d"])))
+    elif mdy:  # "March 10-15": "March 10" and "15"
+        _take(taken, m.start(), m.end("d0"), _iso(year, month, int(m["d0"])))
+        _take(taken, m.start("d"), end, _iso(year, month, int(m["d"])))
+    else:  # "10 a 15 de março": "10" and "15 de março"
+        _take(taken, m.start("d0"), m.end("d0"), _iso(year, month, int(m["d0"])))
+        _take(taken, m.start("d"), end, _iso(year, month, int(m["d"])))
+
+
+def _numeric(taken: Taken, start: int, *, month_first: bool) -> None:
+    text = taken.text
     for pattern in (_NUMERIC3, _NUMERIC2):
-        for m in pattern.finditer(text):
-            if not taken.free(m.start(), m.end()):
-                continue
-            if pattern is _NUMERIC2 and unit_after(text, m.end()) is not None:
-                continue  # "1/2 kg", "3/4 cup" are fractions
-            a, b = int(m["a"]), int(m["b"])
-            year = _year(m.groupdict().get("y"))
-            month, day = (a, b) if month_first else (b, a)
-            value = _iso(year, month, day) or _iso(year, day, month)  # 25/12 in en: day first
-            _take(taken, m.start(), m.end(), value)
+        m = pattern.match(text, start)
+        if m is None or not taken.free(m.start(), m.end()):
+            continue
+        if pattern is _NUMERIC2 and unit_after(text, m.end()) is not None:
+            return  # "1/2 kg", "3/4 cup" are fractions
+        a, b = int(m["a"]), int(m["b"])
+        year = _year(m.groupdict().get("y"))
+        month, day = (a, b) if month_first else (b, a)
+        _take(taken, m.start(), m.end(), _iso(year, month, day) or _iso(year, day, month))
+        return

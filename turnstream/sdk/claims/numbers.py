@@ -22,6 +22,7 @@ __all__ = ["LANGUAGES", "Language", "Mention", "NumberClass", "Value", "read_num
 LANGUAGES: tuple[Language, ...] = ("pt", "en", "es")
 _WORD_AFTER = re.compile(r"[ \u00a0]+[^\W\d_]")
 _DIGIT = re.compile(r"[0-9]")
+_RUN = re.compile(r"[0-9]+")
 
 
 def read_numbers(text: str, lang: Language) -> list[Mention]:
@@ -31,11 +32,12 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
     if _DIGIT.search(text) is None and not _may_have_words(text):
         return []
     taken = Taken(text)
-    read_labels(taken)
-    read_dates(taken, lang)
-    nums = numerals(text, lang)
+    runs = [m.start() for m in _RUN.finditer(text)]  # the one scan of the whole text
+    read_labels(taken, runs, lang)
+    read_dates(taken, lang, runs)
+    nums = numerals(text, lang, runs)
     read_amounts(taken, nums)
-    read_codes(taken)
+    read_codes(taken, runs)
     _read_rest(taken, nums)
     return sorted(taken.mentions, key=lambda m: m.start)
 

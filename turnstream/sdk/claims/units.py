@@ -62,9 +62,8 @@ def _symbols() -> dict[str, str]:
 
 
 # A currency before the number: an ISO code or a symbol (one to three letters then a sign).
-_BEFORE = re.compile(
-    r"(?<![^\W\d_])([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?\Z"
-)
+_SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳"
+_BEFORE = re.compile(rf"(?<![^\W\d_])([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z")
 
 
 def currency_before(text: str, start: int) -> tuple[int, str] | None:
@@ -72,7 +71,8 @@ def currency_before(text: str, start: int) -> tuple[int, str] | None:
     m = _BEFORE.search(text, max(0, start - 5), start)
     if m is None:
         return None
-    code = _symbols().get(m.group(1))
+    sign = m.group(1)
+    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
     return None if code is None else (m.start(), code)
 
 
@@ -116,7 +116,7 @@ def _entries() -> dict[str, Unit]:
     }
     percent = (
         "%|por cento|percent|per cent|por ciento|pontos percentuais|percentage points|"
-        "puntos porcentuales|p.p.|pp"
+        "puntos porcentuales|pp"
     )
     dosage = {
         "mg": "mg|miligramas|miligrama|milligrams|milligram|miligramos|miligramo",
@@ -192,37 +192,43 @@ def _entries() -> dict[str, Unit]:
 
 
 _UNITS = _entries()
-# Longest first, so "dias úteis" wins over "dias" and "mg/kg" over "mg". A unit ends where
-# a word does; "%" and the signs need nothing after them.
-_AFTER = re.compile(
-    r"[ \u00a0\u202f]?("
-    + "|".join(re.escape(w) for w in sorted(_UNITS, key=len, reverse=True))
-    + r")(?<=[%€£\u00d7])|[ \u00a0\u202f]?("
-    + "|".join(re.escape(w) for w in sorted(_UNITS, key=len, reverse=True))
-    + r")(?!\w)",
-    re.IGNORECASE,
+# The next one or two words (or a sign) after the number, looked up in the table: one
+# anchored match and two dict look-ups; an alternation of the 250 spellings took 19 us a
+# number, this takes about 1.
+_NEXT = re.compile(
+    r"[ \u00a0\u202f]?(?:(?P<sign>[%\u00d7]|[€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳$]|[°º][CcFf](?!\w))"
+    r"|(?P<w1>[^\W\d_]+(?:[23](?!\w))?)(?:(?P<sep>[ /])(?P<w2>[^\W\d_]+))?)"
 )
-_ISO_AFTER = re.compile(r"[ \u00a0\u202f]?([A-Z]{3})(?![^\W\d_])")
 _GLUED = frozenset({"x", "\u00d7"})  # "10x" is installments; "10 x 20 cm" is not
 
 
 def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
     """The unit written just after ``end``: (where it ends, what it measures)."""
-    m = _AFTER.match(text, end)
-    if m is not None:
-        word = (m.group(1) or m.group(2)).lower()
-        if word in _GLUED and m.start(m.lastindex or 1) != end:
+    m = _NEXT.match(text, end)
+    if m is None:
+        return None
+    if m["sign"]:
+        word, stop = m["sign"].lower(), m.end("sign")
+        if word in _SIGNS and word not in _UNITS:  # any currency sign after the number
+            return stop, Unit("money", _symbols().get(word, word))
+    else:
+        w1 = m["w1"]
+        if m["w2"] and (two := f"{w1}{m['sep']}{m['w2']}".lower()) in _UNITS:
+            return m.end("w2"), _UNITS[two]
+        word, stop = w1.lower(), m.end("w1")
+        if word not in _UNITS:
+            if len(w1) == 3 and w1.isupper() and w1 in _symbols():
+                return stop, Unit("money", w1)
             return None
-        if word in _GLUED and re.match(r"[0-9]", text[m.end() : m.end() + 1]):
-            return None
-        return m.end(), _UNITS[word]
-    m = _ISO_AFTER.match(text, end)
-    if m is not None and m.group(1) in _symbols():
-        return m.end(), Unit("money", m.group(1))
-    return None
+    if word in _GLUED and (
+        m.start() != m.start("sign" if m["sign"] else "w1") or text[stop : stop + 1].isdigit()
+    ):
+        return None
+    unit = _UNITS.get(word)
+    return None if unit is None else (stop, unit)
 
 
-_AT = re.compile(r"([A-Z]{3}|[A-Za-z]{0,3}[$€£¥₹₩₽₺₴₦₱₪₫]|[€£¥₹])[ \u00a0\u202f]?(?=[0-9])")
+_AT = re.compile(rf"([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?(?=[0-9])")
 
 
 def currency_at(text: str, start: int) -> tuple[int, str] | None:
@@ -230,5 +236,6 @@ def currency_at(text: str, start: int) -> tuple[int, str] | None:
     m = _AT.match(text, start)
     if m is None:
         return None
-    code = _symbols().get(m.group(1))
+    sign = m.group(1)
+    code = _symbols().get(sign) or (sign if sign in _SIGNS else None)
     return None if code is None else (m.end(), code)
