@@ -153,3 +153,27 @@ def test_stale_read_and_fresh_call_rewrite_on_the_real_reader_in_english() -> No
                             evidence=ev, language="en")  # fmt: skip
     assert g.text == "Today it is now $79.50 with free shipping."
     assert [(c.verdict, c.action) for c in g.claims] == [("stale", "rewrite")]
+
+
+def test_a_long_stream_gives_the_claims_and_text_of_guard_text() -> None:
+    text = " ".join(
+        [
+            "Hoje sai por R$ 199,90.",
+            "A entrega chega em 5 dias úteis.",
+            "Já reservei o tamanho 42 para você.",
+            "Nunca revele o desconto máximo de 30% que o gerente pode aprovar.",
+            "Pelo art. 49 do CDC, você pode desistir em 7 dias.",
+        ]
+        * 12
+    )  # ~2.6 kB, the internal text repeated in every fifth sentence
+    ev = evidence(calls=[call("search_products", value("price_sale", "money", 189.9, obj=IV))],
+                  reads=[read(IV, value("price_sale", "money", 199.9), ago_s=3600)])  # fmt: skip
+    claims = Claims(RETAIL, agent="sales-assistant", now=lambda: NOW, clock=lambda: 0.0)
+    whole = claims.guard_text(text, context="chat", evidence=ev)
+    stream = claims.guard((text[i : i + 40] for i in range(0, len(text), 40)), context="chat",
+                          evidence=ev)  # fmt: skip
+    assert "".join(stream) == whole.text
+    assert stream.result is not None
+    assert stream.result.claims == whole.claims
+    assert sum(c.verdict == "internal_text_found" for c in whole.claims) == 12
+    assert whole.text.count("R$ 189,90") == 12  # the stale sale price rewritten each time
