@@ -291,9 +291,9 @@ def judge(facts: TurnFacts, cand: Candidate) -> Judgement:
             return Judgement("quoted", "not_checked")
         return _quoted(facts, cand, quote)
     if cand.role_tied:
-        return Judgement(
-            "computed", "role_ambiguous", {"kind": "roles", "tied": list(cand.role_tied)}
-        )
+        nature: Nature = "computed" if cand.cls in facts.by_class else "model"
+        tied = {"kind": "roles", "tied": list(cand.role_tied)}
+        return Judgement(nature, "role_ambiguous", tied)
     kind = cat.evidence.kind
     if kind == "anchor":
         return _anchor(facts, cand)
