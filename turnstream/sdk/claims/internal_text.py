@@ -48,13 +48,17 @@ def find_repeats(text: str, known: frozenset[str] | set[str], n: int) -> list[tu
     raw = {bytes.fromhex(k) for k in known}
     tokens, spans = _words(text)
     encoded = [t.encode("utf-8") for t in tokens]
+    blake2b = hashlib.blake2b
+    hits = [
+        i
+        for i in range(len(tokens) - n + 1)
+        if blake2b(b" ".join(encoded[i : i + n]), digest_size=16).digest() in raw
+    ]
     passages: list[tuple[int, int]] = []
-    for i in range(len(tokens) - n + 1):
-        digest = hashlib.blake2b(b" ".join(encoded[i : i + n]), digest_size=16).digest()
-        if digest in raw:
-            start, end = spans[i][0], spans[i + n - 1][1]
-            if passages and start <= passages[-1][1]:
-                passages[-1] = (passages[-1][0], max(end, passages[-1][1]))
-            else:
-                passages.append((start, end))
+    for i in hits:
+        start, end = spans[i][0], spans[i + n - 1][1]
+        if passages and start <= passages[-1][1]:
+            passages[-1] = (passages[-1][0], max(end, passages[-1][1]))
+        else:
+            passages.append((start, end))
     return passages
