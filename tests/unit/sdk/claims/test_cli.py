@@ -108,3 +108,19 @@ def test_check_options_override_the_turn(tmp_path: Path) -> None:
     assert out["claims"][0]["action"] == "block" and out["held_for_review"]
     result = run("check", "--contract", RETAIL, "--turn", write(tmp_path, "bad.json", {"x": 1}))
     assert result.exit_code == 2 and "now" in result.output
+
+
+def test_the_corpus_is_read_for_every_agent_and_language(tmp_path: Path) -> None:
+    from turnstream.sdk.claims import parse_contract
+    from turnstream.sdk.claims.examples import claims_factory, run_corpus
+
+    data = json.loads(RETAIL.read_text())
+    data["categories"][4]["agents"] = ["billing-bot"]  # action promises: one agent only
+    contract = parse_contract(data)
+    failures = run_corpus(contract, ["Já reservei o item."], claims_factory(contract))
+    assert [f.where for f in failures] == [
+        "corpus phrase 1 (pt)",
+        "corpus phrase 1 (en)",
+        "corpus phrase 1 (es)",
+    ]
+    assert all("action_promise" in f.what for f in failures)
