@@ -273,7 +273,8 @@ def _anchor(facts: TurnFacts, cand: Candidate) -> Judgement:
             continue
         best_score = got.score
         ref = {"kind": "anchor", "document": a.document, "score": round(got.score, 4)}
-        if got.score < spec.threshold:
+        # A hair of floating-point slack, so that a score equal to the threshold holds.
+        if got.score < spec.threshold - 1e-9:
             best = Judgement(nature, "below_threshold", ref, anchor=i)
         elif not got.numbers_match:
             best = Judgement(nature, "mismatch", ref, anchor=i)
