@@ -15,6 +15,7 @@ from turnstream.sdk.claims.evidence import (
     ToolCall,
     TurnToCheck,
 )
+from turnstream.sdk.claims.guard import GuardStream
 from turnstream.sdk.claims.internal_text import fingerprints
 from turnstream.sdk.claims.records import ClaimRecord
 
@@ -28,6 +29,7 @@ __all__ = [
     "Evaluation",
     "Evidence",
     "EvidenceValue",
+    "GuardStream",
     "Guarded",
     "StateRead",
     "ToolCall",
