@@ -25,6 +25,7 @@ from turnstream.cli.common import (
     progress_bar,
     settings_from,
 )
+from turnstream.cli.contract import contract_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
@@ -39,6 +40,7 @@ app = typer.Typer(
     add_completion=False,
 )
 app.add_typer(infra_app, name="infra")
+app.add_typer(contract_app, name="contract")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
 app.add_typer(priors_app, name="priors")

@@ -1,0 +1,75 @@
+"""Dates: day first in pt and es, month first in en; numeric, ISO and with the month written."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.sdk.claims.readers import mention, read
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value"),
+    [
+        ("pt", "Chega em 15 de março de 2025.", "15 de março de 2025", "2025-03-15"),
+        ("pt", "Chega em 15 de março.", "15 de março", "--03-15"),
+        ("pt", "Feriado em 1º de maio", "1º de maio", "--05-01"),
+        ("pt", "Vence 15 mar. 2025", "15 mar. 2025", "2025-03-15"),
+        ("pt", "Vence 5 de fev", "5 de fev", "--02-05"),
+        ("es", "Llega el 15 de marzo del 2025", "15 de marzo del 2025", "2025-03-15"),
+        ("es", "Llega el 3 de septiembre", "3 de septiembre", "--09-03"),
+        ("es", "Vence el 3 de sept. de 2026", "3 de sept. de 2026", "2026-09-03"),
+        ("en", "Arrives March 15, 2025.", "March 15, 2025", "2025-03-15"),
+        ("en", "Arrives Mar. 15th", "Mar. 15th", "--03-15"),
+        ("en", "Arrives on the 3rd of April", "3rd of April", "--04-03"),
+        ("en", "Arrives 15 March 2025", "15 March 2025", "2025-03-15"),
+        ("en", "Due Sept 30", "Sept 30", "--09-30"),
+    ],
+)
+def test_dates_with_the_month_written(lang, text, fragment, value):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("date", value, None)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "value"),
+    [
+        ("pt", "03/04/2025", "2025-04-03"),  # day first
+        ("es", "03/04/2025", "2025-04-03"),
+        ("en", "03/04/2025", "2025-03-04"),  # month first
+        ("pt", "03/04", "--04-03"),
+        ("en", "03/04", "--03-04"),
+        ("pt", "15.03.2025", "2025-03-15"),
+        ("es", "15-03-25", "2025-03-15"),
+        ("en", "12/25/99", "1999-12-25"),
+        ("en", "25/12/2025", "2025-12-25"),  # no 25th month: day first after all
+        ("pt", "2025-03-15", "2025-03-15"),
+        ("en", "2025-03-15T10:00:00Z", "2025-03-15"),
+        ("es", "2025/03/15", "2025-03-15"),
+    ],
+)
+def test_numeric_and_iso_dates(lang, text, value):
+    assert read(f"Data: {text} ok", lang) == [(text, "date", value, None)]
+
+
+def test_an_impossible_date_is_no_date():
+    assert all(cls != "date" for _, cls, _, _ in read("Dia 31/02 não existe", "pt"))
+
+
+def test_a_day_range_before_a_month_is_two_dates():
+    assert read("Fechado de 10 a 15 de março", "pt") == [
+        ("10", "date", "--03-10", None),
+        ("15 de março", "date", "--03-15", None),
+    ]
+    assert read("Closed March 10-15", "en") == [
+        ("March 10", "date", "--03-10", None),
+        ("15", "date", "--03-15", None),
+    ]
+
+
+def test_a_fraction_before_a_unit_is_not_a_date():
+    assert read("Use 1/2 kg de farinha", "pt") != [("1/2", "date", "--02-01", None)]
+    assert all(cls != "date" for _, cls, _, _ in read("Use 1/2 kg de farinha", "pt"))
+
+
+def test_a_full_stop_after_a_month_name_stays_out():
+    assert mention("Chega em 4 de março.", "pt", "4 de março").end == len("Chega em 4 de março")

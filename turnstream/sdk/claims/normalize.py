@@ -1,0 +1,72 @@
+"""Text normalisation shared by terms, quotes, anchors and internal text.
+
+Three forms: ``lower`` (terms: "reservé", I reserved, is not "reserve", a request) and ``fold``
+keep every offset (one character for one character: lower case, accents
+removed), so a term found in the folded text has its span in the original; ``normalize`` is
+the anchor form of the spec (lower case, accents removed, every run of anything but letters
+and digits made one space), with a map back to the original offsets.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+__all__ = ["fold", "lower", "normalize", "normalize_with_map", "words"]
+
+_NON_WORD = re.compile(r"[\W_]+")
+_ACCENTS = re.compile("[\u0300-\u036f]+")
+_WORD = re.compile(r"[^\W_]+")
+
+
+@lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    base = "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+    low = base.lower()
+    # Only one-for-one foldings, so offsets stay put ("ß".lower() stays "ß"; "İ" would grow).
+    return low if len(low) == 1 else ch
+
+
+def fold(text: str) -> str:
+    """Lower case with accents removed, same length as ``text`` (offsets unchanged)."""
+    if text.isascii():
+        return text.lower()
+    # Decompose, drop the combining accents, and keep the result only when it is one for one
+    # (same length); a character-by-character fold took 0.9 ms on a 2 kB output.
+    out = _ACCENTS.sub("", unicodedata.normalize("NFD", text)).lower()
+    if len(out) == len(text):
+        return out
+    return "".join(_fold_char(ch) for ch in text)
+
+
+def lower(text: str) -> str:
+    """Lower case with accents kept, same length as ``text`` (terms match on this form)."""
+    low = text.lower()
+    if len(low) == len(text):  # lower() never shortens: equal length is one for one
+        return low
+    return "".join(low if len(low := ch.lower()) == 1 else ch for ch in text)
+
+
+def normalize(text: str) -> str:
+    """The anchor form: folded, every run of non-letters/digits one space, stripped."""
+    return _NON_WORD.sub(" ", fold(text)).strip()
+
+
+def normalize_with_map(text: str) -> tuple[str, list[int]]:
+    """``normalize(text)`` and, for each of its characters, the offset in ``text``."""
+    folded = fold(text)
+    out: list[str] = []
+    where: list[int] = []
+    for m in _WORD.finditer(folded):
+        if out:
+            out.append(" ")
+            where.append(m.start() - 1)
+        out.append(m.group())
+        where.extend(range(m.start(), m.end()))
+    return "".join(out), where
+
+
+def words(text: str) -> list[tuple[int, int]]:
+    """The spans of the words of ``text``: runs of letters and digits."""
+    return [m.span() for m in _WORD.finditer(text)]

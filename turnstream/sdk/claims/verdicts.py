@@ -1,0 +1,310 @@
+"""Verdicts: a claim against the turn's evidence, by its nature and its category's evidence.
+
+Order of the rules, for a claim found by a category:
+
+1. inside quotation marks, the claim is ``quoted``: ``verbatim`` looks for the quoted passage
+   in a document of the turn (``quoted_found`` / ``quoted_missing``); ``count``: not_checked;
+2. a number whose roles tie: ``role_ambiguous`` (never approved);
+3. by the category's evidence:
+   - ``value``: the number is ``computed`` when the turn holds a value of its class with its
+     role (any value of the class when it has none) or with its value; else ``model`` and
+     ``unsupported``. A computed number (``check``) is ``matched`` by an equal value of its
+     role (``same_role``) or class, ``mismatch`` when such values exist and none is equal,
+     ``no_evidence`` when none exists, ``stale`` when every equal value is older than its
+     claim age (``fresh_for: claim``), ``gap_not_stated`` when every equal value declares
+     gaps the output does not state (``must_state_gaps``); ``count``: not_checked;
+   - ``tool`` / ``tool_any``: ``no_evidence`` without a call of the tool; with one, the calls'
+     values of the number's class (and role) must hold its value (``mismatch`` otherwise);
+     a call without such values is the evidence (``matched``);
+   - ``anchor``: the best anchor over the claim: ``anchored`` at the threshold or above (and
+     ``mismatch`` when the quote's numbers are not the passage's), ``below_threshold``,
+     ``source_missing`` (a document the turn does not hold), ``not_checked`` (no anchor).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from turnstream.sdk.claims.anchors import score_anchor
+from turnstream.sdk.claims.detect import Candidate, NumberMention
+from turnstream.sdk.claims.evidence import Evidence, EvidenceValue, ProvenancedValue
+from turnstream.sdk.claims.normalize import fold, normalize
+from turnstream.sdk.claims.records import Nature, Verdict
+
+__all__ = ["Judgement", "TurnFacts", "judge", "same_value"]
+
+# Money is equal to the cent; other numbers to a relative 1e-9 (they were parsed, not computed).
+_CENT = 0.005
+_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "MXN", "ARS", "CLP", "COP", "UYU", "SGD", "HKD"})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnFacts:
+    """What a verdict reads: the output, its sentences and quotations, the evidence, the time."""
+
+    text: str
+    sentences: Sequence[tuple[int, int]]
+    quotes: Sequence[tuple[int, int]]
+    evidence: Evidence
+    values: Sequence[ProvenancedValue]
+    now: datetime
+    by_class: dict[str, list[ProvenancedValue]] = field(default_factory=dict)
+    # Numeric values by (class, value to the cent): the equal ones of a number in one look-up
+    # instead of a comparison with every value (12,300 comparisons for 60 outputs here).
+    by_number: dict[tuple[str, float], list[tuple[int, ProvenancedValue]]] = field(
+        default_factory=dict
+    )
+
+    def __post_init__(self) -> None:
+        for i, v in enumerate(self.values):
+            self.by_class.setdefault(v.item.class_, []).append(v)
+            number = _number(v.item.value)
+            if number is not None:
+                self.by_number.setdefault((v.item.class_, round(number, 2)), []).append((i, v))
+
+    def equal_values(self, m: NumberMention) -> list[ProvenancedValue]:
+        """The values of the evidence equal to the number."""
+        number = _number(m.value) if not isinstance(m.value, str) else None
+        if number is not None and m.cls == "money":
+            keys = {round(number, 2), round(number + _CENT, 2), round(number - _CENT, 2)}
+            near = sorted(
+                {i: v for key in keys for i, v in self.by_number.get((m.cls, key), ())}.items()
+            )
+            return [v for _, v in near if same_value(m, v.item)]
+        return [v for v in self.by_class.get(m.cls, ()) if same_value(m, v.item)]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """A claim's nature and verdict, with the evidence entry of its record."""
+
+    nature: Nature
+    verdict: Verdict
+    evidence: dict[str, Any] | None = None
+    #: For a stale copy of one field of one object: that field's fresh value in the turn.
+    fresh: ProvenancedValue | None = None
+    #: The anchor (index into the turn's anchors) the verdict is about.
+    anchor: int | None = None
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float) and math.isfinite(value):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def _close(a: float, b: float, cls: str) -> bool:
+    if cls == "money":
+        return abs(a - b) < _CENT
+    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
+
+
+def _same_unit(mention: NumberMention, item: EvidenceValue) -> bool:
+    a, b = mention.unit, item.unit
+    if a is None or b is None or a.lower() == b.lower():
+        return True
+    if mention.cls == "money" and "$" in (a, b):  # a bare "$" is any dollar or peso
+        return (b if a == "$" else a).upper() in _DOLLARS
+    return False
+
+
+def _date(value: Any) -> str | None:
+    if isinstance(value, str) and len(value) >= 10 and value[4] == "-":
+        return value[:10]
+    return None
+
+
+def same_value(mention: NumberMention, item: EvidenceValue) -> bool:
+    """Whether a value of the evidence equals the number (its class, unit and value)."""
+    if item.class_ != mention.cls or mention.cls == "label" or not _same_unit(mention, item):
+        return False
+    mv, iv = mention.value, item.value
+    if mention.cls == "date":
+        ev = _date(iv)
+        if not isinstance(mv, str) or ev is None:
+            return False
+        return mv[2:] == ev[5:] if mv.startswith("--") else mv == ev
+    if isinstance(mv, tuple | list):
+        return (
+            isinstance(iv, tuple | list)
+            and len(iv) == 2
+            and all(
+                (x := _number(p)) is not None
+                and (y := _number(q)) is not None
+                and _close(x, y, mention.cls)
+                for p, q in zip(mv, iv, strict=True)
+            )
+        )
+    a, b = _number(mv), _number(iv)
+    return a is not None and b is not None and _close(a, b, mention.cls)
+
+
+def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
+    return next((s for s in spans if s[0] <= start and end <= s[1]), None)
+
+
+def _gaps_stated(facts: TurnFacts, cand: Candidate, gaps: Sequence[str]) -> bool:
+    # Said with it: in the number's sentence or the one after.
+    i = facts.sentences.index(cand.sentence) if cand.sentence in facts.sentences else -1
+    end = facts.sentences[i + 1][1] if 0 <= i < len(facts.sentences) - 1 else cand.sentence[1]
+    said = normalize(facts.text[cand.sentence[0] : end])
+    return all(f" {normalize(g)} " in f" {said} " for g in gaps)
+
+
+def _quoted(facts: TurnFacts, cand: Candidate, quote: tuple[int, int]) -> Judgement:
+    passage = normalize(facts.text[quote[0] : quote[1]])
+    for doc in facts.evidence.documents:
+        if passage and passage in normalize(doc.text):
+            return Judgement("quoted", "quoted_found", {"kind": "quote", "document": doc.id})
+    return Judgement("quoted", "quoted_missing", {"kind": "quote"})
+
+
+def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
+    m = cand.mention
+    assert m is not None
+    spec = cand.category.evidence.value
+    assert spec is not None
+    of_class = facts.by_class.get(m.cls, [])
+    equal_any = facts.equal_values(m)
+    of_role = of_class if cand.role is None else [v for v in of_class if v.item.field == cand.role]
+    if not of_role and not equal_any:
+        return Judgement("model", "unsupported")
+    if cand.category.natures.computed == "count":
+        return Judgement("computed", "not_checked")
+    if spec.same_role and cand.role is not None:
+        candidates = of_role
+        equal = [v for v in equal_any if v.item.field == cand.role]
+    else:
+        candidates, equal = of_class, equal_any
+    if not candidates:
+        return Judgement("computed", "no_evidence")
+    if not equal:
+        return Judgement("computed", "mismatch", candidates[0].ref())
+    fresh = [v for v in equal if v.fresh(facts.now)] if spec.fresh_for == "claim" else equal
+    if not fresh:
+        return Judgement("computed", "stale", equal[0].ref(), _fresh_other(facts, equal))
+    if spec.must_state_gaps:
+        stated = [v for v in fresh if _gaps_stated(facts, cand, v.item.gaps)]
+        if not stated:
+            ref = fresh[0].ref() | {"gaps": list(fresh[0].item.gaps)}
+            return Judgement("computed", "gap_not_stated", ref)
+        fresh = stated
+    return Judgement("computed", "matched", fresh[0].ref())
+
+
+def _fresh_other(facts: TurnFacts, equal: list[ProvenancedValue]) -> ProvenancedValue | None:
+    """The fresh, different value of the one field of one object the number copied."""
+    sources = {(v.object, v.item.field) for v in equal}
+    if len(sources) != 1:
+        return None
+    obj, field = next(iter(sources))
+    if obj is None:
+        return None
+    newer = [
+        v
+        for v in facts.values
+        if v.object == obj and v.item.field == field and v.fresh(facts.now) and v not in equal
+    ]
+    newer.sort(key=lambda v: v.at or facts.now)
+    return newer[-1] if newer else None
+
+
+def _tool(facts: TurnFacts, cand: Candidate) -> Judgement:
+    tools = cand.category.evidence.tools
+    calls = facts.evidence.called(tools)
+    nature: Nature = "model" if cand.mention is None else "computed"
+    if not calls:
+        return Judgement(nature, "no_evidence", {"kind": "tool", "tools": list(tools)})
+    ref = {"kind": "tool", "call": calls[0].id, "tool": calls[0].tool}
+    m = cand.mention
+    if m is None:
+        return Judgement(nature, "matched", ref)
+    if cand.category.natures.computed == "count":
+        return Judgement(nature, "not_checked", ref)
+    values = [
+        (c, v)
+        for c in calls
+        for v in c.values
+        if v.class_ == m.cls and (cand.role is None or v.field == cand.role)
+    ]
+    if not values:
+        return Judgement(nature, "matched", ref)
+    for c, v in values:
+        if same_value(m, v):
+            return Judgement(
+                nature, "matched", {"kind": "tool", "call": c.id, "tool": c.tool, "field": v.field}
+            )
+    c, v = values[0]
+    return Judgement(
+        nature, "mismatch", {"kind": "tool", "call": c.id, "tool": c.tool, "field": v.field}
+    )
+
+
+def _anchor(facts: TurnFacts, cand: Candidate) -> Judgement:
+    spec = cand.category.evidence.anchor
+    assert spec is not None
+    nature: Nature = "model" if cand.mention is None else "computed"
+    best: Judgement | None = None
+    best_score = -1.0
+    for i, a in enumerate(facts.evidence.anchors):
+        if a.end <= cand.start or a.start >= cand.end:
+            continue  # the anchor does not cover the claim
+        doc = facts.evidence.document(a.document)
+        if doc is None:
+            if best is None:
+                best = Judgement(
+                    nature, "source_missing", {"kind": "anchor", "document": a.document}, anchor=i
+                )
+            continue
+        quote = a.quote if a.quote is not None else facts.text[a.start : a.end]
+        got = score_anchor(quote, doc.text)
+        if got.score <= best_score:
+            continue
+        best_score = got.score
+        ref = {"kind": "anchor", "document": a.document, "score": round(got.score, 4)}
+        # A hair of floating-point slack, so that a score equal to the threshold holds.
+        if got.score < spec.threshold - 1e-9:
+            best = Judgement(nature, "below_threshold", ref, anchor=i)
+        elif not got.numbers_match:
+            best = Judgement(nature, "mismatch", ref, anchor=i)
+        else:
+            best = Judgement(nature, "anchored", ref, anchor=i)
+    return best or Judgement(nature, "not_checked")
+
+
+def judge(facts: TurnFacts, cand: Candidate) -> Judgement:
+    """The nature and verdict of one claim (pure: everything it reads is in ``facts``)."""
+    cat = cand.category
+    quote = _inside(facts.quotes, cand.start, cand.end)
+    if quote is not None:
+        if cat.natures.quoted == "count":
+            return Judgement("quoted", "not_checked")
+        return _quoted(facts, cand, quote)
+    if cand.role_tied:
+        nature: Nature = "computed" if cand.cls in facts.by_class else "model"
+        tied = {"kind": "roles", "tied": list(cand.role_tied)}
+        return Judgement(nature, "role_ambiguous", tied)
+    kind = cat.evidence.kind
+    if kind == "anchor":
+        return _anchor(facts, cand)
+    if kind in ("tool", "tool_any"):
+        return _tool(facts, cand)
+    if cand.mention is None:
+        # A claim that is not a number, with value evidence: a value must name what it says.
+        said = fold(cand.value or "")
+        hit = next((v for v in facts.values if fold(str(v.item.value)) == said), None)
+        if hit is None:
+            return Judgement("model", "unsupported")
+        return Judgement("computed", "matched", hit.ref())
+    return _value(facts, cand)
