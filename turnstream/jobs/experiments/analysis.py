@@ -169,12 +169,12 @@ def cuped_effects(
     values: Mapping[str, np.ndarray], covariates: Mapping[str, np.ndarray], control: str
 ) -> tuple[float | None, dict[str, Effect]]:
     """``(theta, effect per arm)`` adjusted for the covariate; ``(None, {})`` when it
-    cannot adjust (no spread in the covariate, or too few people)."""
+    cannot adjust (no spread in the covariate, or an arm of fewer than 2 people)."""
     names = list(values)
     y = np.concatenate([np.asarray(values[a], dtype=float) for a in names])
     x = np.concatenate([np.asarray(covariates[a], dtype=float) for a in names])
     others = [a for a in names if a != control]
-    if len(y) < len(names) + 2 or not np.ptp(x) > 0 or any(len(values[a]) == 0 for a in names):
+    if not np.ptp(x) > 0 or any(len(values[a]) < 2 for a in names):
         return None, {}
     columns = [np.ones_like(y)]
     for arm in others:
@@ -191,7 +191,13 @@ def cuped_effects(
             b0 + b, cov[0, 0] + cov[i, i] + 2 * cov[0, i], b0, cov[0, 0], cov[0, 0] + cov[0, i]
         )
         out[arm] = Effect(
-            b, float(ci[i, 0]), float(ci[i, 1]), *rel, _f(fit.pvalues[i]), se, _f(b / se)
+            b,
+            float(ci[i, 0]),
+            float(ci[i, 1]),
+            *rel,
+            _f(fit.pvalues[i]),
+            se,
+            b / se if se > 0 else None,
         )
     return float(params[-1]), out
 

@@ -18,6 +18,11 @@ the bucket: an order for a beneficiary through the customer's exposure counts fo
 customer); a token whose exposure belongs to someone else does not count, and a token
 whose exposure is not on record falls back to the person.
 
+The CUPED covariate of a person is the number of outcomes of the experiment's kind in the
+``cuped_days`` before their assignment. Each day's comparison is one look of the
+group-sequential test (:mod:`.looks`); the smallest repeated p-values of the earlier days
+are read back from ``experiment_results``.
+
 The rules are pure functions on plain data; :func:`compare_experiment` and
 :func:`write_results` only read and write the store.
 """
@@ -33,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from turnstream.jobs.experiments.assignment import assign
+from turnstream.jobs.experiments.looks import Look, assess, look_number
 from turnstream.jobs.experiments.stats import (
     ArmCount,
     ArmStats,
@@ -57,6 +63,7 @@ __all__ = [
     "compare_experiment",
     "enrol",
     "plot_comparison",
+    "pre_period_counts",
     "result_rows",
     "summarize",
     "write_results",
@@ -95,6 +102,29 @@ RESULT_COLUMNS = (
     "srm_p_value",
     "srm_flag",
     "computed_at",
+    # migration 8: CUPED, Holm and the sequential look
+    "p_holm",
+    "cuped_days",
+    "cuped_theta",
+    "cuped_diff",
+    "cuped_diff_low",
+    "cuped_diff_high",
+    "cuped_lift",
+    "cuped_lift_low",
+    "cuped_lift_high",
+    "cuped_p_value",
+    "cuped_p_holm",
+    "method",
+    "basis",
+    "look",
+    "horizon_days",
+    "boundary",
+    "seq_p_value",
+    "seq_p_holm",
+    "seq_diff_low",
+    "seq_diff_high",
+    "may_act",
+    "verdict",
 )
 
 
@@ -162,6 +192,7 @@ class Comparison:
     arms: tuple[ArmStats, ...]
     srm: SampleRatio
     diagnostics: Mapping[str, int] = field(default_factory=dict)
+    look: Look | None = None
 
     def arm(self, name: str) -> ArmStats:
         """The statistics of one arm."""
@@ -235,6 +266,34 @@ def attribute(
     return Attribution(frozenset(successes), **counts)
 
 
+def pre_period_counts(
+    assignments: Mapping[str, Assignment], outcomes: Iterable[OutcomeEvent], days: int
+) -> dict[str, int]:
+    """Per person, outcomes in the ``days`` before their assignment (the CUPED covariate)."""
+    before = timedelta(days=days)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        a = assignments.get(o.profile_id)
+        if a is not None and a.assigned_at - before <= o.occurred_at < a.assigned_at:
+            counts[o.profile_id] = counts.get(o.profile_id, 0) + 1
+    return counts
+
+
+def arm_units(
+    experiment: Experiment,
+    assignments: Iterable[Assignment],
+    successes: frozenset[str],
+    covariate: Mapping[str, int],
+) -> dict[str, tuple[list[int], list[int]]]:
+    """Per arm, its people's success (0/1) and covariate, in the same order."""
+    units: dict[str, tuple[list[int], list[int]]] = {a.name: ([], []) for a in experiment.arms}
+    for a in assignments:
+        if a.arm in units:
+            units[a.arm][0].append(int(a.profile_id in successes))
+            units[a.arm][1].append(covariate.get(a.profile_id, 0))
+    return units
+
+
 def arm_counts(
     experiment: Experiment,
     assignments: Iterable[Assignment],
@@ -264,8 +323,11 @@ def summarize(
     attribution: Attribution,
     as_of: datetime,
     diagnostics: Mapping[str, int] | None = None,
+    covariate: Mapping[str, int] | None = None,
+    previous: Mapping[str, float] | None = None,
 ) -> Comparison:
-    """The comparison: arm statistics against the baseline and the sample-ratio check."""
+    """The comparison: arm statistics against the baseline, the sample-ratio check, and the
+    daily look (CUPED on ``covariate``, Holm, the sequential test after ``previous``)."""
     counts = arm_counts(experiment, assignments.values(), attribution.successes)
     for_srm = arm_counts(
         experiment, assignments.values(), attribution.successes, exclude_critical=True
@@ -281,6 +343,11 @@ def summarize(
         "outcomes_token_other_person": attribution.token_other_person,
         "outcomes_token_unknown": attribution.token_unknown,
     }
+    arms = compare_arms(counts, experiment.baseline.name)
+    units = arm_units(experiment, assignments.values(), attribution.successes, covariate or {})
+    look = assess(
+        experiment, counts, arms, units, look_number(experiment.starts_at, as_of), previous
+    )
     return Comparison(
         experiment_id=experiment.id,
         space_id=experiment.space_id,
@@ -288,9 +355,10 @@ def summarize(
         window_days=experiment.window_days,
         as_of=as_of,
         baseline=experiment.baseline.name,
-        arms=compare_arms(counts, experiment.baseline.name),
+        arms=arms,
         srm=srm,
         diagnostics=notes,
+        look=look,
     )
 
 
@@ -299,33 +367,67 @@ def result_rows(comparison: Comparison, as_of: datetime) -> list[tuple[Any, ...]
     as_of = _utc(as_of)
     day: date = as_of.date()
     c = comparison
-    return [
-        (
-            c.experiment_id,
-            c.space_id,
-            a.name,
-            day,
-            c.baseline,
-            c.outcome,
-            c.window_days,
-            a.people,
-            a.successes,
-            a.rate,
-            a.rate_low,
-            a.rate_high,
-            a.diff,
-            a.diff_low,
-            a.diff_high,
-            a.lift,
-            a.lift_low,
-            a.lift_high,
-            a.p_value,
-            c.srm.p_value,
-            c.srm.flagged,
-            as_of,
-        )
-        for a in c.arms
-    ]
+    return [(*_own_row(c, a, day, as_of), *_look_row(c.look, a.name)) for a in c.arms]
+
+
+def _own_row(c: Comparison, a: ArmStats, day: date, as_of: datetime) -> tuple[Any, ...]:
+    return (
+        c.experiment_id,
+        c.space_id,
+        a.name,
+        day,
+        c.baseline,
+        c.outcome,
+        c.window_days,
+        a.people,
+        a.successes,
+        a.rate,
+        a.rate_low,
+        a.rate_high,
+        a.diff,
+        a.diff_low,
+        a.diff_high,
+        a.lift,
+        a.lift_low,
+        a.lift_high,
+        a.p_value,
+        c.srm.p_value,
+        c.srm.flagged,
+        as_of,
+    )
+
+
+#: Values of the look's columns when there is nothing to say (the non-nullable ones).
+_LOOK_DEFAULTS: dict[str, Any] = {
+    "cuped_days": 0, "method": "", "basis": "", "look": 0, "horizon_days": 0,
+    "may_act": False, "verdict": "",
+}  # fmt: skip
+_LOOK_COLUMNS = RESULT_COLUMNS[RESULT_COLUMNS.index("p_holm") :]
+
+
+def _look_row(look: Look | None, arm: str) -> tuple[Any, ...]:
+    values: dict[str, Any] = {}
+    if look is not None:
+        values.update(
+            cuped_days=look.cuped_days, cuped_theta=look.theta, method=look.method,
+            basis=look.basis, look=look.look, horizon_days=look.horizon_days,
+            boundary=look.boundary, may_act=look.may_act, verdict=look.verdict,
+        )  # fmt: skip
+        mine = next((x for x in look.arms if x.name == arm), None)
+        if mine is not None:
+            values.update(
+                p_holm=mine.p_holm, cuped_p_holm=mine.cuped_p_holm,
+                seq_p_value=mine.seq_p_value, seq_p_holm=mine.seq_p_holm,
+                seq_diff_low=mine.seq_diff_low, seq_diff_high=mine.seq_diff_high,
+            )  # fmt: skip
+        if mine is not None and mine.cuped is not None:
+            c = mine.cuped
+            values.update(
+                cuped_diff=c.diff, cuped_diff_low=c.diff_low, cuped_diff_high=c.diff_high,
+                cuped_lift=c.rel, cuped_lift_low=c.rel_low, cuped_lift_high=c.rel_high,
+                cuped_p_value=c.p_value,
+            )  # fmt: skip
+    return tuple(values.get(col, _LOOK_DEFAULTS.get(col)) for col in _LOOK_COLUMNS)
 
 
 # --- the store (blocking) -------------------------------------------------------------
@@ -413,6 +515,38 @@ GROUP BY exposure_id"""
     return {x: frozenset(people) for x, people in rows}
 
 
+def _pre_period(store: Store, e: Experiment, end: datetime) -> list[OutcomeEvent]:
+    # Outcomes from cuped_days before the start to the last assignment time; the rule that
+    # keeps those before each person's own assignment is pre_period_counts.
+    if e.cuped_days <= 0:
+        return []
+    rows = store.query(
+        """SELECT profile_id, occurred_at
+FROM outcomes
+WHERE space_id = {space:String} AND outcome = {outcome:String}
+    AND occurred_at >= {since:DateTime64(3, 'UTC')}
+    AND occurred_at < {until:DateTime64(3, 'UTC')}""",
+        parameters={
+            "space": e.space_id,
+            "outcome": e.outcome,
+            "since": e.starts_at - timedelta(days=e.cuped_days),
+            "until": end,
+        },
+    ).rows
+    return [OutcomeEvent(p, _from_store(at)) for p, at in rows]
+
+
+def _previous_looks(store: Store, e: Experiment, day: date) -> dict[str, float]:
+    rows = store.query(
+        """SELECT arm, min(seq_p_value)
+FROM experiment_results FINAL
+WHERE experiment_id = {experiment:String} AND day < {day:Date} AND seq_p_value IS NOT NULL
+GROUP BY arm""",
+        parameters={"experiment": e.id, "day": day},
+    ).rows
+    return {arm: float(p) for arm, p in rows}
+
+
 def _record(
     store: Store,
     e: Experiment,
@@ -446,7 +580,9 @@ def compare_experiment(
     attribution = attribute(
         e, assignments, _outcomes(store, e, as_of), _owners(store, e, as_of), as_of
     )
-    return summarize(e, assignments, attribution, as_of, notes)
+    covariate = pre_period_counts(assignments, _pre_period(store, e, end), e.cuped_days)
+    previous = _previous_looks(store, e, as_of.date())
+    return summarize(e, assignments, attribution, as_of, notes, covariate, previous)
 
 
 def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
