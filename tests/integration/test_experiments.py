@@ -9,6 +9,12 @@ from pathlib import Path
 import pytest
 
 from turnstream.jobs.experiments import assign, compare_experiment, plot_comparison, write_results
+from turnstream.jobs.experiments.sequential import (
+    METHOD,
+    boundaries,
+    look_fractions,
+    sequential_p_value,
+)
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.sinks.store import Store
 
@@ -256,3 +262,61 @@ def test_plot_comparison_writes_a_png(store: Store, tmp_path: Path) -> None:
     data = out.read_bytes()
     assert len(data) > 1000
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> None:
+    _seed(store)
+    _outcomes(
+        store,
+        [
+            ("acme", "c1", "purchase", "", at(-3)),  # before the start, 4 days before c1's turn
+            ("acme", "c1", "purchase", "", at(1)),
+            ("acme", "f2", "purchase", "", at(2)),  # after the start, before f2's turn
+            ("acme", "f1", "purchase", "", at(-40)),  # 42 days before: outside 28 days
+            ("acme", "f3", "kept", "", at(1)),  # another outcome
+            ("lumen", "f4", "purchase", "", at(1)),  # another space
+        ],
+    )
+    comparison = compare_experiment(store, DOC, "exp-1", AS_OF)
+    d = comparison.diagnostics
+    # c1: 2, f2: 1, and c2's purchase of the seed, an hour before its first turn: 1.
+    assert (d["pre_period_people"], d["pre_period_outcomes"]) == (3, 4)
+    look = comparison.look
+    assert (look.look, look.horizon_days, look.method, look.cuped_days) == (20, 28, METHOD, 28)
+    assert look.boundary == pytest.approx(boundaries(look_fractions(20, 28))[-1])
+    assert look.basis == "cuped" and look.theta is not None
+    full = look.arm("full")
+    assert full.seq_p_value == pytest.approx(sequential_p_value(full.z, look_fractions(20, 28)))
+    assert full.cuped is not None and full.cuped.diff_low < full.cuped.diff < full.cuped.diff_high
+    assert (
+        not look.may_act and look.verdict == "wait: no arm has crossed its boundary (look 20 of 28)"
+    )
+
+    write_results(store, comparison, AS_OF)
+    rows = {
+        r["arm"]: r
+        for r in store.query(
+            "SELECT arm, p_holm, cuped_days, cuped_theta, cuped_diff, cuped_p_value, method, "
+            "basis, look, horizon_days, boundary, seq_p_value, seq_p_holm, may_act, verdict "
+            "FROM experiment_results FINAL"
+        ).as_dicts()
+    }
+    assert rows["control"]["seq_p_value"] is None and rows["control"]["cuped_diff"] is None
+    assert rows["control"]["look"] == 20 and rows["control"]["verdict"] == look.verdict
+    assert rows["full"]["cuped_diff"] == pytest.approx(full.cuped.diff)
+    assert rows["full"]["seq_p_holm"] == pytest.approx(full.seq_p_holm)
+    assert rows["full"]["p_holm"] == pytest.approx(full.p_holm)
+    assert rows["full"]["cuped_theta"] == pytest.approx(look.theta)
+    assert (rows["full"]["basis"], rows["full"]["horizon_days"]) == ("cuped", 28)
+    assert rows["full"]["may_act"] is False
+
+    # A crossing recorded on an earlier day stands: the repeated p-value is the smallest.
+    store.insert(
+        "experiment_results",
+        [("exp-1", "acme", "full", (AS_OF - timedelta(days=3)).date(), 0.0001, AS_OF)],
+        ["experiment_id", "space_id", "arm", "day", "seq_p_value", "computed_at"],
+    )
+    later = compare_experiment(store, DOC, "exp-1", AS_OF + timedelta(days=1))
+    assert later.look.look == 21
+    assert later.look.arm("full").seq_p_value == 0.0001
+    assert later.look.may_act and later.look.verdict.startswith("act: full differ")

@@ -581,6 +581,8 @@ def compare_experiment(
         e, assignments, _outcomes(store, e, as_of), _owners(store, e, as_of), as_of
     )
     covariate = pre_period_counts(assignments, _pre_period(store, e, end), e.cuped_days)
+    notes["pre_period_people"] = len(covariate)
+    notes["pre_period_outcomes"] = sum(covariate.values())
     previous = _previous_looks(store, e, as_of.date())
     return summarize(e, assignments, attribution, as_of, notes, covariate, previous)
 
