@@ -48,6 +48,7 @@ __all__ = [
     "ArmResult",
     "Effect",
     "analyze",
+    "as_report",
     "cuped_effects",
     "holm",
     "is_binary",
@@ -261,3 +262,41 @@ def analyze(
         [len(arrays[a]) for a in arrays], [weights.get(a, 1.0) for a in arrays]
     )
     return Analysis(control, kind, tuple(results), srm, theta)
+
+
+def _effect_report(effect: Effect, p_holm: float | None) -> dict[str, object]:
+    return {
+        "diff": effect.diff,
+        "diff_ci": [effect.diff_low, effect.diff_high],
+        "rel": effect.rel,
+        "rel_ci": [effect.rel_low, effect.rel_high],
+        "p_value": effect.p_value,
+        "p_value_holm": p_holm,
+    }
+
+
+def as_report(analysis: Analysis, metric: str, covariate: str | None = None) -> dict[str, object]:
+    """The analysis as JSON-able values: per arm ``people``, ``mean`` and, against control,
+    ``diff``, ``diff_ci``, ``rel``, ``rel_ci``, ``p_value`` (and ``cuped`` with the same
+    keys when there is a covariate); ``srm_p_value`` for the whole."""
+    arms: dict[str, object] = {}
+    for arm in analysis.arms:
+        entry: dict[str, object] = {"people": arm.people, "mean": arm.mean}
+        if arm.name != analysis.control:
+            if arm.raw is not None:
+                entry.update(_effect_report(arm.raw, arm.p_holm))
+            if covariate is not None:
+                entry["cuped"] = (
+                    _effect_report(arm.cuped, arm.cuped_p_holm) if arm.cuped is not None else None
+                )
+        arms[arm.name] = entry
+    return {
+        "metric": metric,
+        "kind": analysis.kind,
+        "control": analysis.control,
+        "covariate": covariate,
+        "cuped_theta": analysis.theta,
+        "correction": analysis.correction,
+        "arms": arms,
+        "srm_p_value": analysis.srm.p_value,
+    }

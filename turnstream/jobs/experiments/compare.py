@@ -599,14 +599,14 @@ def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
 
 
 def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
-    """Draw each arm's rate with its 95% Wilson interval to a PNG (matplotlib, Agg)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    """Draw to a PNG each arm's rate with its 95% Wilson interval and, beside it, each
+    arm's difference from the baseline with the raw and CUPED-adjusted intervals."""
+    from turnstream.jobs.experiments.analysis import Effect
+    from turnstream.jobs.experiments.plots import draw_differences, new_figure, save
 
     c = comparison
-    figure = Figure(figsize=(max(4.0, 1.6 * len(c.arms) + 2), 4.0), dpi=100)
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
+    figure = new_figure(max(8.0, 3.2 * len(c.arms) + 2))
+    ax, right = figure.subplots(1, 2)
     for i, a in enumerate(c.arms):
         if a.rate is None or a.rate_low is None or a.rate_high is None:
             continue
@@ -637,7 +637,15 @@ def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
     if c.srm.flagged:
         title += f"\nsample-ratio mismatch (p = {c.srm.p_value:.2g})"
     ax.set_title(title, fontsize=10)
-    figure.tight_layout()
-    out = Path(path)
-    figure.savefig(out, format="png")
-    return out
+
+    others = []
+    for a in c.arms:
+        if a.name == c.baseline:
+            continue
+        raw = Effect(a.diff, a.diff_low, a.diff_high, a.lift, a.lift_low, a.lift_high, a.p_value)
+        adjusted = c.look.arm(a.name).cuped if c.look is not None else None
+        others.append((a.name, raw, adjusted))
+    draw_differences(right, others, f"rate - {c.baseline} rate (95% CI)")
+    if c.look is not None:
+        right.set_title(c.look.verdict, fontsize=9)
+    return save(figure, path)
