@@ -320,3 +320,39 @@ def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> 
     assert later.look.look == 21
     assert later.look.arm("full").seq_p_value == 0.0001
     assert later.look.may_act and later.look.verdict.startswith("act: full differ")
+
+
+def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from turnstream.cli.main import app
+
+    _seed(store)
+    arms = "\n".join(
+        f'[[experiments.arms]]\nname = "{a.name}"\nallocation = {a.allocation}\n'
+        for a in EXPERIMENT.arms
+    )
+    measurement = tmp_path / "measurement.toml"
+    measurement.write_text(
+        f'[[experiments]]\nid = "exp-1"\nspace_id = "acme"\nstarts_at = {START.isoformat()}\n'
+        f'critical_sources = ["pharmacy"]\nhorizon_days = 21\n{arms}'
+    )
+    config = tmp_path / "turnstream.toml"
+    config.write_text(f'[store]\ndsn = "{store.dsn}"\ndatabase = "{store.database}"\n')
+    args = ["experiments", "compare", "exp-1", "--config", str(config),
+            "--measurement", str(measurement), "--as-of", AS_OF.date().isoformat()]  # fmt: skip
+    runner = CliRunner()
+    table = runner.invoke(app, [*args, "--plot", str(tmp_path / "exp.png")])
+    assert table.exit_code == 0, table.output
+    text = " ".join(table.output.split())
+    assert "look 20 of 21" in text and "do not act yet" in text
+    assert "Holm across arms" in text and "CUPED" in text
+    assert (tmp_path / "exp.png").read_bytes()[:4] == b"\x89PNG"
+    as_json = runner.invoke(app, [*args, "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    rows = json.loads(as_json.output[: as_json.output.rindex("]") + 1])
+    full = next(r for r in rows if r["arm"] == "full")
+    assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm"} <= set(full)
+    assert store.scalar("SELECT count() FROM experiment_results FINAL WHERE look = 20") == 3

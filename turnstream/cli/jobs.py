@@ -113,22 +113,7 @@ def experiments_compare(
     report = guarded(lambda: run_job(settings, "experiments", params))
     comparison = comparison_from_dict(report["experiments"][0])
     look = comparison.look
-    columns = ["arm", "people", "successes", "rate", "diff", "diff_low", "diff_high", "lift",
-               "lift_low", "lift_high", "p_value", "p_holm", "cuped_diff", "cuped_low",
-               "cuped_high", "cuped_p_holm", "seq_p_holm"]  # fmt: skip
-    rows = []
-    for a in comparison.arms:
-        mine = next((x for x in look.arms if x.name == a.name), None) if look else None
-        cuped = mine.cuped if mine else None
-        rows.append(
-            [a.name, a.people, a.successes, *(_r(v) for v in (a.rate, a.diff, a.diff_low,
-             a.diff_high, a.lift, a.lift_low, a.lift_high)), _r(a.p_value, 6),
-             _r(mine.p_holm if mine else None, 6),
-             *(_r(v) for v in ((cuped.diff, cuped.diff_low, cuped.diff_high) if cuped
-                               else (None,) * 3)),
-             _r(mine.cuped_p_holm if mine else None, 6),
-             _r(mine.seq_p_holm if mine else None, 6)]
-        )  # fmt: skip
+    columns, rows = _comparison_rows(comparison, fmt)
     title = (
         f"{comparison.experiment_id}: {comparison.outcome} within {comparison.window_days} days "
         f"of assignment, against {comparison.baseline}, as of {comparison.as_of:%Y-%m-%d}"
@@ -246,6 +231,46 @@ def _g(value: float | None) -> str:
 def _ci(value: float | None, low: float | None, high: float | None) -> str | None:
     """``value [low, high]`` in 4 significant digits: one column where a table is narrow."""
     return None if value is None else f"{_g(value)} [{_g(low)}, {_g(high)}]"
+
+
+def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list[Any]]]:
+    """Columns and rows of ``experiments compare``: intervals in one cell for a table."""
+    wide = fmt is not Format.table
+    if wide:
+        columns = ["arm", "people", "successes", "rate", "diff", "diff_low", "diff_high",
+                   "lift", "lift_low", "lift_high", "p_value", "p_holm", "cuped_diff",
+                   "cuped_diff_low", "cuped_diff_high", "cuped_p_value", "cuped_p_holm",
+                   "seq_p_value", "seq_p_holm", "seq_diff_low", "seq_diff_high"]  # fmt: skip
+    else:
+        columns = ["arm", "people", "successes", "rate", "diff [95% CI]", "lift [95% CI]", "p",
+                   "p Holm", "CUPED diff [95% CI]", "CUPED p Holm", "seq. p Holm"]  # fmt: skip
+    look = comparison.look
+    rows = []
+    for a in comparison.arms:
+        mine = next((x for x in look.arms if x.name == a.name), None) if look else None
+        c = mine.cuped if mine else None
+        seq = (
+            (mine.seq_p_value, mine.seq_p_holm, mine.seq_diff_low, mine.seq_diff_high)
+            if mine
+            else (None,) * 4
+        )
+        holm = (mine.p_holm, mine.cuped_p_holm) if mine else (None, None)
+        if wide:
+            rows.append(
+                [a.name, a.people, a.successes, a.rate, a.diff, a.diff_low, a.diff_high, a.lift,
+                 a.lift_low, a.lift_high, a.p_value, holm[0],
+                 *((c.diff, c.diff_low, c.diff_high, c.p_value) if c else (None,) * 4),
+                 holm[1], *seq]
+            )  # fmt: skip
+        else:
+            rows.append(
+                [a.name, a.people, a.successes, _g(a.rate), _ci(a.diff, a.diff_low, a.diff_high),
+                 _ci(a.lift, a.lift_low, a.lift_high), _g(a.p_value) if mine else None,
+                 _g(holm[0]) if mine else None,
+                 _ci(c.diff, c.diff_low, c.diff_high) if c else None,
+                 _g(holm[1]) if mine else None, _g(seq[1]) if mine else None]
+            )  # fmt: skip
+    return columns, rows
 
 
 _FIGURES = ("diff", "diff_low", "diff_high", "rel", "rel_low", "rel_high", "p_value")
