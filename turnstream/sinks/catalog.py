@@ -317,7 +317,7 @@ CATALOG: dict[str, Entry] = {
             "basis": "the statistic the sequential test reads: cuped or raw",
             "look": "the daily look (1 = the start day)",
             "horizon_days": "the planned number of daily looks",
-            "boundary": "|z| boundary of this look (null: nothing can be acted on yet)",
+            "boundary": "bound on the absolute z at this look (null: nothing may be acted on yet)",
             "seq_p_value": "repeated p-value: smallest level crossed at any look so far",
             "seq_p_holm": "seq_p_value, Holm-adjusted across the arms",
             "seq_diff_low": "repeated confidence interval of the tested difference, low",
