@@ -602,23 +602,20 @@ def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
     """Draw to a PNG each arm's rate with its 95% Wilson interval and, beside it, each
     arm's difference from the baseline with the raw and CUPED-adjusted intervals."""
     from turnstream.jobs.experiments.analysis import Effect
-    from turnstream.jobs.experiments.plots import draw_differences, new_figure, save
+    from turnstream.jobs.experiments.plots import (
+        draw_differences,
+        draw_interval,
+        new_figure,
+        save,
+    )
 
     c = comparison
     figure = new_figure(max(8.0, 3.2 * len(c.arms) + 2))
     ax, right = figure.subplots(1, 2)
     for i, a in enumerate(c.arms):
-        if a.rate is None or a.rate_low is None or a.rate_high is None:
-            continue
         colour = "tab:gray" if a.name == c.baseline else "tab:blue"
-        ax.errorbar(
-            [i],
-            [a.rate],
-            yerr=[[a.rate - a.rate_low], [a.rate_high - a.rate]],
-            fmt="o",
-            capsize=6,
-            color=colour,
-        )
+        if not draw_interval(ax, i, a.rate, a.rate_low, a.rate_high, colour):
+            continue
         ax.annotate(
             f"{a.successes}/{a.people}",
             (i, a.rate_high),

@@ -9,7 +9,7 @@ from typing import Any
 
 from turnstream.jobs.experiments.analysis import Analysis, Effect
 
-__all__ = ["draw_differences", "new_figure", "plot_analysis", "save"]
+__all__ = ["draw_differences", "draw_interval", "new_figure", "plot_analysis", "save"]
 
 _RAW, _CUPED = "tab:blue", "tab:orange"
 
@@ -24,18 +24,23 @@ def new_figure(width: float, height: float = 4.0) -> Any:
     return figure
 
 
-def _bar(ax: Any, x: float, effect: Effect, colour: str, label: str | None) -> None:
-    if effect.diff is None or effect.diff_low is None or effect.diff_high is None:
-        return
+def draw_interval(
+    ax: Any,
+    x: float,
+    value: float | None,
+    low: float | None,
+    high: float | None,
+    colour: str,
+    label: str | None = None,
+) -> bool:
+    """A point with its interval at ``x``; nothing (False) when a figure is missing."""
+    if value is None or low is None or high is None:
+        return False
     ax.errorbar(
-        [x],
-        [effect.diff],
-        yerr=[[effect.diff - effect.diff_low], [effect.diff_high - effect.diff]],
-        fmt="o",
-        capsize=6,
-        color=colour,
+        [x], [value], yerr=[[value - low], [high - value]], fmt="o", capsize=6, color=colour,
         label=label,
-    )
+    )  # fmt: skip
+    return True
 
 
 def draw_differences(
@@ -46,12 +51,15 @@ def draw_differences(
     labelled = set()
     for i, (_, raw, cuped) in enumerate(arms):
         shift = 0.12 if cuped is not None else 0.0
-        if raw is not None:
-            _bar(ax, i - shift, raw, _RAW, None if "raw" in labelled else "raw")
-            labelled.add("raw")
-        if cuped is not None:
-            _bar(ax, i + shift, cuped, _CUPED, None if "cuped" in labelled else "CUPED")
-            labelled.add("cuped")
+        for effect, x, colour, name in (
+            (raw, i - shift, _RAW, "raw"),
+            (cuped, i + shift, _CUPED, "CUPED"),
+        ):
+            if effect is not None and draw_interval(
+                ax, x, effect.diff, effect.diff_low, effect.diff_high, colour,
+                None if name in labelled else name,
+            ):  # fmt: skip
+                labelled.add(name)
     ax.axhline(0.0, color="tab:gray", linestyle="--", linewidth=0.8)
     ax.set_xticks(range(len(arms)), [name for name, _, _ in arms])
     ax.set_xlim(-0.6, len(arms) - 0.4)
