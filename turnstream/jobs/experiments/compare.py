@@ -345,9 +345,7 @@ def summarize(
     }
     arms = compare_arms(counts, experiment.baseline.name)
     units = arm_units(experiment, assignments.values(), attribution.successes, covariate or {})
-    look = assess(
-        experiment, counts, arms, units, look_number(experiment.starts_at, as_of), previous
-    )
+    look = assess(experiment, arms, units, look_number(experiment.starts_at, as_of), previous)
     return Comparison(
         experiment_id=experiment.id,
         space_id=experiment.space_id,

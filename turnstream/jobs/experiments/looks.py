@@ -1,8 +1,8 @@
 """The daily look at an experiment: CUPED beside the raw figures, Holm across the arms, and
 the group-sequential verdict (whether the result may be acted on yet).
 
-Pure: the comparison's counts, each person's (success, covariate) per arm, the look
-number and the smallest repeated p-values of earlier looks in; a :class:`Look` out.
+Pure: the arms' statistics, each person's (success, covariate) per arm, the look number
+and the smallest repeated p-values of earlier looks in; a :class:`Look` out.
 
 * The covariate is the same outcome in the ``cuped_days`` before the person's assignment.
 * The sequential test reads the CUPED-adjusted z when the adjustment could be made (the
@@ -36,7 +36,7 @@ from turnstream.jobs.experiments.sequential import (
     repeated_interval,
     sequential_p_value,
 )
-from turnstream.jobs.experiments.stats import ArmCount, ArmStats
+from turnstream.jobs.experiments.stats import ArmStats
 from turnstream.models.measurement import Experiment
 
 __all__ = ["ArmLook", "Look", "assess", "look_number"]
@@ -93,18 +93,18 @@ def _min(*values: float | None) -> float | None:
 
 def assess(
     experiment: Experiment,
-    counts: Sequence[ArmCount],
     arm_stats: Sequence[ArmStats],
     units: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     look: int,
     previous: Mapping[str, float] | None = None,
 ) -> Look:
-    """The look: ``units`` maps an arm to its people's (success 0/1, covariate) values;
-    ``previous`` an arm to its smallest repeated p-value of earlier looks."""
+    """The look from the arms' statistics (:func:`.stats.compare_arms`): ``units`` maps an
+    arm to its people's (success 0/1, covariate) values; ``previous`` an arm to its
+    smallest repeated p-value of earlier looks."""
     e, previous = experiment, previous or {}
     baseline = e.baseline.name
-    base = next(c for c in counts if c.name == baseline)
-    others = [c for c in counts if c.name != baseline]
+    base = next(c for c in arm_stats if c.name == baseline)
+    others = [c for c in arm_stats if c.name != baseline]
     raw = {
         c.name: proportion_effect(c.successes, c.people, base.successes, base.people)
         for c in others
@@ -135,8 +135,7 @@ def assess(
         )
     seq = {c.name: _min(seq_now[c.name], previous.get(c.name)) for c in others}
 
-    p_by_name = {s.name: s.p_value for s in arm_stats}
-    raw_holm = holm([p_by_name.get(c.name) for c in others])
+    raw_holm = holm([c.p_value for c in others])
     cuped_holm = holm([adjusted[c.name].p_value if c.name in adjusted else None for c in others])
     seq_holm = holm([seq[c.name] for c in others])
     arms = tuple(

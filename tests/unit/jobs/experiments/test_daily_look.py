@@ -56,7 +56,7 @@ def _units(effects: dict[str, float], n: int, seed: int) -> dict[str, tuple[list
 
 def _look(e: Experiment, units: dict[str, tuple[list, list]], look: int, previous=None):
     counts = [ArmCount(a, len(y), sum(y)) for a, (y, _) in units.items()]
-    return assess(e, counts, compare_arms(counts, "control"), units, look, previous)
+    return assess(e, compare_arms(counts, "control"), units, look, previous)
 
 
 def test_look_number_counts_days_from_the_start_day() -> None:
