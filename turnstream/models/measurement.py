@@ -112,7 +112,9 @@ class Experiment(_Document):
     outcome: Literal["purchase", "kept"] = "purchase"
     window_days: int = Field(14, ge=1, le=365)
     cuped_days: int = Field(28, ge=0, le=365)
-    horizon_days: int = Field(28, ge=1, le=365)
+    # At most 90 daily looks: one arm's repeated p-value at look 90 costs 90 boundary
+    # recursions per level tried (bench/experiments_aa.py times it), and the job runs daily.
+    horizon_days: int = Field(28, ge=1, le=90)
     alpha: float = Field(0.05, gt=0, lt=0.5)
 
     @field_validator("starts_at", "ends_at")

@@ -117,6 +117,7 @@ def test_cuped_days_horizon_and_alpha_are_bounded() -> None:
     assert (e.experiments[0].cuped_days, e.experiments[0].horizon_days) == (0, 60)
     assert "experiments[0].cuped_days" in _paths(_doc(cuped_days=-1))
     assert "experiments[0].horizon_days" in _paths(_doc(horizon_days=0))
+    assert "experiments[0].horizon_days" in _paths(_doc(horizon_days=91))
     assert "experiments[0].alpha" in _paths(_doc(alpha=0.5))
     assert "experiments[0].alpha" in _paths(_doc(alpha=0))
 
