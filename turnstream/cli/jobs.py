@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from turnstream.cli.common import (
     ConfigOpt,
@@ -205,7 +206,8 @@ def experiments_analyze(
             if result.kind == "binary"
             else "means: Welch's t-test, log-ratio delta method"
         )
-        title = f"{metric} ({result.kind}; {method}) against {control}, {table.rows} rows"
+        # Column and arm names come from the file: escaped, as rich reads [..] as markup.
+        title = escape(f"{metric} ({result.kind}; {method}) against {control}, {table.rows} rows")
         print_rows(columns, rows, fmt, title=title)
         if fmt is Format.table:
             srm = result.srm
@@ -214,7 +216,11 @@ def experiments_analyze(
                       f"({verdict}); p_holm: Holm across {len(arms) - 1} arms")  # fmt: skip
             if covariate:
                 theta = "none (no spread)" if result.theta is None else f"{result.theta:.4g}"
-                out.print(f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}")
+                out.print(
+                    escape(
+                        f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}"
+                    )
+                )
     if plot is not None:
         plot_analysis(result, plot, f"{metric}: {file.name}")
         err.print(f"wrote {plot}")

@@ -131,3 +131,12 @@ def test_read_units_skips_blank_lines_and_reads_quotes_and_a_bom(tmp_path: Path)
         parse_allocation("b=0,control=1", ["b", "control"])
     with pytest.raises(DataError, match="no arm 'z'"):
         parse_allocation("b=1,control=1,z=1", ["b", "control"])
+
+
+def test_names_from_the_file_print_verbatim(tmp_path: Path) -> None:
+    csv_file = tmp_path / "brackets.csv"
+    csv_file.write_text("arm,rev[eur],pre[eur]\ncontrol,1,2\ncontrol,3,1\nb,2,2\nb,5,4\n")
+    code, output = _run(str(csv_file), "--arm-column", "arm", "--control", "control",
+                        "--metric", "rev[eur]", "--covariate", "pre[eur]")  # fmt: skip
+    assert code == 0, output
+    assert "rev[eur] (continuous" in output and "CUPED on pre[eur]:" in output
