@@ -269,6 +269,7 @@ def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> 
     _outcomes(
         store,
         [
+            ("acme", "c1", "purchase", "", at(5)),  # a second purchase in c1's window
             ("acme", "c1", "purchase", "", at(-3)),  # before the start, 4 days before c1's turn
             ("acme", "c1", "purchase", "", at(1)),
             ("acme", "f2", "purchase", "", at(2)),  # after the start, before f2's turn
@@ -297,7 +298,8 @@ def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> 
         r["arm"]: r
         for r in store.query(
             "SELECT arm, p_holm, cuped_days, cuped_theta, cuped_diff, cuped_p_value, method, "
-            "basis, look, horizon_days, boundary, seq_p_value, seq_p_holm, may_act, verdict "
+            "basis, look, horizon_days, boundary, seq_p_value, seq_p_holm, may_act, verdict, "
+            "per_person, per_person_diff, per_person_cuped_diff "
             "FROM experiment_results FINAL"
         ).as_dicts()
     }
@@ -308,6 +310,16 @@ def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> 
     assert rows["full"]["p_holm"] == pytest.approx(full.p_holm)
     assert rows["full"]["cuped_theta"] == pytest.approx(look.theta)
     assert (rows["full"]["basis"], rows["full"]["horizon_days"]) == ("cuped", 28)
+    # Outcomes per person: each success bought once, but c1 twice.
+    control = comparison.arm("control")
+    assert rows["control"]["per_person"] == pytest.approx((control.successes + 1) / control.people)
+    assert rows["full"]["per_person"] == pytest.approx(
+        comparison.arm("full").successes / comparison.arm("full").people
+    )
+    assert rows["full"]["per_person_diff"] == pytest.approx(
+        rows["full"]["per_person"] - rows["control"]["per_person"]
+    )
+    assert rows["full"]["per_person_cuped_diff"] is not None
     assert rows["full"]["may_act"] is False
 
     # A crossing recorded on an earlier day stands: the repeated p-value is the smallest.
@@ -349,10 +361,12 @@ def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> No
     text = " ".join(table.output.split())
     assert "look 20 of 21" in text and "do not act yet" in text
     assert "Holm across arms" in text and "CUPED" in text
+    assert "purchases per person within 14 days" in text
     assert (tmp_path / "exp.png").read_bytes()[:4] == b"\x89PNG"
     as_json = runner.invoke(app, [*args, "--format", "json"])
     assert as_json.exit_code == 0, as_json.output
     rows = json.loads(as_json.output[: as_json.output.rindex("]") + 1])
     full = next(r for r in rows if r["arm"] == "full")
-    assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm"} <= set(full)
+    assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm", "per_person"} <= set(full)
+    assert full["per_person"] == pytest.approx(full["successes"] / full["people"])
     assert store.scalar("SELECT count() FROM experiment_results FINAL WHERE look = 20") == 3

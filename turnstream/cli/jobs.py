@@ -120,6 +120,13 @@ def experiments_compare(
         f"of assignment, against {comparison.baseline}, as of {comparison.as_of:%Y-%m-%d}"
     )
     print_rows(columns, rows, fmt, title=title)
+    if fmt is Format.table and comparison.per_person is not None:
+        print_rows(
+            *_per_person_table(comparison),
+            fmt,
+            title=f"{comparison.outcome}s per person within {comparison.window_days} days "
+            "(Welch; a secondary metric, outside Holm and the sequential test)",
+        )
     srm = comparison.srm
     verdict = "MISMATCH: check the assignment" if srm.flagged else "no mismatch"
     out.print(f"sample ratio: chi2 {srm.chi2:.3f}, df {srm.df}, p {srm.p_value:.4g} ({verdict})")
@@ -239,6 +246,38 @@ def _ci(value: float | None, low: float | None, high: float | None) -> str | Non
     return None if value is None else f"{_g(value)} [{_g(low)}, {_g(high)}]"
 
 
+_PER_PERSON = ("per_person", "per_person_diff", "per_person_diff_low", "per_person_diff_high",
+               "per_person_p_value", "per_person_cuped_diff", "per_person_cuped_diff_low",
+               "per_person_cuped_diff_high", "per_person_cuped_p_value")  # fmt: skip
+
+
+def _per_person_figures(comparison: Any, arm: str) -> list[Any]:
+    """The arm's outcomes per person: mean, raw and CUPED difference, interval, p-value."""
+    if comparison.per_person is None:
+        return [None] * len(_PER_PERSON)
+    mine = comparison.per_person.arm(arm)
+    out: list[Any] = [mine.mean]
+    for effect in (mine.raw, mine.cuped):
+        out += (
+            [effect.diff, effect.diff_low, effect.diff_high, effect.p_value]
+            if effect
+            else [None] * 4
+        )
+    return out
+
+
+def _per_person_table(comparison: Any) -> tuple[list[str], list[list[Any]]]:
+    """The table of outcomes per person (a continuous metric beside the rate)."""
+    columns = ["arm", "outcomes per person", "diff [95% CI]", "p", "CUPED diff [95% CI]",
+               "CUPED p"]  # fmt: skip
+    rows = []
+    for a in comparison.arms:
+        mean, d, lo, hi, p, cd, clo, chi, cp = _per_person_figures(comparison, a.name)
+        rows.append([a.name, _g(mean), _ci(d, lo, hi), _g(p) if d is not None else None,
+                     _ci(cd, clo, chi), _g(cp) if cd is not None else None])  # fmt: skip
+    return columns, rows
+
+
 def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list[Any]]]:
     """Columns and rows of ``experiments compare``: intervals in one cell for a table."""
     wide = fmt is not Format.table
@@ -246,7 +285,8 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
         columns = ["arm", "people", "successes", "rate", "diff", "diff_low", "diff_high",
                    "lift", "lift_low", "lift_high", "p_value", "p_holm", "cuped_diff",
                    "cuped_diff_low", "cuped_diff_high", "cuped_p_value", "cuped_p_holm",
-                   "seq_p_value", "seq_p_holm", "seq_diff_low", "seq_diff_high"]  # fmt: skip
+                   "seq_p_value", "seq_p_holm", "seq_diff_low", "seq_diff_high",
+                   *_PER_PERSON]  # fmt: skip
     else:
         columns = ["arm", "people", "successes", "rate", "diff [95% CI]", "lift [95% CI]", "p",
                    "p Holm", "CUPED diff [95% CI]", "CUPED p Holm", "seq. p Holm"]  # fmt: skip
@@ -266,7 +306,7 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
                 [a.name, a.people, a.successes, a.rate, a.diff, a.diff_low, a.diff_high, a.lift,
                  a.lift_low, a.lift_high, a.p_value, holm[0],
                  *((c.diff, c.diff_low, c.diff_high, c.p_value) if c else (None,) * 4),
-                 holm[1], *seq]
+                 holm[1], *seq, *_per_person_figures(comparison, a.name)]
             )  # fmt: skip
         else:
             rows.append(

@@ -542,11 +542,12 @@ WHERE command = 'correct' AND replacement != ''""",
             "RENAME TABLE signal_state_by_space TO signal_state",
         ),
     ),
-    # Issue 16: the daily comparison adds CUPED-adjusted figures, Holm across arms and the
-    # group-sequential look. Added columns only, so rows written before keep their meaning.
+    # Issue 16: the daily comparison adds CUPED-adjusted figures, Holm across arms, the
+    # group-sequential look and outcomes per person (a continuous metric beside the rate).
+    # Added columns only, so rows written before keep their meaning.
     Migration(
         8,
-        "experiment_results: CUPED, Holm and the sequential look",
+        "experiment_results: CUPED, Holm, the sequential look, outcomes per person",
         (
             """ALTER TABLE experiment_results
     ADD COLUMN IF NOT EXISTS p_holm Nullable(Float64),
@@ -570,7 +571,16 @@ WHERE command = 'correct' AND replacement != ''""",
     ADD COLUMN IF NOT EXISTS seq_diff_low Nullable(Float64),
     ADD COLUMN IF NOT EXISTS seq_diff_high Nullable(Float64),
     ADD COLUMN IF NOT EXISTS may_act Bool DEFAULT false,
-    ADD COLUMN IF NOT EXISTS verdict String DEFAULT ''""",
+    ADD COLUMN IF NOT EXISTS verdict String DEFAULT '',
+    ADD COLUMN IF NOT EXISTS per_person Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_diff Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_diff_low Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_diff_high Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_p_value Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_cuped_diff Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_cuped_diff_low Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_cuped_diff_high Nullable(Float64),
+    ADD COLUMN IF NOT EXISTS per_person_cuped_p_value Nullable(Float64)""",
         ),
     ),
 )

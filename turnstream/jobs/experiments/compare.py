@@ -31,12 +31,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.assignment import assign
 from turnstream.jobs.experiments.looks import Look, assess, look_number
 from turnstream.jobs.experiments.stats import (
@@ -62,6 +63,7 @@ __all__ = [
     "attribute",
     "compare_experiment",
     "enrol",
+    "per_person_outcomes",
     "plot_comparison",
     "pre_period_counts",
     "result_rows",
@@ -125,6 +127,15 @@ RESULT_COLUMNS = (
     "seq_diff_high",
     "may_act",
     "verdict",
+    "per_person",
+    "per_person_diff",
+    "per_person_diff_low",
+    "per_person_diff_high",
+    "per_person_p_value",
+    "per_person_cuped_diff",
+    "per_person_cuped_diff_low",
+    "per_person_cuped_diff_high",
+    "per_person_cuped_p_value",
 )
 
 
@@ -177,6 +188,8 @@ class Attribution:
     by_person: int = 0
     token_other_person: int = 0
     token_unknown: int = 0
+    #: Outcomes that counted, per person who succeeded (the per-person outcome count).
+    outcomes: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -193,6 +206,8 @@ class Comparison:
     srm: SampleRatio
     diagnostics: Mapping[str, int] = field(default_factory=dict)
     look: Look | None = None
+    #: Outcomes per person within the window, a continuous metric beside the rate.
+    per_person: Analysis | None = None
 
     def arm(self, name: str) -> ArmStats:
         """The statistics of one arm."""
@@ -245,7 +260,7 @@ def attribute(
     ``owners`` maps an exposure id to the profiles it was delivered to.
     """
     window = timedelta(days=experiment.window_days)
-    successes: set[str] = set()
+    successes: dict[str, int] = {}
     counts = {"by_token": 0, "by_person": 0, "token_other_person": 0, "token_unknown": 0}
     for o in outcomes:
         a = assignments.get(o.profile_id)
@@ -262,8 +277,8 @@ def attribute(
                 counts["by_token"] += 1
         else:
             counts["by_person"] += 1
-        successes.add(o.profile_id)
-    return Attribution(frozenset(successes), **counts)
+        successes[o.profile_id] = successes.get(o.profile_id, 0) + 1
+    return Attribution(frozenset(successes), **counts, outcomes=successes)
 
 
 def pre_period_counts(
@@ -282,15 +297,19 @@ def pre_period_counts(
 def arm_units(
     experiment: Experiment,
     assignments: Iterable[Assignment],
-    successes: frozenset[str],
+    outcomes: Mapping[str, int],
     covariate: Mapping[str, int],
-) -> dict[str, tuple[list[int], list[int]]]:
-    """Per arm, its people's success (0/1) and covariate, in the same order."""
-    units: dict[str, tuple[list[int], list[int]]] = {a.name: ([], []) for a in experiment.arms}
+) -> dict[str, tuple[list[int], list[int], list[int]]]:
+    """Per arm, its people's success (0/1), covariate and outcome count, in one order."""
+    units: dict[str, tuple[list[int], list[int], list[int]]] = {
+        a.name: ([], [], []) for a in experiment.arms
+    }
     for a in assignments:
         if a.arm in units:
-            units[a.arm][0].append(int(a.profile_id in successes))
+            count = outcomes.get(a.profile_id, 0)
+            units[a.arm][0].append(int(count > 0))
             units[a.arm][1].append(covariate.get(a.profile_id, 0))
+            units[a.arm][2].append(count)
     return units
 
 
@@ -315,6 +334,19 @@ def arm_counts(
         people[a.arm] += 1
         won[a.arm] += a.profile_id in successes
     return [ArmCount(x.name, people[x.name], won[x.name], x.allocation) for x in experiment.arms]
+
+
+def per_person_outcomes(
+    experiment: Experiment, units: Mapping[str, tuple[Sequence[int], Sequence[int], Sequence[int]]]
+) -> Analysis | None:
+    """Outcomes per person within the window, arms against the baseline: Welch, and CUPED
+    on the pre-period count when ``cuped_days`` is set; None while an arm has under 2."""
+    if any(len(count) < 2 for _, _, count in units.values()):
+        return None
+    counts = {arm: count for arm, (_, _, count) in units.items()}
+    covariates = {arm: x for arm, (_, x, _) in units.items()} if experiment.cuped_days else None
+    allocation = {a.name: a.allocation for a in experiment.arms}
+    return analyze(counts, experiment.baseline.name, covariates, allocation, "continuous")
 
 
 def summarize(
@@ -344,8 +376,10 @@ def summarize(
         "outcomes_token_unknown": attribution.token_unknown,
     }
     arms = compare_arms(counts, experiment.baseline.name)
-    units = arm_units(experiment, assignments.values(), attribution.successes, covariate or {})
-    look = assess(experiment, arms, units, look_number(experiment.starts_at, as_of), previous)
+    units = arm_units(experiment, assignments.values(), attribution.outcomes, covariate or {})
+    binary = {arm: (y, x) for arm, (y, x, _) in units.items()}
+    look = assess(experiment, arms, binary, look_number(experiment.starts_at, as_of), previous)
+    per_person = per_person_outcomes(experiment, units)
     return Comparison(
         experiment_id=experiment.id,
         space_id=experiment.space_id,
@@ -357,6 +391,7 @@ def summarize(
         srm=srm,
         diagnostics=notes,
         look=look,
+        per_person=per_person,
     )
 
 
@@ -365,7 +400,10 @@ def result_rows(comparison: Comparison, as_of: datetime) -> list[tuple[Any, ...]
     as_of = _utc(as_of)
     day: date = as_of.date()
     c = comparison
-    return [(*_own_row(c, a, day, as_of), *_look_row(c.look, a.name)) for a in c.arms]
+    return [
+        (*_own_row(c, a, day, as_of), *_look_row(c.look, a.name), *_per_person_row(c, a.name))
+        for a in c.arms
+    ]
 
 
 def _own_row(c: Comparison, a: ArmStats, day: date, as_of: datetime) -> tuple[Any, ...]:
@@ -400,7 +438,7 @@ _LOOK_DEFAULTS: dict[str, Any] = {
     "cuped_days": 0, "method": "", "basis": "", "look": 0, "horizon_days": 0,
     "may_act": False, "verdict": "",
 }  # fmt: skip
-_LOOK_COLUMNS = RESULT_COLUMNS[RESULT_COLUMNS.index("p_holm") :]
+_LOOK_COLUMNS = RESULT_COLUMNS[RESULT_COLUMNS.index("p_holm") : RESULT_COLUMNS.index("per_person")]
 
 
 def _look_row(look: Look | None, arm: str) -> tuple[Any, ...]:
@@ -426,6 +464,18 @@ def _look_row(look: Look | None, arm: str) -> tuple[Any, ...]:
                 cuped_p_value=c.p_value,
             )  # fmt: skip
     return tuple(values.get(col, _LOOK_DEFAULTS.get(col)) for col in _LOOK_COLUMNS)
+
+
+def _per_person_row(c: Comparison, arm: str) -> tuple[Any, ...]:
+    if c.per_person is None:
+        return (None,) * 9
+    mine = c.per_person.arm(arm)
+    raw, cuped = mine.raw, mine.cuped
+    return (
+        mine.mean,
+        *((raw.diff, raw.diff_low, raw.diff_high, raw.p_value) if raw else (None,) * 4),
+        *((cuped.diff, cuped.diff_low, cuped.diff_high, cuped.p_value) if cuped else (None,) * 4),
+    )
 
 
 # --- the store (blocking) -------------------------------------------------------------

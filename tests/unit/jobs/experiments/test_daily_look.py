@@ -13,6 +13,8 @@ from turnstream.jobs.experiments.compare import (
     Assignment,
     OutcomeEvent,
     arm_units,
+    attribute,
+    per_person_outcomes,
     pre_period_counts,
 )
 from turnstream.jobs.experiments.looks import assess, look_number
@@ -80,8 +82,8 @@ def test_pre_period_counts_only_the_days_before_each_assignment() -> None:
         OutcomeEvent("stranger", START - timedelta(days=1)),
     ]
     assert pre_period_counts(assignments, events, 7) == {"p": 2, "q": 1}
-    units = arm_units(_experiment(), assignments.values(), frozenset({"q"}), {"p": 2, "q": 1})
-    assert units == {"control": ([], []), "a": ([0], [2]), "b": ([1], [1])}
+    units = arm_units(_experiment(), assignments.values(), {"q": 3}, {"p": 2, "q": 1})
+    assert units == {"control": ([], [], []), "a": ([0], [2], [0]), "b": ([1], [1], [3])}
 
 
 def test_no_effect_early_on_says_wait() -> None:
@@ -140,3 +142,37 @@ def test_the_horizon_ends_the_test_and_cuped_off_reads_the_raw_z() -> None:
     assert look.boundary == pytest.approx(boundaries(look_fractions(14, 14))[-1])
     raw = compare_arms([ArmCount(k, len(y), sum(y)) for k, (y, _) in units.items()], "control")
     assert look.arm("a").z == pytest.approx(raw[1].z)
+
+
+def test_outcomes_per_person_count_every_outcome_in_the_window() -> None:
+    e = _experiment(window_days=7)
+    at = START + timedelta(days=1)
+    assignments = {p: Assignment(p, "a", "web", at, "hashed") for p in ("p", "q", "r")}
+    events = [
+        OutcomeEvent("p", at + timedelta(days=1)),
+        OutcomeEvent("p", at + timedelta(days=2)),
+        OutcomeEvent("p", at + timedelta(days=8)),  # past the 7-day window
+        OutcomeEvent("q", at + timedelta(days=3)),
+        OutcomeEvent("r", at - timedelta(days=1)),  # before assignment
+    ]
+    attribution = attribute(e, assignments, events, {}, at + timedelta(days=30))
+    assert attribution.successes == {"p", "q"} and attribution.outcomes == {"p": 2, "q": 1}
+
+
+def test_per_person_outcomes_compare_means_with_and_without_cuped() -> None:
+    rng = np.random.default_rng(8)
+    units = {}
+    for arm, extra in (("control", 0.0), ("a", 0.3), ("b", 0.0)):
+        x = rng.poisson(1.5, 3000)
+        count = rng.poisson(0.4 + 0.3 * x + extra)
+        units[arm] = ((count > 0).astype(int).tolist(), x.tolist(), count.tolist())
+    result = per_person_outcomes(_experiment(), units)
+    a = result.arm("a")
+    assert result.kind == "continuous" and result.control == "control"
+    assert a.mean == pytest.approx(np.mean(units["a"][2]))
+    assert a.raw.diff == pytest.approx(np.mean(units["a"][2]) - np.mean(units["control"][2]))
+    assert a.cuped.diff_high - a.cuped.diff_low < a.raw.diff_high - a.raw.diff_low
+    assert a.cuped.diff_low < 0.3 < a.cuped.diff_high
+    assert per_person_outcomes(_experiment(cuped_days=0), units).arm("a").cuped is None
+    units["b"] = ([1], [0], [1])
+    assert per_person_outcomes(_experiment(), units) is None  # an arm of one person
