@@ -21,7 +21,8 @@ whose exposure is not on record falls back to the person.
 The CUPED covariate of a person is the number of outcomes of the experiment's kind in the
 ``cuped_days`` before their assignment. Each day's comparison is one look of the
 group-sequential test (:mod:`.looks`); the smallest repeated p-values of the earlier days
-are read back from ``experiment_results``.
+and the people of each earlier look (the information the sequential test's boundaries
+rest on) are read back from ``experiment_results``.
 
 The rules are pure functions on plain data; :func:`compare_experiment` and
 :func:`write_results` only read and write the store.
@@ -39,7 +40,7 @@ from typing import Any
 
 from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.assignment import assign
-from turnstream.jobs.experiments.looks import Look, assess, look_number
+from turnstream.jobs.experiments.looks import Earlier, Look, assess, information, look_number
 from turnstream.jobs.experiments.stats import (
     ArmCount,
     ArmStats,
@@ -62,6 +63,7 @@ __all__ = [
     "arm_counts",
     "attribute",
     "compare_experiment",
+    "earlier_looks",
     "enrol",
     "per_person_outcomes",
     "plot_comparison",
@@ -336,6 +338,34 @@ def arm_counts(
     return [ArmCount(x.name, people[x.name], won[x.name], x.allocation) for x in experiment.arms]
 
 
+def earlier_looks(
+    experiment: Experiment, rows: Iterable[tuple[date, str, int, float | None]]
+) -> dict[str, Earlier]:
+    """Per arm, its earlier looks from ``experiment_results`` rows ``(day, arm, people,
+    seq_p_value)``: the look and information of each day, the smallest repeated p-value."""
+    baseline = experiment.baseline.name
+    by_day: dict[date, dict[str, tuple[int, float | None]]] = {}
+    for day, arm, people, p in rows:
+        by_day.setdefault(day, {})[arm] = (int(people), p)
+    looks: dict[str, list[tuple[int, float]]] = {}
+    smallest: dict[str, float] = {}
+    start = experiment.starts_at.date()
+    for day, arms in by_day.items():
+        n0 = arms.get(baseline, (0, None))[0]
+        for arm, (n, p) in arms.items():
+            if arm == baseline:
+                continue
+            info = information(n, n0)
+            if info is not None:
+                looks.setdefault(arm, []).append(((day - start).days + 1, info))
+            if p is not None:
+                smallest[arm] = min(p, smallest.get(arm, p))
+    return {
+        arm: Earlier(tuple(sorted(looks.get(arm, ()))), smallest.get(arm))
+        for arm in set(looks) | set(smallest)
+    }
+
+
 def per_person_outcomes(
     experiment: Experiment, units: Mapping[str, tuple[Sequence[int], Sequence[int], Sequence[int]]]
 ) -> Analysis | None:
@@ -356,7 +386,7 @@ def summarize(
     as_of: datetime,
     diagnostics: Mapping[str, int] | None = None,
     covariate: Mapping[str, int] | None = None,
-    previous: Mapping[str, float] | None = None,
+    previous: Mapping[str, Earlier] | None = None,
 ) -> Comparison:
     """The comparison: arm statistics against the baseline, the sample-ratio check, and the
     daily look (CUPED on ``covariate``, Holm, the sequential test after ``previous``)."""
@@ -453,6 +483,7 @@ def _look_row(look: Look | None, arm: str) -> tuple[Any, ...]:
         if mine is not None:
             values.update(
                 p_holm=mine.p_holm, cuped_p_holm=mine.cuped_p_holm,
+                boundary=mine.boundary,
                 seq_p_value=mine.seq_p_value, seq_p_holm=mine.seq_p_holm,
                 seq_diff_low=mine.seq_diff_low, seq_diff_high=mine.seq_diff_high,
             )  # fmt: skip
@@ -584,15 +615,14 @@ WHERE space_id = {space:String} AND outcome = {outcome:String}
     return [OutcomeEvent(p, _from_store(at)) for p, at in rows]
 
 
-def _previous_looks(store: Store, e: Experiment, day: date) -> dict[str, float]:
+def _previous_looks(store: Store, e: Experiment, day: date) -> dict[str, Earlier]:
     rows = store.query(
-        """SELECT arm, min(seq_p_value)
+        """SELECT day, arm, people, seq_p_value
 FROM experiment_results FINAL
-WHERE experiment_id = {experiment:String} AND day < {day:Date} AND seq_p_value IS NOT NULL
-GROUP BY arm""",
+WHERE experiment_id = {experiment:String} AND day < {day:Date}""",
         parameters={"experiment": e.id, "day": day},
     ).rows
-    return {arm: float(p) for arm, p in rows}
+    return earlier_looks(e, rows)
 
 
 def _record(

@@ -39,7 +39,7 @@ from turnstream.jobs.experiments.sequential import (
 from turnstream.jobs.experiments.stats import ArmStats
 from turnstream.models.measurement import Experiment
 
-__all__ = ["ArmLook", "Look", "assess", "look_number"]
+__all__ = ["ArmLook", "Earlier", "Look", "assess", "information", "look_number"]
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,48 @@ class ArmLook:
     cuped: Effect | None = None
     cuped_p_holm: float | None = None
     z: float | None = None
+    boundary: float | None = None
     seq_p_value: float | None = None
     seq_p_holm: float | None = None
     seq_diff_low: float | None = None
     seq_diff_high: float | None = None
+
+
+@dataclass(frozen=True)
+class Earlier:
+    """An arm's earlier looks: ``(look, information)`` each, and its smallest repeated
+    p-value so far. Information is ``1 / (1/n + 1/n0)`` with ``n``, ``n0`` the people in
+    the arm and the baseline: how much the difference knows."""
+
+    looks: tuple[tuple[int, float], ...] = ()
+    seq_p_value: float | None = None
+
+
+def information(people: int, baseline_people: int) -> float | None:
+    """``1 / (1/n + 1/n0)``; None while either arm is empty."""
+    if people <= 0 or baseline_people <= 0:
+        return None
+    return 1 / (1 / people + 1 / baseline_people)
+
+
+def _schedule(
+    look: int, horizon: int, now: float | None, earlier: Earlier
+) -> tuple[tuple[float, ...], tuple[float, ...] | None]:
+    """Horizon shares and information of the looks so far, this one last.
+
+    Earlier looks count when they came before this one and within the horizon, and hold
+    less information than the later ones (a look with no new people adds nothing; the
+    later of two equal ones is kept). Past the horizon this look stands at its end.
+    """
+    k = min(look, horizon)
+    if now is None:
+        return look_fractions(k, horizon), None
+    kept: list[tuple[int, float]] = [(k, now)]
+    for j, info in sorted(earlier.looks, reverse=True):
+        if 1 <= j < k and j < kept[-1][0] and 0 < info < kept[-1][1]:
+            kept.append((j, info))
+    kept.reverse()
+    return tuple(j / horizon for j, _ in kept), tuple(i for _, i in kept)
 
 
 @dataclass(frozen=True)
@@ -86,6 +124,10 @@ def look_number(starts_at: datetime, as_of: datetime) -> int:
     return (as_of.date() - starts_at.date()).days + 1
 
 
+def _finite(value: float | None) -> float | None:
+    return value if value is not None and math.isfinite(value) else None
+
+
 def _min(*values: float | None) -> float | None:
     present = [v for v in values if v is not None]
     return min(present) if present else None
@@ -96,11 +138,11 @@ def assess(
     arm_stats: Sequence[ArmStats],
     units: Mapping[str, tuple[Sequence[float], Sequence[float]]],
     look: int,
-    previous: Mapping[str, float] | None = None,
+    previous: Mapping[str, Earlier] | None = None,
 ) -> Look:
     """The look from the arms' statistics (:func:`.stats.compare_arms`): ``units`` maps an
     arm to its people's (success 0/1, covariate) values; ``previous`` an arm to its
-    smallest repeated p-value of earlier looks."""
+    earlier looks."""
     e, previous = experiment, previous or {}
     baseline = e.baseline.name
     base = next(c for c in arm_stats if c.name == baseline)
@@ -121,19 +163,27 @@ def assess(
     basis = "cuped" if adjusted and all(c.name in adjusted for c in others) else "raw"
     tested = adjusted if basis == "cuped" else raw
 
-    fractions = look_fractions(look, e.horizon_days) if look >= 1 else ()
-    bound = boundaries(fractions, e.alpha)[-1] if fractions else math.inf
-    seq_now: dict[str, float | None] = {}
+    seq: dict[str, float | None] = {}
+    bounds: dict[str, float] = {}
     intervals: dict[str, tuple[float, float] | None] = {}
     for c in others:
+        earlier = previous.get(c.name, Earlier())
         effect = tested.get(c.name)
-        ok = fractions and effect is not None and effect.z is not None
-        seq_now[c.name] = sequential_p_value(effect.z, fractions) if ok else None
-        se_ok = ok and effect.se is not None and effect.se > 0 and effect.diff is not None
-        intervals[c.name] = (
-            repeated_interval(effect.diff, effect.se, fractions, e.alpha) if se_ok else None
-        )
-    seq = {c.name: _min(seq_now[c.name], previous.get(c.name)) for c in others}
+        seq[c.name] = earlier.seq_p_value
+        intervals[c.name] = None
+        if look < 1:
+            continue
+        now = information(c.people, base.people)
+        fractions, info = _schedule(look, e.horizon_days, now, earlier)
+        bounds[c.name] = boundaries(fractions, e.alpha, info)[-1]
+        if effect is None or effect.z is None:
+            continue
+        p_now = sequential_p_value(effect.z, fractions, info)
+        seq[c.name] = _min(p_now, earlier.seq_p_value)
+        if effect.se and effect.diff is not None:
+            intervals[c.name] = repeated_interval(effect.diff, effect.se, fractions, e.alpha, info)
+    # The arms' boundaries differ only with their people; the look reports the largest.
+    bound = max(bounds.values(), default=math.inf)
 
     raw_holm = holm([c.p_value for c in others])
     cuped_holm = holm([adjusted[c.name].p_value if c.name in adjusted else None for c in others])
@@ -145,6 +195,7 @@ def assess(
             cuped=adjusted.get(c.name),
             cuped_p_holm=cuped_holm[i],
             z=tested[c.name].z if tested.get(c.name) else None,
+            boundary=_finite(bounds.get(c.name)),
             seq_p_value=seq[c.name],
             seq_p_holm=seq_holm[i],
             seq_diff_low=intervals[c.name][0] if intervals[c.name] else None,
@@ -168,7 +219,7 @@ def assess(
         look=look,
         horizon_days=e.horizon_days,
         alpha=e.alpha,
-        boundary=bound if math.isfinite(bound) else None,
+        boundary=_finite(bound),
         may_act=bool(crossed) or look >= e.horizon_days,
         verdict=verdict,
         cuped_days=e.cuped_days,

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from turnstream.jobs.experiments.analysis import cuped_effects, holm
 from turnstream.jobs.experiments.compare import (
@@ -14,13 +15,14 @@ from turnstream.jobs.experiments.compare import (
     OutcomeEvent,
     arm_units,
     attribute,
+    earlier_looks,
     per_person_outcomes,
     pre_period_counts,
 )
-from turnstream.jobs.experiments.looks import assess, look_number
+from turnstream.jobs.experiments.looks import Earlier, assess, information, look_number
 from turnstream.jobs.experiments.sequential import (
     boundaries,
-    look_fractions,
+    obf_spending,
     sequential_p_value,
 )
 from turnstream.jobs.experiments.stats import ArmCount, compare_arms
@@ -94,7 +96,8 @@ def test_no_effect_early_on_says_wait() -> None:
     assert not first.may_act and first.verdict.startswith("wait")
     assert first.basis == "cuped" and first.theta is not None
     later = _look(e, units, 10)
-    assert later.boundary == pytest.approx(boundaries(look_fractions(10, 28))[-1])
+    # No earlier look was recorded: this one may spend all that 10/28 of the horizon allows.
+    assert later.boundary == pytest.approx(norm.isf(obf_spending(10 / 28) / 2))
     assert not later.may_act and "look 10 of 28" in later.verdict
 
 
@@ -112,7 +115,7 @@ def test_a_clear_effect_crosses_and_may_be_acted_on() -> None:
         "control",
     )
     assert a.z == pytest.approx(adjusted["a"].z)
-    assert a.seq_p_value == pytest.approx(sequential_p_value(a.z, look_fractions(20, 28)))
+    assert a.seq_p_value == pytest.approx(sequential_p_value(a.z, [20 / 28]))
     assert a.seq_p_holm == pytest.approx(holm([a.seq_p_value, b.seq_p_value])[0])
     # The repeated interval is wider than the fixed-horizon CUPED interval it widens.
     assert a.seq_diff_low < a.cuped.diff_low < a.cuped.diff_high < a.seq_diff_high
@@ -127,7 +130,7 @@ def test_an_earlier_crossing_stands_on_a_quieter_day() -> None:
     units = _units({"control": 0.0, "a": 0.0, "b": 0.0}, 3000, seed=3)
     quiet = _look(e, units, 12)
     assert not quiet.may_act
-    crossed = _look(e, units, 12, previous={"a": 0.001})
+    crossed = _look(e, units, 12, previous={"a": Earlier(seq_p_value=0.001)})
     assert crossed.arm("a").seq_p_value == 0.001 and crossed.may_act
     assert crossed.arm("b").seq_p_value == quiet.arm("b").seq_p_value
 
@@ -139,7 +142,7 @@ def test_the_horizon_ends_the_test_and_cuped_off_reads_the_raw_z() -> None:
     assert look.basis == "raw" and look.theta is None and look.arm("a").cuped is None
     assert look.may_act and look.verdict.startswith("final: no arm differs")
     # Past the horizon the last look's boundary stands (the planned test is over).
-    assert look.boundary == pytest.approx(boundaries(look_fractions(14, 14))[-1])
+    assert look.boundary == pytest.approx(norm.isf(0.025))
     raw = compare_arms([ArmCount(k, len(y), sum(y)) for k, (y, _) in units.items()], "control")
     assert look.arm("a").z == pytest.approx(raw[1].z)
 
@@ -176,3 +179,32 @@ def test_per_person_outcomes_compare_means_with_and_without_cuped() -> None:
     assert per_person_outcomes(_experiment(cuped_days=0), units).arm("a").cuped is None
     units["b"] = ([1], [0], [1])
     assert per_person_outcomes(_experiment(), units) is None  # an arm of one person
+
+
+def test_earlier_looks_set_the_boundary_by_their_information() -> None:
+    e = _experiment()
+    day = START.date()
+    rows = [
+        (day + timedelta(days=2), "control", 900, None),
+        (day + timedelta(days=2), "a", 1000, 0.4),
+        (day + timedelta(days=2), "b", 950, 0.6),
+        (day + timedelta(days=6), "control", 2000, None),
+        (day + timedelta(days=6), "a", 2100, 0.2),
+        (day + timedelta(days=6), "b", 0, None),  # no one yet: no information
+    ]
+    earlier = earlier_looks(e, rows)
+    assert earlier["a"] == Earlier(((3, information(1000, 900)), (7, information(2100, 2000))), 0.2)
+    assert earlier["b"] == Earlier(((3, information(950, 900)),), 0.6)
+
+    units = _units({"control": 0.0, "a": 0.0, "b": 0.0}, 3000, seed=5)
+    look = _look(e, units, 12, previous=earlier)
+    now = information(3000, 3000)
+    expected = boundaries(
+        [3 / 28, 7 / 28, 12 / 28], 0.05, [information(1000, 900), information(2100, 2000), now]
+    )[-1]
+    assert look.arm("a").boundary == pytest.approx(expected)
+    assert look.arm("a").seq_p_value <= 0.2  # the earlier smallest stands
+    # Information that did not grow adds nothing: a look with more people than now is left out.
+    stale = {"a": Earlier(((3, information(5000, 5000)), (7, information(2100, 2000))))}
+    alone = boundaries([7 / 28, 12 / 28], 0.05, [information(2100, 2000), now])[-1]
+    assert _look(e, units, 12, previous=stale).arm("a").boundary == pytest.approx(alone)
