@@ -4,6 +4,7 @@ from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "DataError",
     "InvalidItem",
     "StoreError",
     "TurnstreamError",
@@ -16,6 +17,10 @@ class TurnstreamError(Exception):
 
 class ConfigError(TurnstreamError):
     """The configuration file or an option is wrong."""
+
+
+class DataError(TurnstreamError):
+    """A data file given to a command is malformed (the message names the line and column)."""
 
 
 class StoreError(TurnstreamError):

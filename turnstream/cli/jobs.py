@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
+import sys
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from turnstream.cli.common import (
     ConfigOpt,
@@ -29,6 +33,13 @@ priors_app = typer.Typer(
 )
 retention_app = typer.Typer(help="What each table keeps.", no_args_is_help=True)
 experiments_app = typer.Typer(help="Experiments by element.", no_args_is_help=True)
+
+
+class Kind(StrEnum):
+    auto = "auto"
+    binary = "binary"
+    continuous = "continuous"
+
 
 AsOfOpt = Annotated[
     str | None, typer.Option("--as-of", help="The day to compute for (YYYY-MM-DD; default today).")
@@ -84,14 +95,17 @@ def experiments_compare(
     measurement: Annotated[
         str | None, typer.Option(help="The measurement document (default: jobs.measurement).")
     ] = None,
-    plot: Annotated[Path | None, typer.Option(help="Also draw the arms to this PNG.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Also draw the arms (raw and CUPED) to this PNG.")
+    ] = None,
     as_of: AsOfOpt = None,
     config: ConfigOpt = None,
     dsn: DsnOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
-    """Per arm: people, outcome rate, difference and lift against control (95% CI), p-value,
-    and the sample-ratio-mismatch check."""
+    """Per arm: people, outcome rate, difference and lift against control (95% CI), p-value
+    (and Holm-adjusted), the CUPED-adjusted difference, the sequential test's repeated
+    p-value; the sample-ratio-mismatch check, and whether the result may be acted on."""
     from turnstream.jobs.experiments.compare import plot_comparison
     from turnstream.jobs.registry import comparison_from_dict
 
@@ -99,28 +113,244 @@ def experiments_compare(
     params = _params(experiment=experiment_id, measurement=measurement, as_of=as_of)
     report = guarded(lambda: run_job(settings, "experiments", params))
     comparison = comparison_from_dict(report["experiments"][0])
-    columns = ["arm", "people", "successes", "rate", "diff", "diff_low", "diff_high", "lift",
-               "lift_low", "lift_high", "p_value"]  # fmt: skip
-    rows = [
-        [a.name, a.people, a.successes, *(_r(v) for v in (a.rate, a.diff, a.diff_low,
-         a.diff_high, a.lift, a.lift_low, a.lift_high)), _r(a.p_value, 6)]
-        for a in comparison.arms
-    ]  # fmt: skip
+    look = comparison.look
+    columns, rows = _comparison_rows(comparison, fmt)
     title = (
         f"{comparison.experiment_id}: {comparison.outcome} within {comparison.window_days} days "
         f"of assignment, against {comparison.baseline}, as of {comparison.as_of:%Y-%m-%d}"
     )
     print_rows(columns, rows, fmt, title=title)
+    if fmt is Format.table and comparison.per_person is not None:
+        print_rows(
+            *_per_person_table(comparison),
+            fmt,
+            title=f"{comparison.outcome}s per person within {comparison.window_days} days "
+            "(Welch; a secondary metric, outside Holm and the sequential test)",
+        )
     srm = comparison.srm
     verdict = "MISMATCH: check the assignment" if srm.flagged else "no mismatch"
     out.print(f"sample ratio: chi2 {srm.chi2:.3f}, df {srm.df}, p {srm.p_value:.4g} ({verdict})")
+    if look is not None:
+        boundary = "none yet" if look.boundary is None else f"|z| >= {look.boundary:.3f}"
+        cuped = (
+            f"CUPED on the {comparison.outcome} count in the {look.cuped_days} days before "
+            f"assignment (theta {look.theta:.4g})"
+            if look.theta is not None
+            else "no CUPED adjustment"
+        )
+        out.print(
+            f"{look.method}, alpha {look.alpha:g}, Holm across arms; look {look.look} of "
+            f"{look.horizon_days}, boundary {boundary}, on the {look.basis} z; {cuped}"
+        )
+        out.print(f"{look.verdict} -> " + ("may be acted on" if look.may_act else "do not act yet"))
     if plot is not None:
         plot_comparison(comparison, plot)
         out.print(f"wrote {plot}")
 
 
+@experiments_app.command("analyze")
+def experiments_analyze(
+    file: Annotated[Path, typer.Argument(help="CSV with a header line, one row per person.")],
+    arm_column: Annotated[str, typer.Option("--arm-column", help="The column naming the arm.")],
+    control: Annotated[str, typer.Option(help="The control arm's name.")],
+    metric: Annotated[str, typer.Option(help="The numeric column to compare.")],
+    covariate: Annotated[
+        str | None,
+        typer.Option(help="A numeric pre-period column (the metric before assignment): CUPED."),
+    ] = None,
+    kind: Annotated[
+        Kind, typer.Option(help="binary (0/1: rates) or continuous (means); auto: by the values.")
+    ] = Kind.auto,
+    allocation: Annotated[
+        str | None,
+        typer.Option(help="Arm weights for the sample-ratio check, e.g. control=1,b=1 (equal)."),
+    ] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Also draw raw and CUPED intervals to this PNG.")
+    ] = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Compare arms on your own unit-level data: per arm against control, people, mean,
+    difference and relative difference (95% CI), p-value (and Holm-adjusted), the same
+    CUPED-adjusted with --covariate, and the sample-ratio check. No broker or store."""
+    from turnstream.errors import DataError
+    from turnstream.jobs.experiments.analysis import analyze, as_report
+    from turnstream.jobs.experiments.plots import plot_analysis
+    from turnstream.jobs.experiments.unit_table import parse_allocation, read_units
+
+    def load() -> tuple[Any, dict[str, float] | None]:
+        table = read_units(file, arm_column, metric, covariate)
+        arms = list(table.values)
+        if control not in table.values:
+            raise DataError(f"--control: no arm {control!r} in {file} (arms: {', '.join(arms)})")
+        if len(arms) < 2:
+            raise DataError(f"{file}: one arm only ({arms[0]}): nothing to compare")
+        return table, parse_allocation(allocation, arms)
+
+    table, weights = guarded(load)
+    arms = list(table.values)
+
+    def run() -> Any:
+        try:
+            return analyze(
+                table.values,
+                control,
+                table.covariates,
+                weights,
+                None if kind is Kind.auto else kind.value,
+            )
+        except ValueError as exc:
+            raise DataError(f"{file}, column {metric!r}: {exc}") from None
+
+    result = guarded(run)
+    report = as_report(result, metric, covariate)
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        columns, rows = _analysis_rows(result, covariate is not None, fmt)
+        method = (
+            "rates: Newcombe, log-ratio lift, pooled z-test"
+            if result.kind == "binary"
+            else "means: Welch's t-test, log-ratio delta method"
+        )
+        # Column and arm names come from the file: escaped, as rich reads [..] as markup.
+        title = escape(f"{metric} ({result.kind}; {method}) against {control}, {table.rows} rows")
+        print_rows(columns, rows, fmt, title=title)
+        if fmt is Format.table:
+            srm = result.srm
+            verdict = "MISMATCH: check the assignment" if srm.flagged else "no mismatch"
+            out.print(f"sample ratio: chi2 {srm.chi2:.3f}, df {srm.df}, p {srm.p_value:.4g} "
+                      f"({verdict}); p_holm: Holm across {len(arms) - 1} arms")  # fmt: skip
+            if covariate:
+                theta = "none (no spread)" if result.theta is None else f"{result.theta:.4g}"
+                out.print(
+                    escape(
+                        f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}"
+                    )
+                )
+    if plot is not None:
+        plot_analysis(result, plot, f"{metric}: {file.name}")
+        err.print(f"wrote {plot}")
+
+
 def _r(value: float | None, digits: int = 4) -> float | None:
     return None if value is None else round(value, digits)
+
+
+def _g(value: float | None) -> str:
+    return "-" if value is None else f"{value:.4g}"
+
+
+def _ci(value: float | None, low: float | None, high: float | None) -> str | None:
+    """``value [low, high]`` in 4 significant digits: one column where a table is narrow."""
+    return None if value is None else f"{_g(value)} [{_g(low)}, {_g(high)}]"
+
+
+_PER_PERSON = ("per_person", "per_person_diff", "per_person_diff_low", "per_person_diff_high",
+               "per_person_p_value", "per_person_cuped_diff", "per_person_cuped_diff_low",
+               "per_person_cuped_diff_high", "per_person_cuped_p_value")  # fmt: skip
+
+
+def _per_person_figures(comparison: Any, arm: str) -> list[Any]:
+    """The arm's outcomes per person: mean, raw and CUPED difference, interval, p-value."""
+    if comparison.per_person is None:
+        return [None] * len(_PER_PERSON)
+    mine = comparison.per_person.arm(arm)
+    out: list[Any] = [mine.mean]
+    for effect in (mine.raw, mine.cuped):
+        out += (
+            [effect.diff, effect.diff_low, effect.diff_high, effect.p_value]
+            if effect
+            else [None] * 4
+        )
+    return out
+
+
+def _per_person_table(comparison: Any) -> tuple[list[str], list[list[Any]]]:
+    """The table of outcomes per person (a continuous metric beside the rate)."""
+    columns = ["arm", "outcomes per person", "diff [95% CI]", "p", "CUPED diff [95% CI]",
+               "CUPED p"]  # fmt: skip
+    rows = []
+    for a in comparison.arms:
+        mean, d, lo, hi, p, cd, clo, chi, cp = _per_person_figures(comparison, a.name)
+        rows.append([a.name, _g(mean), _ci(d, lo, hi), _g(p) if d is not None else None,
+                     _ci(cd, clo, chi), _g(cp) if cd is not None else None])  # fmt: skip
+    return columns, rows
+
+
+def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list[Any]]]:
+    """Columns and rows of ``experiments compare``: intervals in one cell for a table."""
+    wide = fmt is not Format.table
+    if wide:
+        columns = ["arm", "people", "successes", "rate", "diff", "diff_low", "diff_high",
+                   "lift", "lift_low", "lift_high", "p_value", "p_holm", "cuped_diff",
+                   "cuped_diff_low", "cuped_diff_high", "cuped_p_value", "cuped_p_holm",
+                   "seq_p_value", "seq_p_holm", "seq_diff_low", "seq_diff_high",
+                   *_PER_PERSON]  # fmt: skip
+    else:
+        columns = ["arm", "people", "successes", "rate", "diff [95% CI]", "lift [95% CI]", "p",
+                   "p Holm", "CUPED diff [95% CI]", "CUPED p Holm", "seq. p Holm"]  # fmt: skip
+    look = comparison.look
+    rows = []
+    for a in comparison.arms:
+        mine = next((x for x in look.arms if x.name == a.name), None) if look else None
+        c = mine.cuped if mine else None
+        seq = (
+            (mine.seq_p_value, mine.seq_p_holm, mine.seq_diff_low, mine.seq_diff_high)
+            if mine
+            else (None,) * 4
+        )
+        holm = (mine.p_holm, mine.cuped_p_holm) if mine else (None, None)
+        if wide:
+            rows.append(
+                [a.name, a.people, a.successes, a.rate, a.diff, a.diff_low, a.diff_high, a.lift,
+                 a.lift_low, a.lift_high, a.p_value, holm[0],
+                 *((c.diff, c.diff_low, c.diff_high, c.p_value) if c else (None,) * 4),
+                 holm[1], *seq, *_per_person_figures(comparison, a.name)]
+            )  # fmt: skip
+        else:
+            rows.append(
+                [a.name, a.people, a.successes, _g(a.rate), _ci(a.diff, a.diff_low, a.diff_high),
+                 _ci(a.lift, a.lift_low, a.lift_high), _g(a.p_value) if mine else None,
+                 _g(holm[0]) if mine else None,
+                 _ci(c.diff, c.diff_low, c.diff_high) if c else None,
+                 _g(holm[1]) if mine else None, _g(seq[1]) if mine else None]
+            )  # fmt: skip
+    return columns, rows
+
+
+_FIGURES = ("diff", "diff_low", "diff_high", "rel", "rel_low", "rel_high", "p_value")
+
+
+def _analysis_rows(result: Any, cuped: bool, fmt: Format) -> tuple[list[str], list[list[Any]]]:
+    """Columns and rows of ``experiments analyze``: intervals in one cell for a table,
+    every figure in its own column for CSV."""
+    wide = fmt is not Format.table
+    prefixes = ["", "cuped_"] if cuped else [""]
+    columns = ["arm", "people", "mean"]
+    for prefix in prefixes:
+        if wide:
+            columns += [prefix + f for f in (*_FIGURES, "p_holm")]
+        else:
+            name = prefix.replace("cuped_", "CUPED ")
+            columns += [f"{name}diff [95% CI]", f"{name}rel [95% CI]", f"{name}p", f"{name}p Holm"]
+    rows = []
+    for a in result.arms:
+        row: list[Any] = [a.name, a.people, a.mean if wide else _g(a.mean)]
+        for effect, p_holm in [(a.raw, a.p_holm), (a.cuped, a.cuped_p_holm)][: len(prefixes)]:
+            if wide:
+                row += [getattr(effect, f) if effect else None for f in _FIGURES] + [p_holm]
+            elif effect is None:
+                row += [None] * 4
+            else:
+                row += [
+                    _ci(effect.diff, effect.diff_low, effect.diff_high),
+                    _ci(effect.rel, effect.rel_low, effect.rel_high),
+                    _g(effect.p_value),
+                    _g(p_holm),
+                ]
+        rows.append(row)
+    return columns, rows
 
 
 def scheduler(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:

@@ -15,7 +15,9 @@ from typing import Any
 from turnstream.config import Settings
 from turnstream.errors import ConfigError
 from turnstream.jobs.experiments import compare_experiment, write_results
+from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
 from turnstream.jobs.experiments.compare import Comparison
+from turnstream.jobs.experiments.looks import ArmLook, Look
 from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
 from turnstream.jobs.priors import recompute_priors
 from turnstream.jobs.retention import retention_check
@@ -51,6 +53,27 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
     return data
 
 
+def _look_from_dict(data: dict[str, Any] | None) -> Look | None:
+    if data is None:
+        return None
+    arms = tuple(ArmLook(**{**arm, "cuped": _effect(arm.get("cuped"))}) for arm in data["arms"])
+    return Look(**{**data, "arms": arms})
+
+
+def _effect(data: dict[str, Any] | None) -> Effect | None:
+    return Effect(**data) if data else None
+
+
+def _analysis_from_dict(data: dict[str, Any] | None) -> Analysis | None:
+    if data is None:
+        return None
+    arms = tuple(
+        ArmResult(**{**arm, "raw": _effect(arm["raw"]), "cuped": _effect(arm["cuped"])})
+        for arm in data["arms"]
+    )
+    return Analysis(**{**data, "arms": arms, "srm": SampleRatio(**data["srm"])})
+
+
 def comparison_from_dict(data: dict[str, Any]) -> Comparison:
     """The comparison back from :func:`comparison_to_dict`."""
     return Comparison(
@@ -63,6 +86,8 @@ def comparison_from_dict(data: dict[str, Any]) -> Comparison:
         arms=tuple(ArmStats(**arm) for arm in data["arms"]),
         srm=SampleRatio(**data["srm"]),
         diagnostics=data.get("diagnostics", {}),
+        look=_look_from_dict(data.get("look")),
+        per_person=_analysis_from_dict(data.get("per_person")),
     )
 
 

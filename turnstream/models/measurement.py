@@ -5,6 +5,10 @@ An arm drops some of the block's elements (``constraints_block``, ``soft_signals
 ``control`` is one) is the memory's control group and gets no block at all. Critical
 sources never go to the control arm. Outcomes of the chosen kind count as successes
 when they come within ``window_days`` after the person's assignment.
+
+The daily comparison adjusts for the same outcome in the ``cuped_days`` before each
+person's assignment (CUPED; 0 turns it off), and is read as a group-sequential test
+spending ``alpha`` over ``horizon_days`` daily looks (look 1 is the start day).
 """
 
 from __future__ import annotations
@@ -107,6 +111,11 @@ class Experiment(_Document):
     critical_sources: tuple[Source, ...] = ()
     outcome: Literal["purchase", "kept"] = "purchase"
     window_days: int = Field(14, ge=1, le=365)
+    cuped_days: int = Field(28, ge=0, le=365)
+    # At most 90 daily looks: one arm's repeated p-value at look 90 costs 90 boundary
+    # recursions per level tried (bench/experiments_aa.py times it), and the job runs daily.
+    horizon_days: int = Field(28, ge=1, le=90)
+    alpha: float = Field(0.05, gt=0, lt=0.5)
 
     @field_validator("starts_at", "ends_at")
     @classmethod

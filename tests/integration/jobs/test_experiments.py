@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from turnstream.jobs.experiments import assign, compare_experiment, plot_comparison, write_results
+from turnstream.jobs.experiments.sequential import METHOD, boundaries, sequential_p_value
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.sinks.store import Store
 
@@ -256,3 +257,112 @@ def test_plot_comparison_writes_a_png(store: Store, tmp_path: Path) -> None:
     data = out.read_bytes()
     assert len(data) > 1000
     assert data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cuped_covariate_holm_and_the_look_land_in_the_results(store: Store) -> None:
+    _seed(store)
+    _outcomes(
+        store,
+        [
+            ("acme", "c1", "purchase", "", at(5)),  # a second purchase in c1's window
+            ("acme", "c1", "purchase", "", at(-3)),  # before the start, 4 days before c1's turn
+            ("acme", "c1", "purchase", "", at(1)),
+            ("acme", "f2", "purchase", "", at(2)),  # after the start, before f2's turn
+            ("acme", "f1", "purchase", "", at(-40)),  # 42 days before: outside 28 days
+            ("acme", "f3", "kept", "", at(1)),  # another outcome
+            ("lumen", "f4", "purchase", "", at(1)),  # another space
+        ],
+    )
+    comparison = compare_experiment(store, DOC, "exp-1", AS_OF)
+    d = comparison.diagnostics
+    # c1: 2, f2: 1, and c2's purchase of the seed, an hour before its first turn: 1.
+    assert (d["pre_period_people"], d["pre_period_outcomes"]) == (3, 4)
+    look = comparison.look
+    assert (look.look, look.horizon_days, look.method, look.cuped_days) == (20, 28, METHOD, 28)
+    # The first look written: it may spend all that 20/28 of the horizon allows.
+    assert look.boundary == pytest.approx(boundaries([20 / 28])[-1])
+    assert look.basis == "cuped" and look.theta is not None
+    full = look.arm("full")
+    assert full.seq_p_value == pytest.approx(sequential_p_value(full.z, [20 / 28]))
+    assert full.cuped is not None and full.cuped.diff_low < full.cuped.diff < full.cuped.diff_high
+    assert (
+        not look.may_act and look.verdict == "wait: no arm has crossed its boundary (look 20 of 28)"
+    )
+
+    write_results(store, comparison, AS_OF)
+    rows = {
+        r["arm"]: r
+        for r in store.query(
+            "SELECT arm, p_holm, cuped_days, cuped_theta, cuped_diff, cuped_p_value, method, "
+            "basis, look, horizon_days, boundary, seq_p_value, seq_p_holm, may_act, verdict, "
+            "per_person, per_person_diff, per_person_cuped_diff "
+            "FROM experiment_results FINAL"
+        ).as_dicts()
+    }
+    assert rows["control"]["seq_p_value"] is None and rows["control"]["cuped_diff"] is None
+    assert rows["control"]["look"] == 20 and rows["control"]["verdict"] == look.verdict
+    assert rows["full"]["cuped_diff"] == pytest.approx(full.cuped.diff)
+    assert rows["full"]["seq_p_holm"] == pytest.approx(full.seq_p_holm)
+    assert rows["full"]["p_holm"] == pytest.approx(full.p_holm)
+    assert rows["full"]["cuped_theta"] == pytest.approx(look.theta)
+    assert (rows["full"]["basis"], rows["full"]["horizon_days"]) == ("cuped", 28)
+    # Outcomes per person: each success bought once, but c1 twice.
+    control = comparison.arm("control")
+    assert rows["control"]["per_person"] == pytest.approx((control.successes + 1) / control.people)
+    assert rows["full"]["per_person"] == pytest.approx(
+        comparison.arm("full").successes / comparison.arm("full").people
+    )
+    assert rows["full"]["per_person_diff"] == pytest.approx(
+        rows["full"]["per_person"] - rows["control"]["per_person"]
+    )
+    assert rows["full"]["per_person_cuped_diff"] is not None
+    assert rows["full"]["may_act"] is False
+
+    # A crossing recorded on an earlier day stands: the repeated p-value is the smallest.
+    store.insert(
+        "experiment_results",
+        [("exp-1", "acme", "full", (AS_OF - timedelta(days=3)).date(), 0.0001, AS_OF)],
+        ["experiment_id", "space_id", "arm", "day", "seq_p_value", "computed_at"],
+    )
+    later = compare_experiment(store, DOC, "exp-1", AS_OF + timedelta(days=1))
+    assert later.look.look == 21
+    assert later.look.arm("full").seq_p_value == 0.0001
+    assert later.look.may_act and later.look.verdict.startswith("act: full differ")
+
+
+def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> None:
+    import json
+
+    from typer.testing import CliRunner
+
+    from turnstream.cli.main import app
+
+    _seed(store)
+    arms = "\n".join(
+        f'[[experiments.arms]]\nname = "{a.name}"\nallocation = {a.allocation}\n'
+        for a in EXPERIMENT.arms
+    )
+    measurement = tmp_path / "measurement.toml"
+    measurement.write_text(
+        f'[[experiments]]\nid = "exp-1"\nspace_id = "acme"\nstarts_at = {START.isoformat()}\n'
+        f'critical_sources = ["pharmacy"]\nhorizon_days = 21\n{arms}'
+    )
+    config = tmp_path / "turnstream.toml"
+    config.write_text(f'[store]\ndsn = "{store.dsn}"\ndatabase = "{store.database}"\n')
+    args = ["experiments", "compare", "exp-1", "--config", str(config),
+            "--measurement", str(measurement), "--as-of", AS_OF.date().isoformat()]  # fmt: skip
+    runner = CliRunner()
+    table = runner.invoke(app, [*args, "--plot", str(tmp_path / "exp.png")])
+    assert table.exit_code == 0, table.output
+    text = " ".join(table.output.split())
+    assert "look 20 of 21" in text and "do not act yet" in text
+    assert "Holm across arms" in text and "CUPED" in text
+    assert "purchases per person within 14 days" in text
+    assert (tmp_path / "exp.png").read_bytes()[:4] == b"\x89PNG"
+    as_json = runner.invoke(app, [*args, "--format", "json"])
+    assert as_json.exit_code == 0, as_json.output
+    rows = json.loads(as_json.output[: as_json.output.rindex("]") + 1])
+    full = next(r for r in rows if r["arm"] == "full")
+    assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm", "per_person"} <= set(full)
+    assert full["per_person"] == pytest.approx(full["successes"] / full["people"])
+    assert store.scalar("SELECT count() FROM experiment_results FINAL WHERE look = 20") == 3

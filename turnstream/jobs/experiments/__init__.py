@@ -1,5 +1,6 @@
 """Experiments by element: assign people to arms, attribute outcomes, compare the arms."""
 
+from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.assignment import assign, pick_arm, unit_point
 from turnstream.jobs.experiments.compare import (
     Assignment,
@@ -8,6 +9,7 @@ from turnstream.jobs.experiments.compare import (
     plot_comparison,
     write_results,
 )
+from turnstream.jobs.experiments.looks import Look
 from turnstream.jobs.experiments.stats import (
     ArmCount,
     ArmStats,
@@ -17,11 +19,14 @@ from turnstream.jobs.experiments.stats import (
 )
 
 __all__ = [
+    "Analysis",
     "ArmCount",
     "ArmStats",
     "Assignment",
     "Comparison",
+    "Look",
     "SampleRatio",
+    "analyze",
     "assign",
     "compare_arms",
     "compare_experiment",

@@ -18,6 +18,12 @@ the bucket: an order for a beneficiary through the customer's exposure counts fo
 customer); a token whose exposure belongs to someone else does not count, and a token
 whose exposure is not on record falls back to the person.
 
+The CUPED covariate of a person is the number of outcomes of the experiment's kind in the
+``cuped_days`` before their assignment. Each day's comparison is one look of the
+group-sequential test (:mod:`.looks`); the smallest repeated p-values of the earlier days
+and the people of each earlier look (the information the sequential test's boundaries
+rest on) are read back from ``experiment_results``.
+
 The rules are pure functions on plain data; :func:`compare_experiment` and
 :func:`write_results` only read and write the store.
 """
@@ -26,13 +32,15 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.assignment import assign
+from turnstream.jobs.experiments.looks import Earlier, Look, assess, information, look_number
 from turnstream.jobs.experiments.stats import (
     ArmCount,
     ArmStats,
@@ -55,8 +63,11 @@ __all__ = [
     "arm_counts",
     "attribute",
     "compare_experiment",
+    "earlier_looks",
     "enrol",
+    "per_person_outcomes",
     "plot_comparison",
+    "pre_period_counts",
     "result_rows",
     "summarize",
     "write_results",
@@ -95,6 +106,38 @@ RESULT_COLUMNS = (
     "srm_p_value",
     "srm_flag",
     "computed_at",
+    # migration 8: CUPED, Holm and the sequential look
+    "p_holm",
+    "cuped_days",
+    "cuped_theta",
+    "cuped_diff",
+    "cuped_diff_low",
+    "cuped_diff_high",
+    "cuped_lift",
+    "cuped_lift_low",
+    "cuped_lift_high",
+    "cuped_p_value",
+    "cuped_p_holm",
+    "method",
+    "basis",
+    "look",
+    "horizon_days",
+    "boundary",
+    "seq_p_value",
+    "seq_p_holm",
+    "seq_diff_low",
+    "seq_diff_high",
+    "may_act",
+    "verdict",
+    "per_person",
+    "per_person_diff",
+    "per_person_diff_low",
+    "per_person_diff_high",
+    "per_person_p_value",
+    "per_person_cuped_diff",
+    "per_person_cuped_diff_low",
+    "per_person_cuped_diff_high",
+    "per_person_cuped_p_value",
 )
 
 
@@ -147,6 +190,8 @@ class Attribution:
     by_person: int = 0
     token_other_person: int = 0
     token_unknown: int = 0
+    #: Outcomes that counted, per person who succeeded (the per-person outcome count).
+    outcomes: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -162,6 +207,9 @@ class Comparison:
     arms: tuple[ArmStats, ...]
     srm: SampleRatio
     diagnostics: Mapping[str, int] = field(default_factory=dict)
+    look: Look | None = None
+    #: Outcomes per person within the window, a continuous metric beside the rate.
+    per_person: Analysis | None = None
 
     def arm(self, name: str) -> ArmStats:
         """The statistics of one arm."""
@@ -214,7 +262,7 @@ def attribute(
     ``owners`` maps an exposure id to the profiles it was delivered to.
     """
     window = timedelta(days=experiment.window_days)
-    successes: set[str] = set()
+    successes: dict[str, int] = {}
     counts = {"by_token": 0, "by_person": 0, "token_other_person": 0, "token_unknown": 0}
     for o in outcomes:
         a = assignments.get(o.profile_id)
@@ -231,8 +279,40 @@ def attribute(
                 counts["by_token"] += 1
         else:
             counts["by_person"] += 1
-        successes.add(o.profile_id)
-    return Attribution(frozenset(successes), **counts)
+        successes[o.profile_id] = successes.get(o.profile_id, 0) + 1
+    return Attribution(frozenset(successes), **counts, outcomes=successes)
+
+
+def pre_period_counts(
+    assignments: Mapping[str, Assignment], outcomes: Iterable[OutcomeEvent], days: int
+) -> dict[str, int]:
+    """Per person, outcomes in the ``days`` before their assignment (the CUPED covariate)."""
+    before = timedelta(days=days)
+    counts: dict[str, int] = {}
+    for o in outcomes:
+        a = assignments.get(o.profile_id)
+        if a is not None and a.assigned_at - before <= o.occurred_at < a.assigned_at:
+            counts[o.profile_id] = counts.get(o.profile_id, 0) + 1
+    return counts
+
+
+def arm_units(
+    experiment: Experiment,
+    assignments: Iterable[Assignment],
+    outcomes: Mapping[str, int],
+    covariate: Mapping[str, int],
+) -> dict[str, tuple[list[int], list[int], list[int]]]:
+    """Per arm, its people's success (0/1), covariate and outcome count, in one order."""
+    units: dict[str, tuple[list[int], list[int], list[int]]] = {
+        a.name: ([], [], []) for a in experiment.arms
+    }
+    for a in assignments:
+        if a.arm in units:
+            count = outcomes.get(a.profile_id, 0)
+            units[a.arm][0].append(int(count > 0))
+            units[a.arm][1].append(covariate.get(a.profile_id, 0))
+            units[a.arm][2].append(count)
+    return units
 
 
 def arm_counts(
@@ -258,14 +338,58 @@ def arm_counts(
     return [ArmCount(x.name, people[x.name], won[x.name], x.allocation) for x in experiment.arms]
 
 
+def earlier_looks(
+    experiment: Experiment, rows: Iterable[tuple[date, str, int, float | None]]
+) -> dict[str, Earlier]:
+    """Per arm, its earlier looks from ``experiment_results`` rows ``(day, arm, people,
+    seq_p_value)``: the look and information of each day, the smallest repeated p-value."""
+    baseline = experiment.baseline.name
+    by_day: dict[date, dict[str, tuple[int, float | None]]] = {}
+    for day, arm, people, p in rows:
+        by_day.setdefault(day, {})[arm] = (int(people), p)
+    looks: dict[str, list[tuple[int, float]]] = {}
+    smallest: dict[str, float] = {}
+    start = experiment.starts_at.date()
+    for day, arms in by_day.items():
+        n0 = arms.get(baseline, (0, None))[0]
+        for arm, (n, p) in arms.items():
+            if arm == baseline:
+                continue
+            info = information(n, n0)
+            if info is not None:
+                looks.setdefault(arm, []).append(((day - start).days + 1, info))
+            if p is not None:
+                smallest[arm] = min(p, smallest.get(arm, p))
+    return {
+        arm: Earlier(tuple(sorted(looks.get(arm, ()))), smallest.get(arm))
+        for arm in set(looks) | set(smallest)
+    }
+
+
+def per_person_outcomes(
+    experiment: Experiment, units: Mapping[str, tuple[Sequence[int], Sequence[int], Sequence[int]]]
+) -> Analysis | None:
+    """Outcomes per person within the window, arms against the baseline: Welch, and CUPED
+    on the pre-period count when ``cuped_days`` is set; None while an arm has under 2."""
+    if any(len(count) < 2 for _, _, count in units.values()):
+        return None
+    counts = {arm: count for arm, (_, _, count) in units.items()}
+    covariates = {arm: x for arm, (_, x, _) in units.items()} if experiment.cuped_days else None
+    allocation = {a.name: a.allocation for a in experiment.arms}
+    return analyze(counts, experiment.baseline.name, covariates, allocation, "continuous")
+
+
 def summarize(
     experiment: Experiment,
     assignments: Mapping[str, Assignment],
     attribution: Attribution,
     as_of: datetime,
     diagnostics: Mapping[str, int] | None = None,
+    covariate: Mapping[str, int] | None = None,
+    previous: Mapping[str, Earlier] | None = None,
 ) -> Comparison:
-    """The comparison: arm statistics against the baseline and the sample-ratio check."""
+    """The comparison: arm statistics against the baseline, the sample-ratio check, and the
+    daily look (CUPED on ``covariate``, Holm, the sequential test after ``previous``)."""
     counts = arm_counts(experiment, assignments.values(), attribution.successes)
     for_srm = arm_counts(
         experiment, assignments.values(), attribution.successes, exclude_critical=True
@@ -281,6 +405,11 @@ def summarize(
         "outcomes_token_other_person": attribution.token_other_person,
         "outcomes_token_unknown": attribution.token_unknown,
     }
+    arms = compare_arms(counts, experiment.baseline.name)
+    units = arm_units(experiment, assignments.values(), attribution.outcomes, covariate or {})
+    binary = {arm: (y, x) for arm, (y, x, _) in units.items()}
+    look = assess(experiment, arms, binary, look_number(experiment.starts_at, as_of), previous)
+    per_person = per_person_outcomes(experiment, units)
     return Comparison(
         experiment_id=experiment.id,
         space_id=experiment.space_id,
@@ -288,9 +417,11 @@ def summarize(
         window_days=experiment.window_days,
         as_of=as_of,
         baseline=experiment.baseline.name,
-        arms=compare_arms(counts, experiment.baseline.name),
+        arms=arms,
         srm=srm,
         diagnostics=notes,
+        look=look,
+        per_person=per_person,
     )
 
 
@@ -300,32 +431,82 @@ def result_rows(comparison: Comparison, as_of: datetime) -> list[tuple[Any, ...]
     day: date = as_of.date()
     c = comparison
     return [
-        (
-            c.experiment_id,
-            c.space_id,
-            a.name,
-            day,
-            c.baseline,
-            c.outcome,
-            c.window_days,
-            a.people,
-            a.successes,
-            a.rate,
-            a.rate_low,
-            a.rate_high,
-            a.diff,
-            a.diff_low,
-            a.diff_high,
-            a.lift,
-            a.lift_low,
-            a.lift_high,
-            a.p_value,
-            c.srm.p_value,
-            c.srm.flagged,
-            as_of,
-        )
+        (*_own_row(c, a, day, as_of), *_look_row(c.look, a.name), *_per_person_row(c, a.name))
         for a in c.arms
     ]
+
+
+def _own_row(c: Comparison, a: ArmStats, day: date, as_of: datetime) -> tuple[Any, ...]:
+    return (
+        c.experiment_id,
+        c.space_id,
+        a.name,
+        day,
+        c.baseline,
+        c.outcome,
+        c.window_days,
+        a.people,
+        a.successes,
+        a.rate,
+        a.rate_low,
+        a.rate_high,
+        a.diff,
+        a.diff_low,
+        a.diff_high,
+        a.lift,
+        a.lift_low,
+        a.lift_high,
+        a.p_value,
+        c.srm.p_value,
+        c.srm.flagged,
+        as_of,
+    )
+
+
+#: Values of the look's columns when there is nothing to say (the non-nullable ones).
+_LOOK_DEFAULTS: dict[str, Any] = {
+    "cuped_days": 0, "method": "", "basis": "", "look": 0, "horizon_days": 0,
+    "may_act": False, "verdict": "",
+}  # fmt: skip
+_LOOK_COLUMNS = RESULT_COLUMNS[RESULT_COLUMNS.index("p_holm") : RESULT_COLUMNS.index("per_person")]
+
+
+def _look_row(look: Look | None, arm: str) -> tuple[Any, ...]:
+    values: dict[str, Any] = {}
+    if look is not None:
+        values.update(
+            cuped_days=look.cuped_days, cuped_theta=look.theta, method=look.method,
+            basis=look.basis, look=look.look, horizon_days=look.horizon_days,
+            boundary=look.boundary, may_act=look.may_act, verdict=look.verdict,
+        )  # fmt: skip
+        mine = next((x for x in look.arms if x.name == arm), None)
+        if mine is not None:
+            values.update(
+                p_holm=mine.p_holm, cuped_p_holm=mine.cuped_p_holm,
+                boundary=mine.boundary,
+                seq_p_value=mine.seq_p_value, seq_p_holm=mine.seq_p_holm,
+                seq_diff_low=mine.seq_diff_low, seq_diff_high=mine.seq_diff_high,
+            )  # fmt: skip
+        if mine is not None and mine.cuped is not None:
+            c = mine.cuped
+            values.update(
+                cuped_diff=c.diff, cuped_diff_low=c.diff_low, cuped_diff_high=c.diff_high,
+                cuped_lift=c.rel, cuped_lift_low=c.rel_low, cuped_lift_high=c.rel_high,
+                cuped_p_value=c.p_value,
+            )  # fmt: skip
+    return tuple(values.get(col, _LOOK_DEFAULTS.get(col)) for col in _LOOK_COLUMNS)
+
+
+def _per_person_row(c: Comparison, arm: str) -> tuple[Any, ...]:
+    if c.per_person is None:
+        return (None,) * 9
+    mine = c.per_person.arm(arm)
+    raw, cuped = mine.raw, mine.cuped
+    return (
+        mine.mean,
+        *((raw.diff, raw.diff_low, raw.diff_high, raw.p_value) if raw else (None,) * 4),
+        *((cuped.diff, cuped.diff_low, cuped.diff_high, cuped.p_value) if cuped else (None,) * 4),
+    )
 
 
 # --- the store (blocking) -------------------------------------------------------------
@@ -413,6 +594,37 @@ GROUP BY exposure_id"""
     return {x: frozenset(people) for x, people in rows}
 
 
+def _pre_period(store: Store, e: Experiment, end: datetime) -> list[OutcomeEvent]:
+    # Outcomes from cuped_days before the start to the last assignment time; the rule that
+    # keeps those before each person's own assignment is pre_period_counts.
+    if e.cuped_days <= 0:
+        return []
+    rows = store.query(
+        """SELECT profile_id, occurred_at
+FROM outcomes
+WHERE space_id = {space:String} AND outcome = {outcome:String}
+    AND occurred_at >= {since:DateTime64(3, 'UTC')}
+    AND occurred_at < {until:DateTime64(3, 'UTC')}""",
+        parameters={
+            "space": e.space_id,
+            "outcome": e.outcome,
+            "since": e.starts_at - timedelta(days=e.cuped_days),
+            "until": end,
+        },
+    ).rows
+    return [OutcomeEvent(p, _from_store(at)) for p, at in rows]
+
+
+def _previous_looks(store: Store, e: Experiment, day: date) -> dict[str, Earlier]:
+    rows = store.query(
+        """SELECT day, arm, people, seq_p_value
+FROM experiment_results FINAL
+WHERE experiment_id = {experiment:String} AND day < {day:Date}""",
+        parameters={"experiment": e.id, "day": day},
+    ).rows
+    return earlier_looks(e, rows)
+
+
 def _record(
     store: Store,
     e: Experiment,
@@ -446,7 +658,11 @@ def compare_experiment(
     attribution = attribute(
         e, assignments, _outcomes(store, e, as_of), _owners(store, e, as_of), as_of
     )
-    return summarize(e, assignments, attribution, as_of, notes)
+    covariate = pre_period_counts(assignments, _pre_period(store, e, end), e.cuped_days)
+    notes["pre_period_people"] = len(covariate)
+    notes["pre_period_outcomes"] = sum(covariate.values())
+    previous = _previous_looks(store, e, as_of.date())
+    return summarize(e, assignments, attribution, as_of, notes, covariate, previous)
 
 
 def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
@@ -461,26 +677,23 @@ def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
 
 
 def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
-    """Draw each arm's rate with its 95% Wilson interval to a PNG (matplotlib, Agg)."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
+    """Draw to a PNG each arm's rate with its 95% Wilson interval and, beside it, each
+    arm's difference from the baseline with the raw and CUPED-adjusted intervals."""
+    from turnstream.jobs.experiments.analysis import Effect
+    from turnstream.jobs.experiments.plots import (
+        draw_differences,
+        draw_interval,
+        new_figure,
+        save,
+    )
 
     c = comparison
-    figure = Figure(figsize=(max(4.0, 1.6 * len(c.arms) + 2), 4.0), dpi=100)
-    FigureCanvasAgg(figure)
-    ax = figure.add_subplot()
+    figure = new_figure(max(8.0, 3.2 * len(c.arms) + 2))
+    ax, right = figure.subplots(1, 2)
     for i, a in enumerate(c.arms):
-        if a.rate is None or a.rate_low is None or a.rate_high is None:
-            continue
         colour = "tab:gray" if a.name == c.baseline else "tab:blue"
-        ax.errorbar(
-            [i],
-            [a.rate],
-            yerr=[[a.rate - a.rate_low], [a.rate_high - a.rate]],
-            fmt="o",
-            capsize=6,
-            color=colour,
-        )
+        if not draw_interval(ax, i, a.rate, a.rate_low, a.rate_high, colour):
+            continue
         ax.annotate(
             f"{a.successes}/{a.people}",
             (i, a.rate_high),
@@ -499,7 +712,15 @@ def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
     if c.srm.flagged:
         title += f"\nsample-ratio mismatch (p = {c.srm.p_value:.2g})"
     ax.set_title(title, fontsize=10)
-    figure.tight_layout()
-    out = Path(path)
-    figure.savefig(out, format="png")
-    return out
+
+    others = []
+    for a in c.arms:
+        if a.name == c.baseline:
+            continue
+        raw = Effect(a.diff, a.diff_low, a.diff_high, a.lift, a.lift_low, a.lift_high, a.p_value)
+        adjusted = c.look.arm(a.name).cuped if c.look is not None else None
+        others.append((a.name, raw, adjusted))
+    draw_differences(right, others, f"rate - {c.baseline} rate (95% CI)")
+    if c.look is not None:
+        right.set_title(c.look.verdict, fontsize=9)
+    return save(figure, path)

@@ -42,6 +42,7 @@ def _paths(data: dict[str, Any]) -> dict[str, str]:
 def test_defaults_and_the_implied_control_arm() -> None:
     e = MeasurementDocument.model_validate(_doc()).experiments[0]
     assert e.outcome == "purchase" and e.window_days == 14 and e.ends_at is None
+    assert (e.cuped_days, e.horizon_days, e.alpha) == (28, 28, 0.05)
     assert e.control_arm is not None and e.control_arm.name == "control"
     assert e.control_arm.dropped == frozenset(ELEMENTS)
     assert e.arm("full") is not None and e.arm("full").dropped == frozenset()
@@ -109,6 +110,16 @@ def test_unknown_fields_outcomes_and_windows_are_refused() -> None:
     assert "experiments[0].outcome" in _paths(_doc(outcome="delivery"))
     assert "experiments[0].window_days" in _paths(_doc(window_days=0))
     assert "experiments[0].arms" in _paths(_doc(arms=[{"name": "a", "allocation": 1}]))
+
+
+def test_cuped_days_horizon_and_alpha_are_bounded() -> None:
+    e = MeasurementDocument.model_validate(_doc(cuped_days=0, horizon_days=60, alpha=0.1))
+    assert (e.experiments[0].cuped_days, e.experiments[0].horizon_days) == (0, 60)
+    assert "experiments[0].cuped_days" in _paths(_doc(cuped_days=-1))
+    assert "experiments[0].horizon_days" in _paths(_doc(horizon_days=0))
+    assert "experiments[0].horizon_days" in _paths(_doc(horizon_days=91))
+    assert "experiments[0].alpha" in _paths(_doc(alpha=0.5))
+    assert "experiments[0].alpha" in _paths(_doc(alpha=0))
 
 
 def test_documents_are_frozen() -> None:

@@ -9,11 +9,9 @@ import pytest
 from turnstream.jobs.experiments.stats import (
     Z95,
     ArmCount,
-    chi2_sf,
     compare_arms,
     lift_interval,
     newcombe_interval,
-    regularized_gamma_q,
     sample_ratio_mismatch,
     two_proportion_z_test,
     wilson_interval,
@@ -95,17 +93,20 @@ def test_lift_interval_by_delta_method_on_the_log_ratio() -> None:
     assert lift_interval(0, 100, 5, 100) == (-1.0, None, None)
 
 
-def test_chi_square_survival_against_closed_forms_and_tables() -> None:
-    for x in [0.01, 0.5, 1, 3.84, 10, 26.3, 80]:
-        assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9)
-        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-9)
-        assert chi2_sf(x, 4) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-9)
-    # Critical values from the chi-square table.
-    assert chi2_sf(3.8415, 1) == pytest.approx(0.05, abs=1e-5)
-    assert chi2_sf(7.8147, 3) == pytest.approx(0.05, abs=1e-5)
-    assert chi2_sf(29.588, 10) == pytest.approx(0.001, abs=1e-6)
-    assert chi2_sf(0, 3) == 1.0
-    assert regularized_gamma_q(1, 2) == pytest.approx(math.exp(-2))
+def test_srm_p_value_against_chi_square_closed_forms_and_tables() -> None:
+    # Two arms: df 1, P(X > x) = erfc(sqrt(x / 2)); three arms: df 2, exp(-x / 2).
+    for observed in ([510, 490], [5000, 4500], [100, 160], [7, 3]):
+        srm = sample_ratio_mismatch(observed, [1, 1])
+        assert srm.p_value == pytest.approx(math.erfc(math.sqrt(srm.chi2 / 2)), rel=1e-9)
+    for observed in ([300, 330, 360], [1000, 900, 1100]):
+        srm = sample_ratio_mismatch(observed, [1, 1, 1])
+        assert srm.df == 2
+        assert srm.p_value == pytest.approx(math.exp(-srm.chi2 / 2), rel=1e-9)
+    # Critical value from the chi-square table: 7.8147 for df 3 at 0.05. Four equal arms
+    # with counts giving chi2 = 7.8147 exactly: deviations (+d, -d, +d, -d) over 1000 each.
+    d = math.sqrt(7.8147 * 1000 / 4)
+    srm = sample_ratio_mismatch([1000 + d, 1000 - d, 1000 + d, 1000 - d], [1, 1, 1, 1])
+    assert srm.chi2 == pytest.approx(7.8147) and srm.p_value == pytest.approx(0.05, abs=1e-5)
 
 
 def test_srm_flags_5000_against_4500_on_a_50_50_split() -> None:
