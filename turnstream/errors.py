@@ -19,7 +19,17 @@ class ConfigError(TurnstreamError):
 
 
 class StoreError(TurnstreamError):
-    """ClickHouse (server or embedded chDB) refused or failed an operation."""
+    """ClickHouse (server or embedded chDB) refused or failed an operation.
+
+    ``code`` is ClickHouse's error code when the store gave one (``None`` for a failure
+    on the way to it, or in the client); ``driver`` names the driver's exception class.
+    :func:`turnstream.sinks.failures.classify` tells from them whether a retry can help.
+    """
+
+    def __init__(self, message: str, *, code: int | None = None, driver: str | None = None):
+        super().__init__(message)
+        self.code = code
+        self.driver = driver
 
 
 class InvalidItem(TurnstreamError):

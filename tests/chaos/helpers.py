@@ -30,13 +30,16 @@ Factory = Callable[..., Deployment]
 RAW_COUNTED = ("turns", "interactions", "outcomes", "commands", "dead_letters")
 
 
-def q(deployment: Deployment, sql: str) -> list[tuple[Any, ...]]:
-    """Rows of a read-only query (through the worker while it runs)."""
-    return read_query(deployment.settings, sql).rows
+def q(
+    deployment: Deployment, sql: str, parameters: dict[str, Any] | None = None
+) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query (through the worker while it runs); values as
+    ``{name:Type}`` parameters."""
+    return read_query(deployment.settings, sql, parameters).rows
 
 
-def scalar(deployment: Deployment, sql: str) -> int:
-    return int(q(deployment, sql)[0][0])
+def scalar(deployment: Deployment, sql: str, parameters: dict[str, Any] | None = None) -> int:
+    return int(q(deployment, sql, parameters)[0][0])
 
 
 def expected_totals(batch: MixedBatch) -> dict[str, int]:

@@ -3,7 +3,17 @@
 A subject is a person of a space, ``(space_id, profile_id)``. :func:`erase_subjects`
 erases many at once: one query finds which tables hold rows of any of them (and how
 many per subject); each such table gets one ``ALTER TABLE ... DELETE WHERE (space_id,
-profile_id) IN (...)``; tables that hold none of their rows are not mutated. The
+profile_id) IN ...``; tables that hold none of their rows are not mutated.
+
+The subjects never go into SQL text. The count reads them from a temporary table of the
+session (:meth:`~turnstream.sinks.store.Store.stage`, emptied again when the call
+returns). A mutation runs in the background, outside the session, so it cannot read that
+table: its subjects go as server-side parameters (``{w0:Array(Tuple(String, String))}``),
+which ClickHouse turns into a literal of the mutation it keeps. A server takes each
+parameter as an HTTP form field of at most 128 KiB (``http_max_field_value_size``), so
+the subjects are cut into parameters of at most :data:`PARAM_BYTES` each, joined by
+``OR`` in the one statement per table: 10,000 subjects with 64-character ids make 8 of
+them (an erase of 10,000 people is a fault test). The
 mutations are submitted together and the call then waits until every one of them is
 done (``system.mutations``), so their background work overlaps instead of running one
 table after the other; while it waits it wakes the tables' background schedulers, which
@@ -32,16 +42,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from turnstream.errors import StoreError
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
-__all__ = ["RETAINED", "Erasure", "erase_subject", "erase_subjects", "tables_with_profiles"]
+__all__ = [
+    "PARAM_BYTES",
+    "RETAINED",
+    "Erasure",
+    "erase_subject",
+    "erase_subjects",
+    "subject_pieces",
+    "tables_with_profiles",
+]
 
 #: Tables whose rows an erasure keeps, and why.
 RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
 
-#: Subjects per statement are capped so that a statement's list of them stays under this
-#: many characters (ClickHouse refuses queries over 256 KiB): a few hundred to a thousand.
-LIST_CHARS = 64 * 1024
+#: Bytes of subjects per query parameter of a mutation, at worst: under the 128 KiB a
+#: ClickHouse server takes in one HTTP form field (``http_max_field_value_size``).
+PARAM_BYTES = 96 * 1024
+
+#: The session's temporary table of the subjects being erased.
+_SUBJECTS = "turnstream_erase_subjects"
+_SUBJECT_COLUMNS = (("space_id", "String"), ("profile_id", "String"))
 
 
 @dataclass
@@ -67,8 +89,9 @@ def tables_with_profiles(store: Store) -> list[str]:
     rows = store.query(
         "SELECT c.table FROM system.columns AS c INNER JOIN system.tables AS t "
         "ON c.database = t.database AND c.table = t.name "
-        f"WHERE c.database = {quote(store.database)} AND c.name = 'profile_id' "
-        "AND t.engine NOT IN ('View', 'MaterializedView') ORDER BY c.table"
+        "WHERE c.database = {database:String} AND c.name = 'profile_id' "
+        "AND t.engine NOT IN ('View', 'MaterializedView') ORDER BY c.table",
+        {"database": store.database},
     ).rows
     return [table for (table,) in rows]
 
@@ -97,8 +120,11 @@ def erase_subjects(
     distinct = list(dict.fromkeys((space_id, profile_id) for space_id, profile_id in subjects))
     counts: dict[tuple[str, str], dict[str, int]] = {}
     if considered:
-        for chunk in _chunks(distinct):
-            counts.update(_erase(store, chunk, erased, kept))
+        store.stage(_SUBJECTS, _SUBJECT_COLUMNS, distinct)
+        try:
+            counts = _erase(store, distinct, erased, kept)
+        finally:
+            store.unstage(_SUBJECTS)
     result = []
     for space_id, profile_id in subjects:
         held = counts.get((space_id, profile_id), {})
@@ -117,38 +143,65 @@ def erase_subjects(
 def _erase(
     store: Store, subjects: list[tuple[str, str]], erased: list[str], kept: list[str]
 ) -> dict[tuple[str, str], dict[str, int]]:
-    """Count the subjects' rows in every table, delete them where erased; the counts."""
-    listed = ", ".join(f"({quote(s)}, {quote(p)})" for s, p in subjects)
-    who = f"(space_id, profile_id) IN ({listed})"
+    """Count the staged subjects' rows in every table, delete them where erased; the
+    counts."""
+    tables = erased + kept
     branches = " UNION ALL ".join(
-        f"SELECT {quote(t)} AS t, space_id, profile_id, count() AS n FROM {t} "
-        "WHERE (space_id, profile_id) IN who GROUP BY space_id, profile_id"
-        for t in erased + kept
+        f"SELECT {{t{i}:String}} AS t, space_id, profile_id, count() AS n FROM {t} "
+        f"WHERE (space_id, profile_id) IN (SELECT space_id, profile_id FROM {_SUBJECTS}) "
+        "GROUP BY space_id, profile_id"
+        for i, t in enumerate(tables)
     )
     rows = store.query(
-        "WITH who AS (SELECT * FROM VALUES('space_id String, profile_id String', "
-        f"{listed})) SELECT t, space_id, profile_id, n FROM ({branches})"
+        f"SELECT t, space_id, profile_id, n FROM ({branches})",
+        {f"t{i}": t for i, t in enumerate(tables)},
     ).rows
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for table, space_id, profile_id, n in rows:
         counts.setdefault((space_id, profile_id), {})[table] = int(n)
     holding = [t for t in erased if any(t in c for c in counts.values())]
     if holding:
+        # Only the subjects some table holds: the others need no deleting.
+        present = [s for s in subjects if s in counts]
+        pieces = subject_pieces(present)
+        where = " OR ".join(
+            f"(space_id, profile_id) IN {{w{i}:Array(Tuple(String, String))}}"
+            for i in range(len(pieces))
+        )
+        parameters = {f"w{i}": piece for i, piece in enumerate(pieces)}
         before = {(table, mutation_id) for table, mutation_id, _, _ in _mutations(store, holding)}
         for table in holding:
-            store.command(f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = 0")
+            store.command(
+                f"ALTER TABLE {table} DELETE WHERE {where} SETTINGS mutations_sync = 0",
+                parameters=parameters,
+            )
         _wait(store, holding, before)
     return counts
 
 
+def subject_pieces(subjects: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
+    """The subjects in runs of at most :data:`PARAM_BYTES` each once written as a query
+    parameter (every byte counted twice: quotes and backslashes are escaped)."""
+    pieces: list[list[tuple[str, str]]] = []
+    size = PARAM_BYTES
+    for space_id, profile_id in subjects:
+        length = 2 * (len(space_id.encode()) + len(profile_id.encode())) + 8
+        if size + length > PARAM_BYTES:
+            pieces.append([])
+            size = 0
+        pieces[-1].append((space_id, profile_id))
+        size += length
+    return pieces
+
+
 def _mutations(store: Store, tables: list[str]) -> list[tuple[str, str, int, str]]:
     """(table, mutation id, done, latest failure) of the tables' mutations."""
-    names = ", ".join(quote(t) for t in tables)
     return [
         (table, mutation_id, int(done), str(failure))
         for table, mutation_id, done, failure in store.query(
             "SELECT table, mutation_id, is_done, latest_fail_reason FROM system.mutations "
-            f"WHERE database = {quote(store.database)} AND table IN ({names})"
+            "WHERE database = {database:String} AND has({tables:Array(String)}, table)",
+            {"database": store.database, "tables": tables},
         ).rows
     ]
 
@@ -188,17 +241,3 @@ def _wait(store: Store, tables: list[str], before: set[tuple[str, str]]) -> None
                 break
         time.sleep(pause)
         pause = min(pause * 1.5, 0.02)
-
-
-def _chunks(subjects: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """The subjects in runs whose quoted list stays under :data:`LIST_CHARS`."""
-    chunks: list[list[tuple[str, str]]] = []
-    size = LIST_CHARS
-    for space_id, profile_id in subjects:
-        length = len(quote(space_id)) + len(quote(profile_id)) + 6
-        if size + length > LIST_CHARS:
-            chunks.append([])
-            size = 0
-        chunks[-1].append((space_id, profile_id))
-        size += length
-    return chunks

@@ -112,10 +112,15 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             try:
                 body: Any = await request.json()
                 sql = body["sql"]
-            except (ValueError, KeyError, TypeError):
-                return self.error(400, 'body must be JSON: {"sql": "SELECT ..."}')
+                parameters = body.get("parameters") or {}
+                if not isinstance(sql, str) or not isinstance(parameters, dict):
+                    raise TypeError
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return self.error(
+                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
+                )
             try:
-                result = await store.run(store.store.read_only, sql)
+                result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
                 return self.error(400, str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
