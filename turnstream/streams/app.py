@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 import faust
+from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
 
 from turnstream.config import Settings
@@ -26,10 +27,18 @@ __all__ = ["build_app"]
 log = logging.getLogger(__name__)
 
 
+class _LoopsOnly(BootStrategy):
+    enable_kafka = False
+
+
+class _App(faust.App):
+    BootStrategy = _LoopsOnly
+
+
 def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> faust.App:
     """The worker's Faust app, running the ingest and signals loops, serving its pages."""
     w = settings.worker
-    app = faust.App(
+    app = _App(
         f"{w.app_id}-worker",
         broker=f"kafka://{settings.broker.bootstrap}",
         store="memory://",

@@ -45,6 +45,7 @@ from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.writer import RawSink, write_with_retry
 from turnstream.streams.fanout import Message, send_all
 from turnstream.streams.ingest import Decision, Source, dedupe, judge
+from turnstream.streams.kafka_clients import stop_within
 from turnstream.streams.topics import TopicNames
 
 __all__ = [
@@ -283,10 +284,10 @@ class IngestLoop:
                 await fetcher
             self._in_flight = 0
             self._idle.set()
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
+            await asyncio.gather(
+                stop_within(producer, "ingest fan-out producer"),
+                stop_within(consumer, "ingest consumer"),
+            )
 
     async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[Prepared]) -> None:
         w = self.settings.worker

@@ -9,7 +9,6 @@ derivation, and folding skips events it already folded, so nothing counts twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -29,6 +28,7 @@ from turnstream.config import Settings
 from turnstream.jobs.priors import PriorsCache
 from turnstream.sinks.signals import load_state, write_derivations
 from turnstream.sinks.store import AsyncStore
+from turnstream.streams.kafka_clients import stop_within
 from turnstream.streams.signals import events_from_accepted
 from turnstream.streams.signals.engine import Derivation, SignalsEngine
 from turnstream.streams.topics import TopicNames
@@ -177,7 +177,7 @@ class SignalsLoop:
                     except (CommitFailedError, KafkaError) as exc:
                         log.warning("signals commit failed, events will be folded again: %s", exc)
         finally:
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
+            await asyncio.gather(
+                stop_within(producer, "inferences producer"),
+                stop_within(consumer, "signals consumer"),
+            )
