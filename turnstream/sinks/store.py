@@ -37,11 +37,14 @@ T = TypeVar("T")
 _UNKNOWN_TABLE = 60
 
 
-def _store_error(exc: Exception, prefix: str = "") -> StoreError:
+def _store_error(exc: Exception, prefix: str = "", table: str | None = None) -> StoreError:
     """A driver error as a :class:`StoreError` with the store's code and the driver's class."""
     code = getattr(exc, "code", None)
     return StoreError(
-        f"{prefix}{exc}", code=code if isinstance(code, int) else None, driver=type(exc).__name__
+        f"{prefix}{exc}",
+        code=code if isinstance(code, int) else None,
+        driver=type(exc).__name__,
+        table=table,
     )
 
 
@@ -158,7 +161,7 @@ class Store:
         try:
             self._client.insert(table, rows, column_names=list(columns), settings=settings)
         except (ClickHouseError, OSError) as exc:
-            raise _store_error(exc, f"insert into {table} failed: ") from exc
+            raise _store_error(exc, f"insert into {table} failed: ", table) from exc
 
     def stage(
         self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 
 import faust
@@ -18,6 +19,7 @@ from faust.web import Request, Response, View
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
+from turnstream.sinks.failures import short_message
 from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.pages import register_pages
 from turnstream.streams.signals_loop import SignalsLoop
@@ -33,6 +35,11 @@ class _LoopsOnly(BootStrategy):
 
 class _App(faust.App):
     BootStrategy = _LoopsOnly
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for the liveness record: the exception's class and message."""
+    return short_message(f"{type(exc).__name__}: {exc}")
 
 
 def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> faust.App:
@@ -57,7 +64,8 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
     @app.task
     async def consume() -> None:
         # Like the signals loop: a failure (a long broker outage) restarts the loop from
-        # the last commit instead of leaving a worker that answers but never ingests.
+        # the last commit instead of leaving a worker that answers but never ingests; the
+        # liveness record shows it failing meanwhile.
         while True:
             try:
                 await ingest.run()
@@ -65,8 +73,9 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
                 if app.should_stop:
                     raise
                 log.exception("the ingest loop was cancelled; restarting it in 1 s")
-            except Exception:
+            except Exception as exc:
                 log.exception("the ingest loop failed; restarting it in 1 s")
+                ingest.liveness.failed(_describe(exc), "crash", time.time())
             await asyncio.sleep(1)
 
     @app.task
@@ -78,8 +87,9 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
                 await signals.run()
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 log.exception("the signals loop failed; restarting it in 5 s")
+                signals.liveness.failed(_describe(exc), "crash", time.time())
                 await asyncio.sleep(5)
 
     register_pages(app, settings, store)
@@ -87,12 +97,15 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
+            now = time.time()
             return self.json(
                 {
                     "store": store.store.describe(),
                     **ingest.stats.as_dict(),
                     "derivations": signals.derivations,
                     "pending_sessions": len(signals.engine.pending),
+                    "ingest": ingest.liveness.as_dict(now),
+                    "signals": signals.liveness.as_dict(now),
                 }
             )
 

@@ -29,6 +29,7 @@ from turnstream.jobs.priors import PriorsCache
 from turnstream.sinks.signals import load_state, write_derivations
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.kafka_clients import stop_within
+from turnstream.streams.liveness import Liveness
 from turnstream.streams.signals import events_from_accepted
 from turnstream.streams.signals.engine import Derivation, SignalsEngine
 from turnstream.streams.topics import TopicNames
@@ -82,6 +83,7 @@ class SignalsLoop:
             max_states=MAX_STATES_IN_MEMORY,
         )
         self.derivations = 0
+        self.liveness = Liveness()
         self._parse_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-signals")
         self._consumed: dict[TopicPartition, int] = {}
 
@@ -176,6 +178,8 @@ class SignalsLoop:
                         committed.update(advance)
                     except (CommitFailedError, KafkaError) as exc:
                         log.warning("signals commit failed, events will be folded again: %s", exc)
+                        continue
+                self.liveness.progressed(time.time())
         finally:
             await asyncio.gather(
                 stop_within(producer, "inferences producer"),
