@@ -542,6 +542,22 @@ WHERE command = 'correct' AND replacement != ''""",
             "RENAME TABLE signal_state_by_space TO signal_state",
         ),
     ),
+    # An erasure's subjects, while it runs (sinks/erasure.py): its mutations read them
+    # from here, so that no subject is written into a statement's text. Deleted when the
+    # erasure ends; the TTL removes what a crash left.
+    Migration(
+        8,
+        "the subjects of erasures in progress",
+        (
+            """CREATE TABLE IF NOT EXISTS erase_subjects (
+    erase_id String,
+    space_id String,
+    subject String,
+    requested_at DateTime64(3, 'UTC')
+) ENGINE = MergeTree ORDER BY erase_id
+TTL toDateTime(requested_at) + INTERVAL 1 DAY""",
+        ),
+    ),
 )
 
 #: Tables the ingest sink writes, each row with its Kafka source.

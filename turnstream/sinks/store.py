@@ -5,12 +5,13 @@ The same SQL runs on both. Every call blocks, so async code goes through
 
 Values never go into SQL text: a single value travels as a server-side query parameter
 (``{name:Type}`` in the SQL, ``parameters={"name": value}``), and a set of values that
-grows with a batch (keys to look up, people to erase) is inserted into a temporary table
-of the client's session (:meth:`Store.stage`) that the next query reads. Either way the
-text ClickHouse parses stays the same size whatever the input, so no input can reach
-``max_query_size`` (256 KiB); the temporary table has no size limit on either interface
-(on a server, a parameter travels in a URL or a form field, capped at 128 KiB by
-``http_max_field_value_size``).
+grows with a batch is inserted as data: the keys of a look-up into a temporary table of
+the client's session (:meth:`Store.stage`) that the next query reads, an erasure's
+subjects into the ``erase_subjects`` table (its mutations run outside the session).
+Either way the text ClickHouse parses stays the same size whatever the input, so no
+input can reach ``max_query_size`` (256 KiB). An insert has no size limit on either
+interface; a parameter on a server travels in a URL or an HTTP form field, at most
+128 KiB (``http_max_field_value_size``).
 """
 
 from __future__ import annotations
@@ -191,11 +192,6 @@ class Store:
             self._client.insert(name, rows, column_names=names, column_type_names=types)
         except (ClickHouseError, OSError) as exc:
             raise _store_error(exc, f"staging {len(rows)} rows in {name} failed: ") from exc
-
-    def unstage(self, name: str) -> None:
-        """Empty the temporary table ``name`` (what it held leaves the session now)."""
-        if name in self._staged:
-            self.command(f"TRUNCATE TABLE {name}")
 
     def _create_stage(self, name: str, columns: Sequence[tuple[str, str]]) -> None:
         spec = ", ".join(f"{c} {t}" for c, t in columns)
