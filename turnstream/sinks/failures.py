@@ -14,8 +14,11 @@ Three kinds, each with its own treatment (see ``writer.py`` and ``bisect.py``):
   isolated and dead-letters them.
 
 A ClickHouse code in neither list is taken as refused: an error that the same input
-repeats would otherwise halt ingestion forever, and the bisect only ever dead-letters the
-messages that fail alone. Pure: no store, no clock.
+repeats would otherwise halt ingestion forever, and the bisect dead-letters only the
+messages the store refuses on their own. A store that refused every message for a reason
+listed nowhere would see them all dead-lettered (their bytes stay on the dead-letter
+topic, to send again): its code belongs in :data:`BROKEN_CODES`. Pure: no store, no
+clock.
 """
 
 from __future__ import annotations
