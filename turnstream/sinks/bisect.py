@@ -39,6 +39,7 @@ import logging
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
@@ -82,15 +83,18 @@ def write_isolating(
     ``replace(refused)`` gives the rows that stand for a refused message instead of its
     own. Raises the first :class:`StoreError` that is not a refusal.
     """
-    index = {source: i for i, source in enumerate(order)}
-    tagged = {
-        table: [(index[Source(r["_topic"], r["_partition"], r["_offset"])], r) for r in batch]
-        for table, batch in rows.items()
-        if batch
-    }
     done = Isolated()
+    if not any(rows.values()):
+        return done
+    tagged: dict[str, list[tuple[int, dict[str, Any]]]] = {}
 
     def part(lo: int, hi: int) -> Rows:
+        if lo == 0 and hi == len(order):
+            return rows  # the whole batch as it came: most batches are not refused
+        if not tagged:  # index the rows by message once, at the first refusal
+            index = {source: i for i, source in enumerate(order)}
+            for table, batch in rows.items():
+                tagged[table] = [(index[_source(r)], r) for r in batch]
         return {t: [r for i, r in batch if lo <= i < hi] for t, batch in tagged.items()}
 
     def attempt(lo: int, hi: int) -> None:
@@ -119,9 +123,12 @@ def write_isolating(
         done.refused.append(refused)
         _write_replacement(sink, replace(refused), refused, done)
 
-    if tagged:
-        attempt(0, len(order))
+    attempt(0, len(order))
     return done
+
+
+def _source(row: dict[str, Any]) -> Source:
+    return Source(row["_topic"], row["_partition"], row["_offset"])
 
 
 def _write_replacement(sink: RawSink, rows: Rows, refused: Refused, done: Isolated) -> None:
