@@ -46,8 +46,8 @@ def test_one_profile_id_in_two_spaces(deployment_factory) -> None:  # type: igno
     deployment.drain_signals(timeout=60)
     # Later items of both spaces are still derived: the loop did not stall on the first.
     deployment.publish(_clicks("acme", "after", 2))
-    # Ingested (and fanned out) first: the signals group has nothing to wait for until
-    # the accepted messages exist, which under load can take longer than its first look.
+    # The accepted topic grows only once ingestion has fanned the new items out: wait for
+    # that first, or the signals group may look drained against the old end offsets.
     deployment.drain()
     deployment.drain_signals(timeout=60)
 
