@@ -47,7 +47,7 @@ __all__ = ["RETAINED", "Erasure", "erase_subject", "erase_subjects", "tables_wit
 #: Tables whose rows an erasure keeps, and why.
 RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
 
-#: The table of the subjects of erasures in progress (migration 8).
+#: The table of the subjects of erasures in progress (migration 9).
 SUBJECTS = "erase_subjects"
 _SUBJECT_COLUMNS = ["erase_id", "space_id", "subject", "requested_at"]
 

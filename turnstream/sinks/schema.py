@@ -545,8 +545,9 @@ WHERE command = 'correct' AND replacement != ''""",
     # An erasure's subjects, while it runs (sinks/erasure.py): its mutations read them
     # from here, so that no subject is written into a statement's text. Deleted when the
     # erasure ends; the TTL removes what a crash left.
+    # (9, not 8: main's migration 8 adds issue 16's experiment_results columns.)
     Migration(
-        8,
+        9,
         "the subjects of erasures in progress",
         (
             """CREATE TABLE IF NOT EXISTS erase_subjects (
