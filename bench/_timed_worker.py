@@ -5,10 +5,11 @@
 Wraps, without copying the loop, the steps of a batch: ``prepare`` (validation, rows and
 fan-out messages, on the prepare thread, beside the previous batch's steps; with
 ``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then in
-``_finish``: ``settle`` (the key look-up, on the store thread), ``write_with_retry``,
-``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch" is
-``_finish`` from start to end (without ``prepare``, which overlaps it). After every
-batch it writes the totals (seconds) and the batch count to OUT.json.
+``_finish``: ``settle`` (the key look-up, on the store thread), ``_write`` (the write,
+retried while the store fails), ``send_all`` (the fan-out and its acks) and the
+consumer's ``commit``. "whole batch" is ``_finish`` from start to end (without
+``prepare``, which overlaps it). After every batch it writes the totals (seconds) and
+the batch count to OUT.json.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ def main() -> None:
     il.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
     il.accepted_for = _timed_sync("fan-out: accepted_for", il.accepted_for)
     il.dead_letter_for = _timed_sync("fan-out: accepted_for", il.dead_letter_for)
-    write = il.write_with_retry
+    write = il.IngestLoop._write
 
     async def timed_write(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -69,7 +70,7 @@ def main() -> None:
         finally:
             _add("write", time.perf_counter() - started)
 
-    il.write_with_retry = timed_write  # type: ignore[assignment]
+    il.IngestLoop._write = timed_write  # type: ignore[method-assign]
     send_all = il.send_all
 
     async def timed_send_all(*args: Any, **kwargs: Any) -> Any:

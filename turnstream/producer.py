@@ -16,7 +16,7 @@ from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.identity import resolve_profile
 from turnstream.models import ITEM_TYPES, Item, parse_item
 from turnstream.streams.kafka_admin import ensure_topics
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.topics import INPUT_TOPIC_BYTES, TopicNames
 
 __all__ = ["BadLine", "Producer", "PublishReport", "read_lines", "validate_lines"]
 
@@ -85,6 +85,8 @@ class Producer:
             acks="all",
             enable_idempotence=True,
             linger_ms=5,
+            # An item of the contract's 1 MiB, with its key and framing.
+            max_request_size=INPUT_TOPIC_BYTES,
         )
 
     async def __aenter__(self) -> Producer:
@@ -93,6 +95,7 @@ class Producer:
                 self.settings.broker.bootstrap,
                 self.topics.inputs,
                 self.settings.worker.partitions,
+                configs=self.topics.configs(),
             )
             await self._producer.start()
         except Exception as exc:

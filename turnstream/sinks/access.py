@@ -8,6 +8,7 @@ import json
 import os
 import urllib.error
 import urllib.request
+from typing import Any
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError
@@ -32,18 +33,24 @@ def owner_url(settings: Settings) -> str | None:
     return owner.get("url")
 
 
-def read_query(settings: Settings, sql: str, timeout: float = 60.0) -> QueryResult:
-    """Run a read-only query against the configured store."""
+def read_query(
+    settings: Settings,
+    sql: str,
+    parameters: dict[str, Any] | None = None,
+    timeout: float = 60.0,
+) -> QueryResult:
+    """Run a read-only query against the configured store; values as ``{name:Type}``
+    ``parameters`` (JSON values: text, numbers, lists), never in ``sql``."""
     url = owner_url(settings)
     if url is None:
         store = Store(settings.store.dsn, settings.store.database)
         try:
-            return store.read_only(sql)
+            return store.read_only(sql, parameters)
         finally:
             store.close()
     request = urllib.request.Request(
         f"{url}/v1/sql",
-        data=json.dumps({"sql": sql}).encode(),
+        data=json.dumps({"sql": sql, "parameters": parameters or {}}).encode(),
         headers={"Content-Type": "application/json"},
         method="POST",
     )

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from turnstream.sinks.erasure import erase_subjects
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 from turnstream.streams.signals.engine import Derivation
 from turnstream.streams.signals.state import ProfileState
 
@@ -78,6 +78,7 @@ def load_state(store: Store, space_id: str, profile_id: str) -> ProfileState | N
     """The latest saved derivation state of a person of a space, if any."""
     state = store.scalar(
         "SELECT argMax(state, version) FROM signal_state "
-        f"WHERE space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+        "WHERE space_id = {space_id:String} AND profile_id = {profile_id:String}",
+        {"space_id": space_id, "profile_id": profile_id},
     )
     return ProfileState.from_dict(json.loads(state)) if state else None

@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 
 import faust
+from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
+from turnstream.sinks.failures import short_message
 from turnstream.streams.ingest_loop import IngestLoop
 from turnstream.streams.pages import register_pages
 from turnstream.streams.signals_loop import SignalsLoop
@@ -26,10 +29,23 @@ __all__ = ["build_app"]
 log = logging.getLogger(__name__)
 
 
+class _LoopsOnly(BootStrategy):
+    enable_kafka = False
+
+
+class _App(faust.App):
+    BootStrategy = _LoopsOnly
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for the liveness record: the exception's class and message."""
+    return short_message(f"{type(exc).__name__}: {exc}")
+
+
 def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> faust.App:
     """The worker's Faust app, running the ingest and signals loops, serving its pages."""
     w = settings.worker
-    app = faust.App(
+    app = _App(
         f"{w.app_id}-worker",
         broker=f"kafka://{settings.broker.bootstrap}",
         store="memory://",
@@ -48,7 +64,8 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
     @app.task
     async def consume() -> None:
         # Like the signals loop: a failure (a long broker outage) restarts the loop from
-        # the last commit instead of leaving a worker that answers but never ingests.
+        # the last commit instead of leaving a worker that answers but never ingests; the
+        # liveness record shows it failing meanwhile.
         while True:
             try:
                 await ingest.run()
@@ -56,8 +73,9 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
                 if app.should_stop:
                     raise
                 log.exception("the ingest loop was cancelled; restarting it in 1 s")
-            except Exception:
+            except Exception as exc:
                 log.exception("the ingest loop failed; restarting it in 1 s")
+                ingest.liveness.failed(_describe(exc), "crash", time.time())
             await asyncio.sleep(1)
 
     @app.task
@@ -69,8 +87,9 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
                 await signals.run()
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 log.exception("the signals loop failed; restarting it in 5 s")
+                signals.liveness.failed(_describe(exc), "crash", time.time())
                 await asyncio.sleep(5)
 
     register_pages(app, settings, store)
@@ -78,12 +97,15 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
+            now = time.time()
             return self.json(
                 {
                     "store": store.store.describe(),
                     **ingest.stats.as_dict(),
                     "derivations": signals.derivations,
                     "pending_sessions": len(signals.engine.pending),
+                    "ingest": ingest.liveness.as_dict(now),
+                    "signals": signals.liveness.as_dict(now),
                 }
             )
 
@@ -112,10 +134,15 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             try:
                 body: Any = await request.json()
                 sql = body["sql"]
-            except (ValueError, KeyError, TypeError):
-                return self.error(400, 'body must be JSON: {"sql": "SELECT ..."}')
+                parameters = body.get("parameters") or {}
+                if not isinstance(sql, str) or not isinstance(parameters, dict):
+                    raise TypeError
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return self.error(
+                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
+                )
             try:
-                result = await store.run(store.store.read_only, sql)
+                result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
                 return self.error(400, str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}

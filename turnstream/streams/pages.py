@@ -32,7 +32,7 @@ from turnstream.models.requests import (
 )
 from turnstream.producer import Producer
 from turnstream.sinks.profile_reads import inference_dicts, load_inferences, load_inputs
-from turnstream.sinks.store import AsyncStore, Store, quote
+from turnstream.sinks.store import AsyncStore, Store
 from turnstream.views import (
     BlockRequest,
     CompanyRule,
@@ -159,8 +159,9 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
 def _review_rows(store: Store, space_id: str, profile_id: str, rid: str) -> list[tuple]:
     return store.query(
         "SELECT status, reason, receipts, decision, explanation, created_at, resolved_at "
-        f"FROM review_requests FINAL WHERE space_id = {quote(space_id)} "
-        f"AND profile_id = {quote(profile_id)} AND id = {quote(rid)}"
+        "FROM review_requests FINAL WHERE space_id = {space_id:String} "
+        "AND profile_id = {profile_id:String} AND id = {rid:String}",
+        {"space_id": space_id, "profile_id": profile_id, "rid": rid},
     ).rows
 
 

@@ -9,7 +9,6 @@ derivation, and folding skips events it already folded, so nothing counts twice.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import time
@@ -29,6 +28,8 @@ from turnstream.config import Settings
 from turnstream.jobs.priors import PriorsCache
 from turnstream.sinks.signals import load_state, write_derivations
 from turnstream.sinks.store import AsyncStore
+from turnstream.streams.kafka_clients import stop_within
+from turnstream.streams.liveness import Liveness
 from turnstream.streams.signals import events_from_accepted
 from turnstream.streams.signals.engine import Derivation, SignalsEngine
 from turnstream.streams.topics import TopicNames
@@ -82,6 +83,7 @@ class SignalsLoop:
             max_states=MAX_STATES_IN_MEMORY,
         )
         self.derivations = 0
+        self.liveness = Liveness()
         self._parse_thread = ThreadPoolExecutor(1, thread_name_prefix="turnstream-signals")
         self._consumed: dict[TopicPartition, int] = {}
 
@@ -176,8 +178,10 @@ class SignalsLoop:
                         committed.update(advance)
                     except (CommitFailedError, KafkaError) as exc:
                         log.warning("signals commit failed, events will be folded again: %s", exc)
+                        continue
+                self.liveness.progressed(time.time())
         finally:
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
+            await asyncio.gather(
+                stop_within(producer, "inferences producer"),
+                stop_within(consumer, "signals consumer"),
+            )

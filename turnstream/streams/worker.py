@@ -12,8 +12,8 @@ from turnstream.config import Settings
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.app import build_app
-from turnstream.streams.ingest_loop import IngestLoop
-from turnstream.streams.kafka_admin import ensure_topics
+from turnstream.streams.ingest_loop import FANOUT_MAX_BYTES, IngestLoop
+from turnstream.streams.kafka_admin import ensure_topics, max_message_bytes
 from turnstream.streams.signals_loop import SignalsLoop
 from turnstream.streams.topics import TopicNames
 
@@ -27,6 +27,10 @@ log = logging.getLogger(__name__)
 #: the idempotency-key cache, the signals states), so at the default the collector
 #: walks them over and over: validating a batch took twice as long (bench/hot_path.py).
 GC_YOUNG_THRESHOLD = 50_000
+
+
+#: Bytes a record batch of one message adds to its key and value (header, lengths).
+RECORD_BATCH_OVERHEAD = 1024
 
 
 def tune_gc() -> None:
@@ -53,9 +57,15 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
                 settings.broker.bootstrap,
                 [*names.inputs, names.accepted, names.dead_letters, names.inferences],
                 settings.worker.partitions,
+                configs=names.configs(),
             )
         )
-        app = build_app(settings, IngestLoop(settings, store), SignalsLoop(settings, store))
+        ingest = IngestLoop(settings, store)
+        # An accepted topic made elsewhere may take less: refuse what it would refuse.
+        taken = asyncio.run(max_message_bytes(settings.broker.bootstrap, names.accepted))
+        ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
+        log.info("accepted messages up to %d bytes", ingest.fanout_max_bytes)
+        app = build_app(settings, ingest, SignalsLoop(settings, store))
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)
         tune_gc()
