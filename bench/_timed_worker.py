@@ -6,10 +6,11 @@ Wraps, without copying the loop, the steps of a batch: ``prepare`` (validation, 
 fan-out messages, on the prepare thread, beside the previous batch's steps; with
 ``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then the
 ingest driver's ``finish``: ``settle`` (the key look-up, on the store thread) and
-``write_with_retry``; then the batch loop's ``send_all`` (the fan-out and its acks) and
-the consumer's ``commit``. "whole batch" runs from the start of ``finish`` to the end of
-the commit (without ``prepare``, which overlaps it). After every batch it writes the
-totals (seconds) and the batch count to OUT.json.
+``_write`` (the write, retried while the store fails); then the batch loop's
+``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch"
+runs from the start of ``finish`` to the end of the commit (without ``prepare``, which
+overlaps it). After every batch it writes the totals (seconds) and the batch count to
+OUT.json.
 """
 
 from __future__ import annotations
@@ -65,7 +66,7 @@ def main() -> None:
     bl.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
     il.accepted_for = _timed_sync("fan-out: accepted_for", il.accepted_for)
     il.dead_letter_for = _timed_sync("fan-out: accepted_for", il.dead_letter_for)
-    write = il.write_with_retry
+    write = il.IngestDriver._write
 
     async def timed_write(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -74,7 +75,7 @@ def main() -> None:
         finally:
             _add("write", time.perf_counter() - started)
 
-    il.write_with_retry = timed_write  # type: ignore[assignment]
+    il.IngestDriver._write = timed_write  # type: ignore[method-assign]
     send_all = bl.send_all
 
     async def timed_send_all(*args: Any, **kwargs: Any) -> Any:

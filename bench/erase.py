@@ -44,10 +44,11 @@ from turnstream.sinks.erasure import (
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 from turnstream.streams.topology import TopicNames
 
 Subject = tuple[str, str]
+_WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"
 
 
 def one_table_after_another(sync: int) -> Callable[[Store, list[Subject]], None]:
@@ -55,11 +56,11 @@ def one_table_after_another(sync: int) -> Callable[[Store, list[Subject]], None]
 
     def erase(store: Store, subjects: list[Subject]) -> None:
         for space_id, profile_id in subjects:
-            who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
             for table in tables_with_profiles(store):
                 if table not in RETAINED:
                     store.command(
-                        f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = {sync}"
+                        f"ALTER TABLE {table} DELETE WHERE {_WHO} SETTINGS mutations_sync = {sync}",
+                        parameters={"space_id": space_id, "profile_id": profile_id},
                     )
 
     return erase
@@ -69,10 +70,12 @@ def lightweight(store: Store, subjects: list[Subject]) -> float:
     """``DELETE FROM`` per table, then the mask applied; returns the seconds of the first."""
     started = time.perf_counter()
     for space_id, profile_id in subjects:
-        who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
         for table in tables_with_profiles(store):
             if table not in RETAINED:
-                store.command(f"DELETE FROM {table} WHERE {who}")
+                store.command(
+                    f"DELETE FROM {table} WHERE {_WHO}",
+                    parameters={"space_id": space_id, "profile_id": profile_id},
+                )
     masked = time.perf_counter() - started
     for table in tables_with_profiles(store):
         if table not in RETAINED:
@@ -109,7 +112,8 @@ def main() -> None:
             lambda: (
                 store.store.query(
                     "SELECT table, sum(rows), count() FROM system.parts WHERE active AND "
-                    f"database = {quote(store.store.database)} GROUP BY table ORDER BY table"
+                    "database = {database:String} GROUP BY table ORDER BY table",
+                    {"database": store.store.database},
                 ).rows
             )
         )

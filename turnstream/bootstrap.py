@@ -27,10 +27,10 @@ from turnstream.sinks.priors import PriorsCache
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.sinks.writer import RawSink
-from turnstream.streams.admin import ensure_topics
+from turnstream.streams.admin import ensure_topics, max_message_bytes
 from turnstream.streams.app import build_app
 from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
-from turnstream.streams.ingest_driver import IngestDriver
+from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
 from turnstream.streams.topology import topology_of
 
 __all__ = ["WorkerParts", "build_parts", "build_replay", "run_worker", "tune_gc"]
@@ -43,6 +43,9 @@ log = logging.getLogger(__name__)
 #: the idempotency-key cache, the signals states), so at the default the collector
 #: walks them over and over: validating a batch took twice as long (bench/hot_path.py).
 GC_YOUNG_THRESHOLD = 50_000
+
+#: Bytes a record batch of one message adds to its key and value (header, lengths).
+RECORD_BATCH_OVERHEAD = 1024
 
 
 def tune_gc() -> None:
@@ -105,15 +108,22 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         applied = store.call(apply_migrations, store.store)
         if applied:
             log.info("schema migrations applied: %s", applied)
-        # Create the topics (with their partition count) before anything subscribes.
+        # Create the topics (with their partition count and the largest message each
+        # takes) before anything subscribes.
+        names = topology_of(settings).names
         asyncio.run(
             ensure_topics(
                 settings.broker.bootstrap,
-                topology_of(settings).names.every,
+                names.every,
                 settings.worker.partitions,
+                configs=names.configs(),
             )
         )
         parts = build_parts(settings, store)
+        # An accepted topic made elsewhere may take less: refuse what it would refuse.
+        taken = asyncio.run(max_message_bytes(settings.broker.bootstrap, names.accepted))
+        parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
+        log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
         app = build_app(
             settings, store, parts.ingest, parts.derivation, parts.producer, run_job_here
         )

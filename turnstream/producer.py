@@ -16,7 +16,7 @@ from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.jsonl import BadLine
 from turnstream.models import ITEM_TYPES, Item, parse_item
 from turnstream.streams.admin import ensure_topics
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import INPUT_TOPIC_BYTES, TopicNames
 
 __all__ = ["Producer", "PublishReport"]
 
@@ -68,12 +68,15 @@ class Producer:
             acks="all",
             enable_idempotence=True,
             linger_ms=5,
+            # An item of the contract's 1 MiB, with its key and framing.
+            max_request_size=INPUT_TOPIC_BYTES,
         )
         try:
             await ensure_topics(
                 self.settings.broker.bootstrap,
                 self.topics.inputs,
                 self.settings.worker.partitions,
+                configs=self.topics.configs(),
             )
             await self._client.start()
         except Exception as exc:

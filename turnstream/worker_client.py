@@ -59,9 +59,14 @@ class WorkerClient:
         """The worker's counters (``/v1/status``)."""
         return self._call("/v1/status", None, timeout, "the status request")
 
-    def sql(self, sql: str, timeout: float = 60.0) -> QueryResult:
-        """Run a read-only query on the worker's store (``/v1/sql``)."""
-        body = self._call("/v1/sql", {"sql": sql}, timeout, "the query")
+    def sql(
+        self, sql: str, parameters: dict[str, Any] | None = None, timeout: float = 60.0
+    ) -> QueryResult:
+        """Run a read-only query on the worker's store (``/v1/sql``); values as
+        ``{name:Type}`` ``parameters``, never in ``sql``."""
+        body = self._call(
+            "/v1/sql", {"sql": sql, "parameters": parameters or {}}, timeout, "the query"
+        )
         return QueryResult(body["columns"], body["types"], [tuple(r) for r in body["rows"]])
 
     def run_job(self, name: str, params: dict[str, str], timeout: float = 3600) -> dict[str, Any]:
@@ -91,13 +96,19 @@ class WorkerClient:
             ) from exc
 
 
-def read_query(settings: Settings, sql: str, timeout: float = 60.0) -> QueryResult:
-    """Run a read-only query against the configured store, wherever it is."""
+def read_query(
+    settings: Settings,
+    sql: str,
+    parameters: dict[str, Any] | None = None,
+    timeout: float = 60.0,
+) -> QueryResult:
+    """Run a read-only query against the configured store, wherever it is; values as
+    ``{name:Type}`` ``parameters`` (JSON values: text, numbers, lists), never in ``sql``."""
     url = owner_url(settings)
     if url is not None:
-        return WorkerClient(url).sql(sql, timeout)
+        return WorkerClient(url).sql(sql, parameters, timeout)
     store = Store(settings.store.dsn, settings.store.database)
     try:
-        return store.read_only(sql)
+        return store.read_only(sql, parameters)
     finally:
         store.close()

@@ -24,7 +24,6 @@ from aiokafka.admin import AIOKafkaAdminClient
 from tests.chaos.helpers import Factory, q, scalar
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import sample_day
-from turnstream.sinks.store import quote
 from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
@@ -95,8 +94,9 @@ def _scan_tables(deployment: Deployment, needles: list[str]) -> tuple[dict[str, 
     columns: dict[str, list[str]] = {}
     for table, name in q(
         deployment,
-        f"SELECT table, name FROM system.columns WHERE database = {quote(database)} "
+        "SELECT table, name FROM system.columns WHERE database = {database:String} "
         "ORDER BY table, position",
+        {"database": database},
     ):
         columns.setdefault(table, []).append(name)
     rows: dict[str, int] = {}
@@ -104,15 +104,15 @@ def _scan_tables(deployment: Deployment, needles: list[str]) -> tuple[dict[str, 
     for table, names in columns.items():
         rows[table] = scalar(deployment, f"SELECT count() FROM {database}.`{table}`")
         for start in range(0, len(needles), CHUNK):
-            chunk = "[" + ", ".join(quote(n) for n in needles[start : start + CHUNK]) + "]"
             found = q(
                 deployment,
-                f"WITH {chunk} AS needles SELECT "
+                "WITH {needles:Array(String)} AS needles SELECT "
                 + ", ".join(
                     f"countIf(multiSearchAnyCaseInsensitive(toString(`{c}`), needles))"
                     for c in names
                 )
                 + f" FROM {database}.`{table}`",
+                {"needles": needles[start : start + CHUNK]},
             )[0]
             for name, count in zip(names, found, strict=True):
                 if int(count):

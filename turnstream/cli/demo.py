@@ -119,7 +119,7 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         print_summary(lambda q: read_query(demo_settings, q), Format.table)
         _step("context use: what agents claimed on evidence, constraints sent/verifiable/violated")
         print_context_use(
-            lambda q: read_query(demo_settings, q),
+            lambda q, params: read_query(demo_settings, q, params),
             ReportQuery(by=("space_id", "agent")),
             verdicts=False,
         )

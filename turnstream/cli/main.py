@@ -7,7 +7,7 @@ import logging
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -29,6 +29,7 @@ from turnstream.cli.contract import contract_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
+from turnstream.config import Settings
 from turnstream.jsonl import read_lines, validate_lines
 from turnstream.producer import Producer
 from turnstream.worker_client import WorkerClient, WorkerError, owner_url, read_query
@@ -159,18 +160,61 @@ def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     out.print(f"applied migrations {applied}" if applied else "schema is up to date")
 
 
+#: ``turnstream wait``'s exit code when the worker fails instead of lagging.
+EXIT_FAILING = 3
+
+
+def _worker_status(settings: Settings) -> dict[str, Any] | None:
+    """The worker's ``/v1/status``, or None when no worker answers."""
+    try:
+        return WorkerClient.configured(settings).status()
+    except (WorkerError, ValueError):
+        return None
+
+
+def _failing_line(loop: str, record: dict[str, Any]) -> str:
+    """One line on a failing loop: since when, the offsets it is stuck on, the error."""
+    stuck = ", ".join(f"{s['topic']}:{s['partition']}@{s['offset']}" for s in record["stuck_at"])
+    where = f", stuck at {stuck}" if stuck else ""
+    return (
+        f"the {loop} loop has been failing for {record['failing_seconds']:.0f} s "
+        f"(since {record['failing_since']}, {record['failures']} failures{where}): "
+        f"{record['last_failure']}: {record['last_error']}"
+    )
+
+
 @app.command()
 def wait(
     config: ConfigOpt = None,
     broker: BrokerOpt = None,
     timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 300.0,
+    failing_after: Annotated[
+        float,
+        typer.Option(help="Exit 3 once the worker's ingest loop has been failing this long."),
+    ] = 30.0,
 ) -> None:
-    """Wait until the worker has processed and committed everything published."""
+    """Wait until the worker has processed and committed everything published.
+
+    Exit codes: 0 all processed; 1 still behind after --timeout;
+    3 the worker's ingest loop has failed for --failing-after seconds;
+    2 a bad option or configuration.
+    """
+    from turnstream.errors import WorkerFailing
     from turnstream.streams.admin import wait_until_drained
     from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
     ingest = topology_of(settings).ingest
+
+    def failing() -> str | None:
+        status = _worker_status(settings)
+        record = (status or {}).get(ingest.name)
+        if not record or record.get("state") != "failing":
+            return None
+        if record["failing_seconds"] < failing_after:
+            return None
+        return _failing_line(ingest.name, record)
+
     try:
         asyncio.run(
             wait_until_drained(
@@ -181,8 +225,12 @@ def wait(
                 on_progress=lambda n: (
                     err.print(f"{n} messages to go   ", end="\r") if err.is_terminal else None
                 ),
+                failing=failing,
             )
         )
+    except WorkerFailing as exc:
+        err.print(f"[red]the worker is failing:[/red] {exc}")
+        raise typer.Exit(EXIT_FAILING) from None
     except (TimeoutError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
@@ -253,17 +301,23 @@ def topology(config: ConfigOpt = None) -> None:
 
 @app.command()
 def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
-    """The worker's counters and how far behind it is."""
+    """The worker's counters, whether its loops fail (the last error, since when, the
+    offsets they are stuck on) and how far behind it is."""
     from turnstream.streams.admin import group_lag
     from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
-    client = WorkerClient.configured(settings)
-    try:
-        out.print_json(data=client.status())
-    except WorkerError:
-        out.print(f"no worker answers at {client.url}")
-    ingest = topology_of(settings).ingest
+    topology = topology_of(settings)
+    status = _worker_status(settings)
+    if status is None:
+        out.print(f"no worker answers at {WorkerClient.configured(settings).url}")
+    else:
+        out.print_json(data=status)
+        for loop in (topology.ingest.name, topology.derivation.name):
+            record = status.get(loop) or {}
+            if record.get("state") == "failing":
+                err.print(f"[red]{_failing_line(loop, record)}[/red]")
+    ingest = topology.ingest
     lag = guarded(
         lambda: asyncio.run(group_lag(settings.broker.bootstrap, ingest.group, ingest.reads))
     )

@@ -5,6 +5,7 @@
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.config.settings import (
+    MAX_BATCH_SIZE,
     BrokerSettings,
     Feature,
     IdentitySettings,
@@ -18,6 +19,7 @@ from turnstream.config.settings import (
 )
 
 __all__ = [
+    "MAX_BATCH_SIZE",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",

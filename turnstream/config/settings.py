@@ -15,6 +15,7 @@ from turnstream.config.derivation import SignalsConfig
 from turnstream.errors import ConfigError
 
 __all__ = [
+    "MAX_BATCH_SIZE",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
@@ -83,13 +84,22 @@ class IdentitySettings(_Section):
     secret: SecretStr | None = None
 
 
+#: The largest ``worker.batch_size``: the largest batch the fault tests write (10,000
+#: idempotency keys of 256 characters in one batch, tests/chaos/test_long_keys.py). A
+#: bigger batch gains little (batches of 5,000 already spend most of their time per
+#: item) and holds a rebalance longer: partitions move only once the batches in flight
+#: are written and committed.
+MAX_BATCH_SIZE = 10_000
+
+
 class WorkerSettings(_Section):
     app_id: str = "turnstream"
     topic_prefix: str = "turnstream"
     partitions: int = Field(default=4, ge=1)
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=1, le=65535)
-    batch_size: int = Field(default=5000, ge=1)
+    #: Messages per batch, at most :data:`MAX_BATCH_SIZE`.
+    batch_size: int = Field(default=5000, ge=1, le=MAX_BATCH_SIZE)
     batch_seconds: float = Field(default=0.5, gt=0)
     #: Faust's own data directory; default: ``<store path>.faust`` beside an embedded
     #: store, ``var/faust`` with a server.

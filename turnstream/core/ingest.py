@@ -21,6 +21,8 @@ __all__ = [
     "dedup_key_for",
     "dedupe",
     "judge",
+    "refused_by_store",
+    "too_large_to_fan_out",
 ]
 
 
@@ -40,6 +42,10 @@ class Reason(StrEnum):
     unknown_space = "unknown_space"
     signals_disabled = "signals_disabled"
     turns_disabled = "turns_disabled"
+    #: Valid, but its accepted message would pass what the accepted topic takes.
+    too_large = "too_large"
+    #: Valid, but the store refuses its rows, and would again (see ``sinks/failures.py``).
+    store_refused = "store_refused"
 
 
 @dataclass(frozen=True)
@@ -139,3 +145,28 @@ def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision
     if first is not None and first != decision.source:
         return Decision(decision.source, decision.raw, decision.dedup_key, duplicate=True)
     return decision
+
+
+def too_large_to_fan_out(decision: Decision, size: int, limit: int) -> Decision:
+    """The decision for an item whose accepted message would be ``size`` bytes, past the
+    ``limit`` the accepted topic takes: a dead letter, before anything is written. It
+    keeps the key its item took, so a copy of it is a duplicate, here and in a replay."""
+    message = f"its accepted message would be {size} bytes; the accepted topic takes {limit}"
+    return Decision(
+        decision.source,
+        decision.raw,
+        decision.dedup_key,
+        refusal=Refusal(Reason.too_large, "", message),
+    )
+
+
+def refused_by_store(decision: Decision, message: str) -> Decision:
+    """The decision for a message whose rows the store refused for good (``message``
+    says which table and why): a dead letter. It keeps the key its item took, so a copy
+    of it is a duplicate, here and in a replay."""
+    return Decision(
+        decision.source,
+        decision.raw,
+        decision.dedup_key,
+        refusal=Refusal(Reason.store_refused, "", message),
+    )

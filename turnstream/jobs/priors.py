@@ -63,7 +63,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = [
     "KEPT_DAYS",
@@ -80,6 +80,7 @@ __all__ = [
     "recompute_priors",
     "version_of",
     "window_of",
+    "window_parameters",
 ]
 
 #: No prior rests on fewer people than this, whatever the configuration says.
@@ -210,15 +211,25 @@ def priors_from(
 # --------------------------------------------------------------------------- SQL
 
 
-def priors_query(start: date, end: date, floor: int = MIN_FLOOR) -> str:
-    """Per space and value over ``[start, end)``: people, events, exposure and signal
-    (millionths), for the values at ``floor`` people or more.
+#: The window's days, ``[start, end)``, as query parameters (:func:`window_parameters`).
+_DAYS = "day >= {start:Date} AND day < {end:Date}"
+
+
+def window_parameters(start: date, end: date) -> dict[str, date]:
+    """The query parameters of a window ``[start, end)``: ``start`` and ``end``."""
+    return {"start": start, "end": end}
+
+
+def priors_query(floor: int = MIN_FLOOR) -> str:
+    """Per space and value over the window ``[{start:Date}, {end:Date})`` (parameters,
+    :func:`window_parameters`): people, events, exposure and signal (millionths), for the
+    values at ``floor`` people or more.
 
     Field values get the signal of the objects that showed them, split by how often each
     object showed each value of the field; object values (``type.ref``) their own.
     """
     check_floor(floor)
-    days = f"day >= toDate({quote(start.isoformat())}) AND day < toDate({quote(end.isoformat())})"
+    days = _DAYS
     return f"""SELECT v.space_id AS space_id, v.attr AS attr, v.value AS value, v.people AS people,
     if(endsWith(v.attr, '.ref'), v.events, ifNull(c.events, 0)) AS events,
     v.exposure_micro AS exposure_micro,
@@ -305,17 +316,17 @@ def recompute_priors(
     check_floor(floor)
     start, end = window_of(as_of, window_days)
     version = version_of(as_of)
-    found = store.query(priors_query(start, end, floor)).rows
+    window = window_parameters(start, end)
+    found = store.query(priors_query(floor), window).rows
     aggregates = [
         ValueAggregate(s, a, v, int(p), int(e), int(x), int(g)) for s, a, v, p, e, x, g in found
     ]
     rows = priors_from(aggregates, as_of, floor, window_days)
     values = store.scalar(
         f"""SELECT count() FROM (
-    SELECT 1 FROM value_daily
-    WHERE day >= toDate({quote(start.isoformat())}) AND day < toDate({quote(end.isoformat())})
-    GROUP BY space_id, attr, value
-)"""
+    SELECT 1 FROM value_daily WHERE {_DAYS} GROUP BY space_id, attr, value
+)""",
+        window,
     )
     new = [row.as_tuple() for row in rows]
     old = store.query(

@@ -15,7 +15,7 @@ from typing import Any
 from turnstream.core.derivation.engine import Derivation
 from turnstream.core.derivation.state import ProfileState
 from turnstream.sinks.erasure import erase_subjects
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = ["SIGNAL_COLUMNS", "DerivationSink", "load_state", "signal_rows", "write_derivations"]
 
@@ -79,7 +79,8 @@ def load_state(store: Store, space_id: str, profile_id: str) -> ProfileState | N
     """The latest saved derivation state of a person of a space, if any."""
     state = store.scalar(
         "SELECT argMax(state, version) FROM signal_state "
-        f"WHERE space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+        "WHERE space_id = {space_id:String} AND profile_id = {profile_id:String}",
+        {"space_id": space_id, "profile_id": profile_id},
     )
     return ProfileState.from_dict(json.loads(state)) if state else None
 

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = ["PriorsCache", "engine_keys", "latest_priors", "priors_by_key"]
 
@@ -57,7 +57,8 @@ def latest_priors(store: Store, space_id: str) -> dict[tuple[str, str], float]:
     """The latest priors of a space: ``(attr, value) -> prior``, under every spelling
     the signals rules may use for the value (see :func:`engine_keys`)."""
     rows = store.query(
-        f"SELECT attr, value, prior FROM priors_latest WHERE space_id = {quote(space_id)}"
+        "SELECT attr, value, prior FROM priors_latest WHERE space_id = {space_id:String}",
+        {"space_id": space_id},
     ).rows
     return priors_by_key(rows)
 

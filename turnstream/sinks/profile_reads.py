@@ -14,7 +14,7 @@ from turnstream.core.constraints.inputs import (
     StatedPreference,
 )
 from turnstream.core.derivation.inference import Evidence, Inference
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = [
     "ProfileInputs",
@@ -34,15 +34,20 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _who(space_id: str, profile_id: str) -> str:
-    return f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+#: One person: the ``space_id`` and ``profile_id`` parameters (:func:`_who`).
+_WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"
+
+
+def _who(space_id: str, profile_id: str, **more: str) -> dict[str, str]:
+    """The query parameters naming one person (and ``more``)."""
+    return {"space_id": space_id, "profile_id": profile_id, **more}
 
 
 def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Inference]:
     """The person's inferences, one current row each (active, deleted and retracted)."""
     rows = store.query(
-        f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL "
-        f"WHERE {_who(space_id, profile_id)} ORDER BY id"
+        f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL WHERE {_WHO} ORDER BY id",
+        _who(space_id, profile_id),
     ).as_dicts()
     return [
         Inference(
@@ -126,12 +131,13 @@ class ProfileInputs:
 
 def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> ProfileInputs:
     """Read the person's stated constraints, inferences, presentations and dislikes."""
-    who = _who(space_id, profile_id)
+    who = _who(space_id, profile_id, for_=for_)
     preferences: list[StatedPreference] = []
     attributes: list[StatedAttribute] = []
     stated = store.query(
         "SELECT id, `for`, kind, payload, session_id, origin, occurred_at "
-        f"FROM stated FINAL WHERE {who} ORDER BY occurred_at, id"
+        f"FROM stated FINAL WHERE {_WHO} ORDER BY occurred_at, id",
+        who,
     ).rows
     for sid, bucket, kind, payload, session, origin, occurred_at in stated:
         data = json.loads(payload)
@@ -169,16 +175,18 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
     presented = [
         Presented(ref=ref, times=int(times))
         for ref, times in store.query(
-            f"SELECT ref, times FROM already_presented WHERE {who} AND `for` = {quote(for_)} "
-            "ORDER BY ref"
+            f"SELECT ref, times FROM already_presented WHERE {_WHO} "
+            "AND `for` = {for_:String} ORDER BY ref",
+            who,
         ).rows
     ]
     disliked = [
         Disliked(ref=ref)
         for (ref,) in store.query(
-            f"SELECT DISTINCT ref FROM interactions WHERE {who} AND `for` = {quote(for_)} "
+            f"SELECT DISTINCT ref FROM interactions WHERE {_WHO} AND `for` = {{for_:String}} "
             "AND kind = 'feedback' AND JSONExtractString(payload, 'polarity') = 'dislike' "
-            "ORDER BY ref"
+            "ORDER BY ref",
+            who,
         ).rows
     ]
     return ProfileInputs(

@@ -13,7 +13,7 @@ from typing import Any
 
 from turnstream.errors import TurnstreamError
 from turnstream.models.requests import ResolveRequest, ReviewRequestIn
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = ["ReviewAlreadyResolved", "ReviewNotFound", "open_review", "resolve_review"]
 
@@ -30,8 +30,9 @@ def _current(store: Store, space_id: str, profile_id: str, rid: str) -> dict[str
     """The request's current row, by column name (None: no such request)."""
     rows = store.query(
         "SELECT status, reason, receipts, created_at "
-        f"FROM review_requests FINAL WHERE space_id = {quote(space_id)} "
-        f"AND profile_id = {quote(profile_id)} AND id = {quote(rid)}"
+        "FROM review_requests FINAL WHERE space_id = {space_id:String} "
+        "AND profile_id = {profile_id:String} AND id = {rid:String}",
+        {"space_id": space_id, "profile_id": profile_id, "rid": rid},
     ).as_dicts()
     return rows[0] if rows else None
 

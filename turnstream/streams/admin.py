@@ -1,4 +1,5 @@
-"""Kafka administration: topics, and how far the worker's consumer group is behind."""
+"""Kafka administration: topics, their limits, and how far the worker's consumer group is
+behind."""
 
 from __future__ import annotations
 
@@ -9,9 +10,12 @@ from collections.abc import Callable, Sequence
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
-__all__ = ["ensure_topics", "group_lag", "wait_until_drained"]
+from turnstream.errors import WorkerFailing
+
+__all__ = ["ensure_topics", "group_lag", "max_message_bytes", "wait_until_drained"]
 
 
 async def group_lag(bootstrap: str, group: str, topics: Sequence[str]) -> dict[TopicPartition, int]:
@@ -47,10 +51,12 @@ async def wait_until_drained(
     timeout: float = 300.0,
     on_progress: Callable[[int], None] | None = None,
     alive: Callable[[], bool] | None = None,
+    failing: Callable[[], str | None] | None = None,
 ) -> None:
     """Return once ``group`` has committed everything in ``topics``.
 
-    Raises TimeoutError after ``timeout`` seconds, RuntimeError if ``alive()`` turns false.
+    Raises TimeoutError after ``timeout`` seconds, RuntimeError if ``alive()`` turns
+    false, :class:`WorkerFailing` when ``failing()`` says why the worker fails.
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -67,6 +73,9 @@ async def wait_until_drained(
             return
         if alive is not None and not alive():
             raise RuntimeError(f"the worker stopped with {remaining} messages unprocessed")
+        why = failing() if failing is not None else None
+        if why:
+            raise WorkerFailing(f"{remaining} messages unprocessed: {why}")
         if time.monotonic() > deadline:
             raise TimeoutError(f"{remaining} messages still unprocessed after {timeout:.0f}s")
         await asyncio.sleep(0.5)
@@ -78,12 +87,15 @@ async def ensure_topics(
     partitions: int,
     compacted: Sequence[str] = (),
     timeout: float = 30.0,
+    configs: dict[str, dict[str, str]] | None = None,
 ) -> None:
     """Create the topics that do not exist yet, and wait until the broker lists every one
     of them with its partitions (a fresh broker answers before its metadata settles).
 
-    ``compacted`` topics (table changelogs) get ``cleanup.policy=compact``.
+    ``compacted`` topics (table changelogs) get ``cleanup.policy=compact``; ``configs``
+    adds settings per topic created (an existing topic keeps its own).
     """
+    configs = configs or {}
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
     await admin.start()
     try:
@@ -96,7 +108,10 @@ async def ensure_topics(
                     t,
                     num_partitions=partitions,
                     replication_factor=1,
-                    topic_configs={"cleanup.policy": "compact"} if t in compacted else {},
+                    topic_configs={
+                        **({"cleanup.policy": "compact"} if t in compacted else {}),
+                        **configs.get(t, {}),
+                    },
                 )
                 for t in missing
             ]
@@ -117,3 +132,24 @@ async def ensure_topics(
             await asyncio.sleep(0.2)
     finally:
         await admin.close()
+
+
+async def max_message_bytes(bootstrap: str, topic: str) -> int:
+    """The largest record batch ``topic`` takes (its ``max.message.bytes``)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        responses = await admin.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, topic, {"max.message.bytes": None})]
+        )
+    finally:
+        await admin.close()
+    for response in responses:
+        for resource in response.resources:
+            error_code, _, _, _, entries = resource[:5]
+            if error_code:
+                raise KafkaError(f"cannot describe topic {topic}: error {error_code}")
+            for entry in entries:
+                if entry[0] == "max.message.bytes":
+                    return int(entry[1])
+    raise KafkaError(f"topic {topic} has no max.message.bytes")

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
+from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
 
 from turnstream.config import Settings
@@ -32,6 +34,18 @@ log = logging.getLogger(__name__)
 JobRunner = Callable[[Store, Settings, str, dict[str, str]], dict[str, Any]]
 
 
+class _LoopsOnly(BootStrategy):
+    """The app's services without Faust's own Kafka consumer and producer: the batch
+    loops run their own aiokafka clients, and Faust's consumer thread, whose stop hangs
+    while the broker is down, would keep a worker told to stop alive until SIGKILL."""
+
+    enable_kafka = False
+
+
+class _App(faust.App):
+    BootStrategy = _LoopsOnly
+
+
 def build_app(
     settings: Settings,
     store: AsyncStore,
@@ -42,7 +56,7 @@ def build_app(
 ) -> faust.App:
     """The worker's Faust app: the two drivers on their batch loops, and the routes."""
     w = settings.worker
-    app = faust.App(
+    app = _App(
         f"{w.app_id}-worker",
         broker=f"kafka://{settings.broker.bootstrap}",
         store="memory://",
@@ -67,12 +81,16 @@ def build_app(
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
+            now = time.time()
             return self.json(
                 {
                     "store": store.store.describe(),
                     **ingest.stats.as_dict(),
                     "derivations": derivation.derivations,
                     "pending_sessions": len(derivation.engine.pending),
+                    # Whether each loop makes progress (see streams/liveness.py).
+                    ingest.name: ingest.liveness.as_dict(now),
+                    derivation.name: derivation.liveness.as_dict(now),
                 }
             )
 
@@ -99,10 +117,15 @@ def build_app(
             try:
                 body: Any = await request.json()
                 sql = body["sql"]
-            except (ValueError, KeyError, TypeError):
-                return self.error(400, 'body must be JSON: {"sql": "SELECT ..."}')
+                parameters = body.get("parameters") or {}
+                if not isinstance(sql, str) or not isinstance(parameters, dict):
+                    raise TypeError
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return self.error(
+                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
+                )
             try:
-                result = await store.run(store.store.read_only, sql)
+                result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
                 return self.error(400, str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}

@@ -15,8 +15,14 @@ strictly in order.
 
 When partitions move (a rebalance), the batches in flight finish and commit first, then
 the driver is told which partitions it lost or got. A failure ends the run (consumer
-and producer stopped); :meth:`BatchLoop.run_forever` starts it again from the last
+and producer stopped, each within :data:`~turnstream.streams.kafka_clients.STOP_SECONDS`
+even with the broker down); :meth:`BatchLoop.run_forever` starts it again from the last
 commit after :data:`RESTART_DELAY`, so a worker never answers while not consuming.
+
+Each driver keeps a :class:`~turnstream.streams.liveness.Liveness` record, served at
+``/v1/status``: the loop notes progress after each step is sent and committed, and a
+failure when a run ends in one (``crash``); the driver notes the store failures it
+retries meanwhile (with the offsets it is stuck on).
 
 The loop drives aiokafka directly rather than through a Faust agent: with Faust 0.15.3,
 a worker restarted after SIGKILL fetched from offset 0 before seeking to its committed
@@ -30,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,7 +46,10 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import CommitFailedError, KafkaError
 
 from turnstream.config import Settings
+from turnstream.sinks.failures import short_message
 from turnstream.streams.fanout import Message, send_all
+from turnstream.streams.kafka_clients import stop_within
+from turnstream.streams.liveness import Liveness
 
 __all__ = ["RESTART_DELAY", "BatchDriver", "BatchLoop", "Step"]
 
@@ -79,6 +89,8 @@ class BatchDriver(Protocol[P]):
     producer_options: Mapping[str, Any]
     #: Whether a poll that fetched nothing still reaches :meth:`finish` (a timer).
     tick_when_idle: bool
+    #: Its failures and progress, served at ``/v1/status`` (the loop notes both too).
+    liveness: Liveness
 
     def poll_seconds(self) -> float:
         """How long the next fetch may wait for messages."""
@@ -147,10 +159,11 @@ class BatchLoop(Generic[P]):
                     self.driver.name,
                     RESTART_DELAY,
                 )
-            except Exception:
+            except Exception as exc:
                 log.exception(
                     "the %s loop failed; restarting it in %g s", self.driver.name, RESTART_DELAY
                 )
+                self.driver.liveness.failed(_describe(exc), "crash", time.time())
             await asyncio.sleep(RESTART_DELAY)
 
     async def run(self) -> None:
@@ -186,7 +199,8 @@ class BatchLoop(Generic[P]):
                     raise RuntimeError(f"the {self.driver.name} fetcher stopped")
                 step = await self.driver.finish(get.result())
                 await send_all(producer, step.messages)  # the broker has them before the commit
-                await self._commit(consumer, step, committed)
+                if await self._commit(consumer, step, committed):
+                    self.driver.liveness.progressed(time.time())
                 if step.done is not None:
                     step.done()
                 self._in_flight -= 1
@@ -201,10 +215,13 @@ class BatchLoop(Generic[P]):
                 await fetcher
             self._in_flight = 0
             self._idle.set()
-            with contextlib.suppress(Exception):
-                await producer.stop()
-            with contextlib.suppress(Exception):
-                await consumer.stop()
+            # Side by side, each within a bound: with the broker down, a plain stop waits
+            # for the producer's unsent batches to time out (40 s).
+            name = self.driver.name
+            await asyncio.gather(
+                stop_within(producer, f"{name} producer"),
+                stop_within(consumer, f"{name} consumer"),
+            )
 
     async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[P]) -> None:
         loop = asyncio.get_running_loop()
@@ -228,17 +245,25 @@ class BatchLoop(Generic[P]):
 
     async def _commit(
         self, consumer: AIOKafkaConsumer, step: Step, committed: dict[TopicPartition, int]
-    ) -> None:
-        """Commit the step's offsets that moved since the last commit."""
+    ) -> bool:
+        """Commit the step's offsets that moved since the last commit; False when the
+        commit failed."""
         advance = {tp: o for tp, o in step.offsets.items() if committed.get(tp) != o}
         if not advance:
-            return
+            return True
         try:
             await consumer.commit(advance)
             committed.update(advance)
+            return True
         except (CommitFailedError, KafkaError) as exc:
             # A rebalance took the partitions: the next owner consumes from the last
             # commit again, and the idempotent sinks make that a no-op.
             log.warning(
                 "%s commit failed, the batch will be consumed again: %s", self.driver.name, exc
             )
+            return False
+
+
+def _describe(exc: BaseException) -> str:
+    """One line for the liveness record: the exception's class and message."""
+    return short_message(f"{type(exc).__name__}: {exc}")

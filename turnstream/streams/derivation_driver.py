@@ -23,6 +23,7 @@ from turnstream.core.derivation.engine import Derivation, SignalsEngine
 from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.batch_loop import Step
+from turnstream.streams.liveness import Liveness
 from turnstream.streams.topology import Topology
 
 __all__ = ["MAX_STATES_IN_MEMORY", "MIN_FIRE_INTERVAL", "DerivationDriver", "Parsed"]
@@ -70,6 +71,7 @@ class DerivationDriver:
         self.group = processor.group
         self.topics = processor.reads
         self.derivations = 0
+        self.liveness = Liveness()
         self._consumed: dict[TopicPartition, int] = {}
         self._last_fire = 0.0
         # The engine's next due time as of its last change, read by the fetch stage

@@ -1,5 +1,5 @@
-"""The topology, declared in one place: every topic, its key, and which processor reads
-and writes what (``turnstream topology`` prints it).
+"""The topology, declared in one place: every topic, its key, the largest message it
+takes, and which processor reads and writes what (``turnstream topology`` prints it).
 
 Reading it tells where a change goes: a new item type is a new input topic that the
 ingest driver reads; a new derived table is written by the derivation driver.
@@ -10,10 +10,29 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from turnstream.config import Settings
+from turnstream.models.items import MAX_ITEM_BYTES
 from turnstream.sinks.derivations import SIGNAL_COLUMNS
 from turnstream.sinks.schema import RAW_TABLES
 
-__all__ = ["Processor", "Topic", "TopicNames", "Topology", "topology_of"]
+__all__ = [
+    "ACCEPTED_TOPIC_BYTES",
+    "INPUT_TOPIC_BYTES",
+    "Processor",
+    "Topic",
+    "TopicNames",
+    "Topology",
+    "topology_of",
+]
+
+#: ``max.message.bytes`` of the input topics turnstream creates, and the producer's
+#: ``max_request_size``: an item of the contract's largest size (1 MiB) with its key and
+#: the record's framing. The broker's default (1 MiB + 12 bytes) refuses such an item.
+INPUT_TOPIC_BYTES = MAX_ITEM_BYTES + 64 * 1024
+
+#: ``max.message.bytes`` of the accepted topic turnstream creates: above the accepted
+#: message of any valid item (a 1 MiB item re-serialized with its defaults grew to 1.5 MiB,
+#: a turn of 55,000 minimal presented items; see ``ingest_driver.FANOUT_MAX_BYTES``).
+ACCEPTED_TOPIC_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -51,6 +70,12 @@ class TopicNames:
         """Every topic, inputs first."""
         return (*self.inputs, self.accepted, self.dead_letters, self.inferences)
 
+    def configs(self) -> dict[str, dict[str, str]]:
+        """Topic settings turnstream creates its topics with (an existing topic keeps its
+        own: the worker reads what the accepted topic takes)."""
+        inputs = {t: {"max.message.bytes": str(INPUT_TOPIC_BYTES)} for t in self.inputs}
+        return {**inputs, self.accepted: {"max.message.bytes": str(ACCEPTED_TOPIC_BYTES)}}
+
 
 @dataclass(frozen=True)
 class Topic:
@@ -59,6 +84,8 @@ class Topic:
     name: str
     key: str
     holds: str
+    #: ``max.message.bytes`` turnstream creates it with (None: the broker's default).
+    max_bytes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +130,11 @@ class Topology:
         """The topology as text: the topics, then each processor's reads and writes."""
         width = max(len(t.name) for t in self.topics)
         lines = ["topics"]
-        lines += [f"  {t.name:<{width}}  key: {t.key}; {t.holds}" for t in self.topics]
+        lines += [
+            f"  {t.name:<{width}}  key: {t.key}; {t.holds}"
+            + (f"; up to {t.max_bytes:,} bytes" if t.max_bytes else "")
+            for t in self.topics
+        ]
         for p in self.processors:
             group = f" (consumer group {p.group})" if p.group else ""
             lines += ["", f"{p.name}{group}: {p.does}"]
@@ -120,10 +151,17 @@ def topology_of(settings: Settings) -> Topology:
     by_profile = "profile id"
     topics = (
         *(
-            Topic(t, f"{by_profile} (as producers send it)", f"{t.split('.')[-1]} as published")
+            Topic(
+                t,
+                f"{by_profile} (as producers send it)",
+                f"{t.split('.')[-1]} as published",
+                INPUT_TOPIC_BYTES,
+            )
             for t in names.inputs
         ),
-        Topic(names.accepted, by_profile, "validated items without their handle"),
+        Topic(
+            names.accepted, by_profile, "validated items without their handle", ACCEPTED_TOPIC_BYTES
+        ),
         Topic(
             names.dead_letters,
             "the refused message's own key",

@@ -107,8 +107,8 @@ def _rows(first_offset: int = 0) -> Rows:
     return out
 
 
-def _all(store: Store, sql: str) -> list[tuple[Any, ...]]:
-    return [tuple(r) for r in store.query(sql).rows]
+def _all(store: Store, sql: str, parameters: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in store.query(sql, parameters).rows]
 
 
 CLAIMS = sorted(
@@ -191,18 +191,22 @@ def test_the_same_turns_published_again_are_dropped_by_key(store: Store) -> None
 def test_report_queries_roll_up_by_the_chosen_dimensions(store: Store) -> None:
     RawSink(store).write(_rows())
     report = ReportQuery(space="acme", by=("source", "agent"))
-    assert _all(store, report.claims()) == [
+    assert _all(store, report.claims(), report.parameters()) == [
         ("web", "sales", 7, 5, 0.7143),
         ("whatsapp", "sales", 2, 0, 0.0),
     ]
     since = ReportQuery(space="acme", since=date(2026, 11, 21), by=("agent",))
-    assert _all(store, since.claims()) == [("sales", 1, 1, 1.0)]
+    assert _all(store, since.claims(), since.parameters()) == [("sales", 1, 1, 1.0)]
     constraints = _all(store, ReportQuery(by=("space_id",)).constraints())
     assert constraints == [
         ("acme", "search", 2, 3, 14, 12, 1, 2, 1, 0.0833),
         ("lumen", "x", 1, 3, 3, 3, 3, 0, 0, 1.0),
     ]
-    assert _all(store, ReportQuery(space="lumen").claims()) == []  # claims feature off
+    lumen = ReportQuery(space="lumen")
+    assert _all(store, lumen.claims(), lumen.parameters()) == []  # claims feature off
+    # A space is data, never SQL: a hostile one matches nothing and breaks nothing.
+    hostile = ReportQuery(space="acme' OR 1=1 --")
+    assert _all(store, hostile.claims(), hostile.parameters()) == []
 
 
 def test_tables_page_matches_the_live_schema(store: Store) -> None:

@@ -108,3 +108,27 @@ def test_a_taken_key_is_found_whatever_its_characters(store: Store, key: str) ->
     store.insert("idempotency_keys", [["other" + key, "acme", now, "in", 1, 8]], cols)
     found = KeyRegistry(store).lookup([key, key + "-never-taken"])
     assert found == {key: Source("in", 1, 7)}
+
+
+def test_ten_thousand_keys_of_256_characters_in_one_look_up(store: Store) -> None:
+    # 2.6 MB of keys: ten times ClickHouse's max_query_size, had they gone into the SQL.
+    # A dedup key is the space and the producer's key, which may be 256 characters.
+    keys = [f"k\x1facme\x1f{i:05d}" + "'\\\tç😀"[i % 5] * 251 for i in range(10_000)]
+    assert {len(k) - len("k\x1facme\x1f") for k in keys} == {256}
+    cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
+    now = datetime.now(UTC)
+    store.insert(
+        "idempotency_keys", [[k, "acme", now, "in", 0, i] for i, k in enumerate(keys[::2])], cols
+    )
+    found = KeyRegistry(store, cache_size=0).lookup(keys)
+    assert found == {k: Source("in", 0, i) for i, k in enumerate(keys[::2])}
+
+
+def test_the_look_up_table_comes_back_when_the_session_lost_it(store: Store) -> None:
+    cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
+    store.insert("idempotency_keys", [["a", "acme", datetime.now(UTC), "in", 0, 1]], cols)
+    registry = KeyRegistry(store, cache_size=0)
+    assert registry.lookup(["a", "b"]) == {"a": Source("in", 0, 1)}
+    # A server drops an idle session's temporary tables (session_timeout).
+    store.command("DROP TEMPORARY TABLE turnstream_key_probe")
+    assert registry.lookup(["a", "b"]) == {"a": Source("in", 0, 1)}

@@ -1,6 +1,7 @@
 """The one batch loop on a real broker, with a driver that records what it is handed:
 every message reaches the driver, its messages are sent, offsets are committed after
-the driver's work, and after a failure the loop runs again from the last commit."""
+the driver's work, and after a failure the loop runs again from the last commit; the
+driver's liveness record shows the failure, then the progress."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from turnstream.config import BrokerSettings, Settings, WorkerSettings
 from turnstream.streams.admin import ensure_topics, wait_until_drained
 from turnstream.streams.batch_loop import RESTART_DELAY, BatchLoop, Step
+from turnstream.streams.liveness import Liveness
 
 pytestmark = pytest.mark.integration
 
@@ -38,6 +40,7 @@ class Recorder:
         self.finished: list[bytes] = []
         self.assigned: list[set[TopicPartition]] = []
         self.batches_done = 0
+        self.liveness = Liveness()
 
     def poll_seconds(self) -> float:
         return 0.1
@@ -120,6 +123,9 @@ def test_every_message_is_finished_sent_and_committed(kafka_broker: str) -> None
     # Each message once: nothing failed, so nothing was consumed twice.
     assert sorted(driver.finished) == sorted(f"m{n}".encode() for n in range(MESSAGES))
     assert len(driver.assigned) >= 1
+    # Progress noted after the commits, no failure.
+    assert driver.liveness.last_progress_at is not None
+    assert driver.liveness.failing_since is None and driver.liveness.last_error is None
 
 
 def test_a_failed_batch_is_consumed_again_after_a_restart(kafka_broker: str) -> None:
@@ -133,3 +139,9 @@ def test_a_failed_batch_is_consumed_again_after_a_restart(kafka_broker: str) -> 
     # The restart joined the group again, after the restart delay.
     assert len(driver.assigned) >= 2
     assert time.monotonic() - started >= RESTART_DELAY
+    # The failed run was noted as a crash, with the error; progress since cleared it.
+    live = driver.liveness
+    assert live.last_failure == "crash"
+    assert live.last_error == "RuntimeError: the store refused the batch"
+    assert live.failing_since is None and live.last_progress_at is not None
+    assert live.last_progress_at >= (live.last_error_at or 0)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.config import Feature, load_settings
+from turnstream.config import MAX_BATCH_SIZE, Feature, load_settings
 from turnstream.errors import ConfigError
 
 
@@ -40,6 +40,7 @@ def test_features_are_off_unless_listed(tmp_path: Path) -> None:
         ('[spaces.acme]\nfeatures = ["telepathy"]\n', "spaces.acme.features"),
         ('[spaces.acme]\nlanguage = "de"\n', "spaces.acme.language"),
         ("[worker]\npartitions = 0\n", "worker.partitions"),
+        ("[worker]\nbatch_size = 10001\n", "worker.batch_size: Input should be less than"),
         ("[wroker]\n", "wroker"),
         ("not toml at all [", "not valid TOML"),
     ],
@@ -54,3 +55,9 @@ def test_bad_config_names_the_setting(tmp_path: Path, text: str, fragment: str) 
 def test_a_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_settings(tmp_path / "nope.toml", environ={})
+
+
+def test_the_largest_batch_size_is_accepted(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(f"[worker]\nbatch_size = {MAX_BATCH_SIZE}\n")
+    assert load_settings(config, environ={}).worker.batch_size == MAX_BATCH_SIZE == 10_000

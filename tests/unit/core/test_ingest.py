@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from turnstream.config import Settings, SpaceConfig
 from turnstream.core.identity import profile_id_for
-from turnstream.core.ingest import Reason, Source, decide
+from turnstream.core.ingest import Reason, Source, decide, refused_by_store, too_large_to_fan_out
 from turnstream.core.messages import accepted_for
 from turnstream.models import Handle
+from turnstream.sinks.rows import rows_for
 
 SETTINGS = Settings.model_validate(
     {
@@ -177,3 +179,31 @@ def test_the_accepted_message_is_the_item_without_its_handle(raw: bytes) -> None
     assert message == _legacy_accepted(decision)
     assert "handle" not in message and message["profile_id"] == decision.profile_id
     assert b"+5511900005678" not in accepted_for(decision)
+
+
+def test_a_message_the_store_refuses_keeps_its_key_and_becomes_a_dead_letter() -> None:
+    accepted = decide(_pref(), SRC, SETTINGS, lambda _: None)
+    refused = refused_by_store(accepted, "interactions refused it: Code: 469 ...")
+    assert refused.item is None and refused.profile_id is None and not refused.duplicate
+    assert (refused.source, refused.raw, refused.dedup_key) == (
+        accepted.source,
+        accepted.raw,
+        accepted.dedup_key,  # a copy of it is a duplicate, in a replay as the first time
+    )
+    assert refused.refusal is not None
+    assert refused.refusal.reason is Reason.store_refused
+    assert refused.refusal.message == "interactions refused it: Code: 469 ..."
+    rows = rows_for(refused, SETTINGS, datetime.now(UTC))
+    assert set(rows) == {"idempotency_keys", "dead_letters"}
+    assert rows["dead_letters"][0]["reason"] == "store_refused"
+    assert rows["dead_letters"][0]["idempotency_key"] == "pref-1"  # read from the bytes
+
+
+def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() -> None:
+    accepted = decide(_pref(), SRC, SETTINGS, lambda _: None)
+    refused = too_large_to_fan_out(accepted, 1_573_214, 1_047_564)
+    assert refused.refusal is not None and refused.refusal.reason is Reason.too_large
+    assert refused.refusal.message == (
+        "its accepted message would be 1573214 bytes; the accepted topic takes 1047564"
+    )
+    assert refused.dedup_key == accepted.dedup_key and refused.item is None

@@ -43,7 +43,7 @@ def test_a_floor_below_ten_is_refused(floor: int) -> None:
     with pytest.raises(ValueError, match="at least 10"):
         priors_from([], AS_OF, floor=floor)
     with pytest.raises(ValueError, match="at least 10"):
-        priors_query(date(2026, 9, 1), AS_OF, floor=floor)
+        priors_query(floor=floor)
 
 
 def test_the_prior_is_signal_per_unit_of_effective_exposure() -> None:

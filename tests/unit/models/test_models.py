@@ -17,6 +17,7 @@ from turnstream.models import (
     Verdict,
     parse_item,
 )
+from turnstream.models.common import UINT16_MAX, UINT32_MAX
 from turnstream.models.interactions import INTERACTION_KINDS
 from turnstream.models.items import MAX_ITEM_BYTES
 
@@ -388,6 +389,39 @@ def test_constraint_violations_within_results_checked() -> None:
 def test_constraint_counts_not_negative() -> None:
     item = turn(constraints=[CONSTRAINT | {"violations": -1}])
     assert_error(item, "constraints[0].violations", "greater than or equal to 0")
+
+
+@pytest.mark.parametrize("name", ["sent", "results_checked", "violations", "unverifiable"])
+def test_constraint_counts_fit_the_store(name: str) -> None:
+    # Past validation a count over UInt32 failed every write of its batch.
+    at_limit = CONSTRAINT | {"results_checked": UINT32_MAX, name: UINT32_MAX}
+    if name in ("violations", "unverifiable"):
+        at_limit |= {"violations": 0, "unverifiable": 0, name: UINT32_MAX}
+    assert parse(turn(constraints=[at_limit])).constraints[0].model_dump()[name] == UINT32_MAX
+    over = CONSTRAINT | {name: 5_000_000_000}
+    assert_error(turn(constraints=[over]), f"constraints[0].{name}", "less than or equal to")
+
+
+def test_presented_page_and_positions_fit_the_store() -> None:
+    item = interaction(**PRESENTED)
+    item["interaction"]["page"] = UINT16_MAX
+    item["interaction"]["items"][1]["pos"] = UINT32_MAX
+    parsed = parse(item).interaction
+    assert (parsed.page, parsed.items[1].pos) == (UINT16_MAX, UINT32_MAX)
+    item["interaction"]["page"] = 70_000
+    assert_error(item, "interaction.page", "less than or equal to 65535")
+    item = interaction(**PRESENTED)
+    item["interaction"]["items"][0]["pos"] = 2**40
+    assert_error(item, "interaction.items[0].pos", "less than or equal to 4294967295")
+
+
+@pytest.mark.parametrize(
+    ("kind", "name"), [("seen", "max_index_seen"), ("engaged", "pos"), ("presented", "visible_k")]
+)
+def test_other_positions_fit_the_store(kind: str, name: str) -> None:
+    item = interaction(**KINDS[kind])
+    item["interaction"][name] = UINT32_MAX + 1
+    assert_error(item, f"interaction.{name}", "less than or equal to 4294967295")
 
 
 # ----------------------------------------------------------------------------- outcomes

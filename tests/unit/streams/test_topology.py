@@ -4,9 +4,10 @@ drivers take their groups and topics from it."""
 from __future__ import annotations
 
 from turnstream.config import Settings, WorkerSettings
+from turnstream.models.items import MAX_ITEM_BYTES
 from turnstream.sinks.derivations import SIGNAL_COLUMNS
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.streams.topology import topology_of
+from turnstream.streams.topology import ACCEPTED_TOPIC_BYTES, INPUT_TOPIC_BYTES, topology_of
 
 SETTINGS = Settings(worker=WorkerSettings(app_id="shop", topic_prefix="ts"))
 
@@ -41,3 +42,19 @@ def test_the_rendering_names_every_topic_and_group() -> None:
         assert topic in text
     assert "ingest (consumer group shop)" in text
     assert "derivation (consumer group shop-signals)" in text
+
+
+def test_topics_are_created_to_take_the_largest_valid_item() -> None:
+    topology = topology_of(SETTINGS)
+    configs = topology.names.configs()
+    by_name = {t.name: t for t in topology.topics}
+    for topic in topology.names.inputs:
+        # an item of the contract's 1 MiB, with its key and framing
+        assert int(configs[topic]["max.message.bytes"]) == INPUT_TOPIC_BYTES > MAX_ITEM_BYTES
+        assert by_name[topic].max_bytes == INPUT_TOPIC_BYTES
+    accepted = topology.names.accepted
+    assert int(configs[accepted]["max.message.bytes"]) == ACCEPTED_TOPIC_BYTES
+    assert by_name[accepted].max_bytes == ACCEPTED_TOPIC_BYTES
+    # the others keep the broker's default
+    assert set(configs) == {*topology.names.inputs, accepted}
+    assert f"{ACCEPTED_TOPIC_BYTES:,} bytes" in topology.render()
