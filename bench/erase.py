@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
-Fills a throw-away chDB store the way the worker does (``IngestLoop.write_batch`` on
+Fills a throw-away chDB store the way the worker does (``IngestDriver.write_batch`` on
 batches of 1,000, and the signals tables from the accepted items through
 ``SignalsEngine.fire_all`` and ``write_derivations`` after each batch; no broker
 needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that store, each
@@ -15,8 +15,8 @@ erasure on people not erased yet, REPS times (default 3) each:
   disk; the figure in brackets is the mask alone);
 * after: ``erase_subject`` for one person, ``erase_subjects`` for ten in one call.
 
-Ten people the old way is timed once (ten times one). The ingest loop runs an erasure on
-its store thread, so ingestion (and the signals loop) wait for it; the time per
+Ten people the old way is timed once (ten times one). The ingest driver runs an erasure on
+its store thread, so ingestion (and the derivation driver) wait for it; the time per
 1,000-message batch written is printed next to it. Prints figures; asserts nothing.
 """
 
@@ -33,19 +33,19 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.sample import mixed_items
+from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.messages import accepted_for
+from turnstream.dev.sample import mixed_items
+from turnstream.sinks.derivations import write_derivations
 from turnstream.sinks.erasure import (
     RETAINED,
     erase_subject,
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.signals import write_derivations
 from turnstream.sinks.store import Store
-from turnstream.streams.ingest_loop import accepted_for
-from turnstream.streams.signals import events_from_accepted
-from turnstream.streams.signals.engine import SignalsEngine
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.topology import TopicNames
 
 Subject = tuple[str, str]
 _WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"

@@ -25,13 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from turnstream.jobs.priors import (
-    latest_priors,
     priors_query,
     recompute_priors,
     window_of,
     window_parameters,
 )
 from turnstream.jobs.retention import retention_check
+from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 

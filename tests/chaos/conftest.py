@@ -19,8 +19,8 @@ from types import FrameType
 
 import pytest
 
-from tests.fixtures.worker import Deployment, new_deployment
-from turnstream.infra import LocalKafka, free_ports
+from turnstream.dev import LocalKafka, free_ports
+from turnstream.dev.deployment import Deployment, new_deployment
 
 DEFAULT_BUDGET = 300.0
 

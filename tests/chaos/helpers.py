@@ -18,13 +18,13 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from tests.fixtures.worker import Deployment
 from turnstream.config import Feature, Settings
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import MixedBatch
+from turnstream.dev.worker_process import WorkerProcess
 from turnstream.errors import InvalidItem
-from turnstream.infra.worker_process import WorkerProcess
 from turnstream.models import EVIDENCED_VERDICTS, Turn, parse_item
-from turnstream.sample import MixedBatch
-from turnstream.sinks.access import read_query
+from turnstream.worker_client import read_query
 
 #: The ``deployment_factory`` fixture.
 Factory = Callable[..., Deployment]

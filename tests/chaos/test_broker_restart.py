@@ -15,9 +15,9 @@ from collections.abc import Callable
 import pytest
 
 from tests.chaos.helpers import StatusWatch, assert_exact, log_tail, processed
-from tests.fixtures.worker import Deployment
-from turnstream.infra import LocalKafka
-from turnstream.sample import mixed_items
+from turnstream.dev import LocalKafka
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=360)
 

@@ -1,7 +1,7 @@
 """An ``erase`` command removes the subject from every table with a ``profile_id``
 column (views included), except ``review_requests``, which the law makes us keep.
 
-A person known by a phone number sends every type of item, the signals loop derives
+A person known by a phone number sends every type of item, the derivation driver derives
 (short triggers), a review request is opened; then an erase for the same handle. Another
 person's rows must stay as they were.
 """
@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, q, scalar, wait_for
-from tests.fixtures.worker import Deployment
 from turnstream.config import Settings
-from turnstream.identity import resolve_profile
+from turnstream.core.identity import resolve_profile
+from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
 
 pytestmark = pytest.mark.chaos(budget=240)

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, log_tail, q, scalar
-from tests.fixtures.worker import Deployment
-from turnstream.streams.kafka_admin import ensure_topics
-from turnstream.streams.topics import TopicNames
+from turnstream.dev.deployment import Deployment
+from turnstream.streams.admin import ensure_topics
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=300)
 

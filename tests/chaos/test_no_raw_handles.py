@@ -22,9 +22,9 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.chaos.helpers import Factory, q, scalar
-from tests.fixtures.worker import Deployment
-from turnstream.sample import sample_day
-from turnstream.streams.topics import TopicNames
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import sample_day
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -178,7 +178,7 @@ def test_no_raw_handle_in_any_column_of_any_table(deployment_factory: Factory) -
     _, control = _scan_tables(deployment, ["PRIVACY-9"])
     assert {"interactions.idempotency_key", "stated.origin"} <= set(control), control
     # The search covered tables that hold something: raw rows, dead letters (some with
-    # handles in their bytes) and what the signals loop derived.
+    # handles in their bytes) and what the derivation driver derived.
     filled = {t for t, n in rows.items() if n}
     assert {
         "turns",

@@ -37,12 +37,12 @@ from tests.chaos.helpers import (
     log_tail,
     q,
 )
-from tests.fixtures.worker import Deployment
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items
 from turnstream.errors import InvalidItem
 from turnstream.models import Turn, parse_item
-from turnstream.sample import mixed_items
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
 

@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import read_topic
-from tests.fixtures.worker import Deployment
+from turnstream.dev.deployment import Deployment
 from turnstream.models.common import UINT16_MAX, UINT32_MAX
 from turnstream.models.items import MAX_ITEM_BYTES
-from turnstream.sinks.access import read_query
-from turnstream.streams.kafka_admin import ensure_topics
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.admin import ensure_topics
+from turnstream.streams.topology import TopicNames
+from turnstream.worker_client import read_query
 
 pytestmark = pytest.mark.integration
 
@@ -160,7 +160,7 @@ def test_items_at_the_contract_limits_land(
         (1,)
     ]
     status = deployment.worker.stats()
-    assert status["ingest"]["state"] == "ok" and status["signals"]["state"] == "ok"
+    assert status["ingest"]["state"] == "ok" and status["derivation"]["state"] == "ok"
     sizes = _accepted_sizes(deployment)
     assert max(sizes) > 1_048_576, sorted(sizes)[-3:]
 

@@ -25,9 +25,9 @@ from turnstream.cli.common import (
     settings_from,
 )
 from turnstream.config import Feature
-from turnstream.sinks.access import read_query
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.sinks.store import QueryResult
+from turnstream.worker_client import read_query
 
 __all__ = ["docs_app", "print_context_use", "report_app"]
 

@@ -3,7 +3,7 @@
 The prior of a value is the space's signal rate for it: engagements on items showing the
 value per unit of effective exposure, over the 90 days before the as-of date, only for
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
-Lift (``turnstream/streams/signals``) divides a person's rate by it.
+Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
 What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
 
@@ -51,17 +51,14 @@ Why this shape:
 
 Value spelling: strings as they are; numbers and booleans as ClickHouse writes the JSON
 literal, which drops a float's ``.0`` (``200.0`` → ``200``) and may write exponents
-differently from Python. :func:`latest_priors` therefore also answers under the
-spellings the signals rules use (``value_key``: ``200.0``, ``1e-05``), see
-:func:`engine_keys`.
+differently from Python. The read that derivation uses
+(:func:`turnstream.sinks.priors.latest_priors`) therefore also answers under the spellings
+the signals rules use (``value_key``: ``200.0``, ``1e-05``).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -73,15 +70,11 @@ __all__ = [
     "MIN_FLOOR",
     "WINDOW_DAYS",
     "PriorRow",
-    "PriorsCache",
     "PriorsReport",
     "ValueAggregate",
     "check_floor",
-    "engine_keys",
-    "latest_priors",
     "passes_floor",
     "prior_of",
-    "priors_by_key",
     "priors_from",
     "priors_query",
     "recompute_priors",
@@ -213,44 +206,6 @@ def priors_from(
         )
     rows.sort(key=lambda r: (r.space_id, r.attr, r.value))
     return rows
-
-
-def engine_keys(value: str) -> tuple[str, ...]:
-    """The keys the signals rules may use for a stored value, the value itself first.
-
-    A number stored as ClickHouse writes it (``200``, ``1.5e-7``) is also given as
-    Python's JSON writes the same number as a float (``200.0``, ``1.5e-07``) and, when
-    whole, as an integer.
-    """
-    try:
-        number = json.loads(value)
-    except ValueError:
-        return (value,)
-    if isinstance(number, bool) or not isinstance(number, int | float):
-        return (value,)
-    keys = [value]
-    as_float = float(number)
-    if math.isfinite(as_float):
-        keys.append(json.dumps(as_float))
-        if as_float.is_integer():
-            keys.append(json.dumps(number if isinstance(number, int) else int(as_float)))
-    return tuple(dict.fromkeys(keys))
-
-
-def priors_by_key(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], float]:
-    """``(attr, value) -> prior`` from ``(attr, value, prior)`` rows, under every spelling.
-
-    A spelling that is some row's own value wins over the same spelling derived from
-    another row's number.
-    """
-    rows = list(rows)
-    out: dict[tuple[str, str], float] = {}
-    for attr, value, prior in rows:
-        for key in engine_keys(value)[1:]:
-            out.setdefault((attr, key), float(prior))
-    for attr, value, prior in rows:
-        out[(attr, value)] = float(prior)
-    return out
 
 
 # --------------------------------------------------------------------------- SQL
@@ -405,32 +360,3 @@ def recompute_priors(
         per_space=per_space,
         unchanged=unchanged,
     )
-
-
-def latest_priors(store: Store, space_id: str) -> dict[tuple[str, str], float]:
-    """The latest priors of a space: ``(attr, value) -> prior``, under every spelling
-    the signals rules may use for the value (see :func:`engine_keys`)."""
-    rows = store.query(
-        "SELECT attr, value, prior FROM priors_latest WHERE space_id = {space_id:String}",
-        {"space_id": space_id},
-    ).rows
-    return priors_by_key(rows)
-
-
-class PriorsCache:
-    """The latest priors of each space, read again after ``ttl_seconds`` (the nightly job
-    writes a new version; derivation picks it up without a restart). Blocking."""
-
-    def __init__(self, store: Store, ttl_seconds: float = 600.0) -> None:
-        self.store = store
-        self.ttl_seconds = ttl_seconds
-        self._cache: dict[str, tuple[float, dict[tuple[str, str], float]]] = {}
-
-    def get(self, space_id: str) -> dict[tuple[str, str], float]:
-        """The space's latest priors."""
-        now = time.monotonic()
-        hit = self._cache.get(space_id)
-        if hit is None or now - hit[0] > self.ttl_seconds:
-            hit = (now, latest_priors(self.store, space_id))
-            self._cache[space_id] = hit
-        return hit[1]

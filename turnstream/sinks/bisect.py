@@ -41,11 +41,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from turnstream.core.ingest import Reason, Source
 from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.rows import Rows
 from turnstream.sinks.writer import RawSink
-from turnstream.streams.ingest import Reason, Source
 
 __all__ = ["Isolated", "Refused", "refused_before", "write_isolating"]
 

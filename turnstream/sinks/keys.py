@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 
+from turnstream.core.ingest import Source
 from turnstream.sinks.store import Store
-from turnstream.streams.ingest import Source
 
 __all__ = ["KeyRegistry"]
 

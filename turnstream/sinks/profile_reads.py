@@ -7,9 +7,14 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
+from turnstream.core.constraints.inputs import (
+    Disliked,
+    Presented,
+    StatedAttribute,
+    StatedPreference,
+)
+from turnstream.core.derivation.inference import Evidence, Inference
 from turnstream.sinks.store import Store
-from turnstream.streams.signals.inference import Evidence, Inference
-from turnstream.views.inputs import Disliked, Presented, StatedAttribute, StatedPreference
 
 __all__ = [
     "ProfileInputs",
@@ -43,38 +48,36 @@ def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Infere
     rows = store.query(
         f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL WHERE {_WHO} ORDER BY id",
         _who(space_id, profile_id),
-    ).rows
-    out = []
-    for r in rows:
-        out.append(
-            Inference(
-                id=r[0],
-                space_id=r[1],
-                profile_id=r[2],
-                for_=r[3],
-                kind=r[4],
-                attr=r[5],
-                value=r[6],
-                polarity=r[7] or None,
-                weight=r[8],
-                confidence=r[9],
-                evidence=Evidence(
-                    effective_exposure=r[10],
-                    weighted_signal=r[11],
-                    events=r[12],
-                    sessions=r[13],
-                    lift=r[14],
-                    exposures=r[15],
-                ),
-                origin_events=tuple(r[16]),
-                purposes=tuple(r[17]),
-                applies=r[18],
-                status=r[19],
-                created_at=_utc(r[20]),
-                updated_at=_utc(r[21]),
-            )
+    ).as_dicts()
+    return [
+        Inference(
+            id=r["id"],
+            space_id=r["space_id"],
+            profile_id=r["profile_id"],
+            for_=r["for"],
+            kind=r["kind"],
+            attr=r["attr"],
+            value=r["value"],
+            polarity=r["polarity"] or None,
+            weight=r["weight"],
+            confidence=r["confidence"],
+            evidence=Evidence(
+                effective_exposure=r["effective_exposure"],
+                weighted_signal=r["weighted_signal"],
+                events=r["events"],
+                sessions=r["sessions"],
+                lift=r["lift"],
+                exposures=r["exposures"],
+            ),
+            origin_events=tuple(r["origin_events"]),
+            purposes=tuple(r["purposes"]),
+            applies=r["applies"],
+            status=r["status"],
+            created_at=_utc(r["created_at"]),
+            updated_at=_utc(r["updated_at"]),
         )
-    return out
+        for r in rows
+    ]
 
 
 def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
@@ -109,7 +112,7 @@ def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
 
 
 class ProfileInputs:
-    """Everything :func:`~turnstream.views.block.build_block` needs about one person."""
+    """Everything :func:`~turnstream.core.constraints.block.build_block` needs about one person."""
 
     def __init__(
         self,
