@@ -14,6 +14,7 @@ import pytest
 
 from turnstream.jobs.priors import recompute_priors
 from turnstream.jobs.retention import retention_check
+from turnstream.sinks.people_sets import merged_count
 from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.store import Store
@@ -147,7 +148,7 @@ def test_a_value_seen_past_the_raw_ttl_still_counts(acme: Store) -> None:
     # The views captured the expired day when it was inserted ...
     assert (
         acme.scalar(
-            f"SELECT uniqExactMerge(people) FROM value_daily "
+            f"SELECT {merged_count()} FROM value_daily "
             f"WHERE attr = 'item_variant.color' AND value = 'white' AND day = {day}"
         )
         == 5
