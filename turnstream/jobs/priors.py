@@ -65,7 +65,7 @@ from typing import Any
 
 from turnstream.errors import StoreError
 from turnstream.sinks.erasure import purge_erased
-from turnstream.sinks.people_sets import CAP, LEVELS, count_people, merged_sizes
+from turnstream.sinks.people_sets import CAP, LEVELS, count_people
 from turnstream.sinks.sensitivity import is_sensitive_name, write_sensitive
 from turnstream.sinks.store import Store
 
@@ -275,8 +275,6 @@ _SPACE = (
     "space_id = {space:String} AND NOT has({hidden:Array(String)}, attr) "
     "AND NOT has({hidden:Array(String)}, splitByChar('.', attr)[1])"
 )
-_LEVEL_SIZES = ", ".join(f"v.n_{j} AS n_{j}" for j in range(LEVELS))
-_PEOPLE_SUM = " + ".join(f"n_{j}" for j in range(LEVELS))
 
 
 def window_parameters(start: date, end: date) -> dict[str, date]:
@@ -285,9 +283,9 @@ def window_parameters(start: date, end: date) -> dict[str, date]:
 
 
 def priors_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
-    """Per value of one space over the window: the level sizes of its people
-    (``n_0`` ... ``n_7``, :mod:`turnstream.sinks.people_sets`), events, exposure and
-    signal (millionths), for the values of ``floor`` people or more.
+    """Per value of one space over the window: the sizes of its people's levels
+    (``levels``: ``(level, size)`` pairs, :mod:`turnstream.sinks.people_sets`), events,
+    exposure and signal (millionths), for the values of ``floor`` people or more.
 
     Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``
     (:func:`window_parameters`), and ``attr`` when ``by_attr``. Field values get the
@@ -298,18 +296,24 @@ def priors_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
     days = _DAYS
     one_attr = " AND attr = {attr:String}" if by_attr else ""
     # A full level holds CAP >= floor people, so the sum decides the floor exactly.
-    return f"""SELECT v.attr AS attr, v.value AS value, {_LEVEL_SIZES},
+    return f"""SELECT v.attr AS attr, v.value AS value, v.levels AS levels,
     if(endsWith(v.attr, '.ref'), v.events, ifNull(c.events, 0)) AS events,
     v.exposure_micro AS exposure_micro,
     if(endsWith(v.attr, '.ref'), v.signal_micro, ifNull(c.signal_micro, 0)) AS signal_micro
 FROM (
-    SELECT attr, value, {merged_sizes()},
+    SELECT attr, value, groupArray((level, n)) AS levels,
         sum(exposure_micro) AS exposure_micro, sum(events) AS events,
         sum(signal_micro) AS signal_micro
-    FROM value_daily
-    WHERE {_SPACE} AND {days}{one_attr}
+    FROM (
+        SELECT attr, value, level, length(groupUniqArrayMerge({CAP})(people)) AS n,
+            sum(exposure_micro) AS exposure_micro, sum(events) AS events,
+            sum(signal_micro) AS signal_micro
+        FROM value_daily
+        WHERE {_SPACE} AND {days}{one_attr}
+        GROUP BY attr, value, level
+    )
     GROUP BY attr, value
-    HAVING {_PEOPLE_SUM} >= {floor}
+    HAVING sum(n) >= {floor}
 ) AS v
 LEFT JOIN (
     SELECT s.attr AS attr, s.value AS value, sum(r.ref_events) AS events,
@@ -431,11 +435,13 @@ def _aggregates(
         if attr is not None:
             parameters["attr"] = attr
         what = f"space {space_id!r}" + (f", attribute {attr!r}" if attr else "")
-        for a, v, *rest in _run(
+        for a, v, levels, events, exposure, signal in _run(
             store, priors_query(floor, attr is not None), parameters, limits, what
         ):
-            sizes, (events, exposure, signal) = rest[:LEVELS], rest[LEVELS:]
-            people, exact = count_people([int(n) for n in sizes])
+            sizes = [0] * LEVELS
+            for level, n in levels:
+                sizes[int(level)] = int(n)
+            people, exact = count_people(sizes)
             found.append(
                 ValueAggregate(
                     space_id, a, v, people, int(events), int(exposure), int(signal), exact

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from turnstream.errors import StoreError
-from turnstream.sinks.people_sets import PEOPLE_COLUMNS, person_key, without_keys
+from turnstream.sinks.people_sets import person_key, without_keys
 from turnstream.sinks.store import Store
 
 __all__ = [
@@ -267,13 +267,10 @@ def purge_erased(store: Store) -> dict[str, int]:
             "WHERE space_id = {space_id:String} AND requested_at <= {cutoff:DateTime64(3, 'UTC')})"
         )
         for table in PERSON_AGGREGATES:
-            updates = ", ".join(f"{c} = {without_keys(c, erased)}" for c in PEOPLE_COLUMNS)
-            holds = " OR ".join(
-                f"hasAny(finalizeAggregation({c}), {erased})" for c in PEOPLE_COLUMNS
-            )
             store.command(
-                f"ALTER TABLE {table} UPDATE {updates} "
-                f"WHERE space_id = {{space_id:String}} AND ({holds})",
+                f"ALTER TABLE {table} UPDATE people = {without_keys('people', erased)} "
+                f"WHERE space_id = {{space_id:String}} "
+                f"AND hasAny(finalizeAggregation(people), {erased})",
                 settings={"mutations_sync": 2},
                 parameters=parameters,
             )

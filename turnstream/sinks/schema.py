@@ -12,7 +12,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from turnstream.sinks.people_sets import PEOPLE_COLUMNS, person_key, state_columns, state_types
+from turnstream.sinks.people_sets import level_of, people_state, people_type, person_key
 from turnstream.sinks.store import Store
 
 __all__ = ["MIGRATIONS", "RAW_TABLES", "Migration", "apply_migrations"]
@@ -609,24 +609,25 @@ TTL toDateTime(requested_at) + INTERVAL 1 DAY""",
 # to sensitive names. `value_daily` kept an exact set (uniqExact) of every person per
 # value and day: 28 GB and 30-50 GiB of job memory projected at 1B presented items over
 # 90 days, and no way to take one person out. Its people are now capped sets of person
-# keys in levels (turnstream/sinks/people_sets.py): exact below 64 people, an estimate
-# above, at most 8 x 64 keys per value and day, and an erasure rebuilds them without the
-# erased keys. Types and fields named sensitive (the `sensitive_names` table, written
-# from the configuration by turnstream/sinks/sensitivity.py) never reach a by-value
+# keys in levels (turnstream/sinks/people_sets.py; a row per value, day and level):
+# exact below 64 people, an estimate above, at most 8 x 64 keys per value and day, and
+# an erasure rebuilds them without the erased keys. Types and fields named sensitive
+# (the `sensitive_names` table, written from the configuration by
+# turnstream/sinks/sensitivity.py) never reach a by-value
 # aggregate: `sensitive_daily` counts them by name only.
 
 #: The names (types and type.fields) the views leave out, as an array.
 _HIDDEN = "WITH (SELECT groupArray(name) FROM sensitive_names) AS hidden"
 
-#: Each visible item of each `presented` page as (space, person key, day, weight, attr,
-#: value): one row per shown field not sensitive (`type.field`, the value spelled as a
+#: Each visible item of each `presented` page as (space, person key and its level, day,
+#: weight, attr, value): one row per shown field not sensitive (`type.field`, the value spelled as a
 #: string or as ClickHouse writes the JSON literal) and one for the object (`type.ref`);
 #: objects of a sensitive type give none. Visible: pos - first pos of the page < visible_k.
 _EXPOSED_VALUES = f"""{_HIDDEN}
-SELECT space_id, pair.1 AS attr, pair.2 AS value, day,
-    {state_columns("person")}, sum(weight_micro) AS exposure_micro
+SELECT space_id, pair.1 AS attr, pair.2 AS value, day, level,
+    {people_state("person")} AS people, sum(weight_micro) AS exposure_micro
 FROM (
-    SELECT space_id, person, day, weight_micro,
+    SELECT space_id, person, {level_of("person")} AS level, day, weight_micro,
         arrayJoin(arrayPushFront(
             arrayFilter(kv -> NOT has(hidden, kv.1), arrayMap(
                 kv -> (concat(type, '.', kv.1),
@@ -651,7 +652,7 @@ FROM (
         WHERE pos >= 1 AND pos - first_pos < visible_k AND NOT has(hidden, type)
     )
 )
-GROUP BY space_id, attr, value, day"""
+GROUP BY space_id, attr, value, day, level"""
 
 #: Engagements credit the engaged object (`type.ref`): click, detail, mention, compare,
 #: share 1, cart 2; none for an object of a sensitive type.
@@ -692,9 +693,11 @@ FROM (
             kv -> concat(type, '.', kv.1),
             arrayFilter(kv -> kv.2 != 'null', JSONExtractKeysAndValuesRaw(item, 'shown'))))))
             AS name
-    FROM interactions
+    FROM (
+        SELECT space_id, occurred_at, payload FROM interactions
+        WHERE kind = 'presented' AND length(hidden) > 0
+    )
     ARRAY JOIN JSONExtractArrayRaw(payload, 'items') AS item
-    WHERE kind = 'presented' AND length(hidden) > 0
 )
 GROUP BY space_id, name, day"""
 _SENSITIVE_ENGAGED = f"""{_HIDDEN}
@@ -709,11 +712,12 @@ _VALUE_DAILY = f""" (
     attr String,
     value String,
     day Date,
-    {state_types()},
+    level UInt8,
+    people {people_type()},
     exposure_micro SimpleAggregateFunction(sum, UInt64),
     events SimpleAggregateFunction(sum, UInt64),
     signal_micro SimpleAggregateFunction(sum, Int64)
-) ENGINE = AggregatingMergeTree ORDER BY (space_id, attr, value, day)
+) ENGINE = AggregatingMergeTree ORDER BY (space_id, attr, value, day, level)
 TTL day + INTERVAL 100 DAY {_DEDUP}"""
 
 MIGRATIONS += (
@@ -731,8 +735,8 @@ MIGRATIONS += (
             f"CREATE TABLE IF NOT EXISTS value_daily_next{_VALUE_DAILY}",
             # Rebuilt from what the raw table still holds (45 days) ...
             "TRUNCATE TABLE value_daily_next",
-            f"INSERT INTO value_daily_next (space_id, attr, value, day, "
-            f"{', '.join(PEOPLE_COLUMNS)}, exposure_micro) {_EXPOSED_VALUES}",
+            "INSERT INTO value_daily_next (space_id, attr, value, day, level, people, "
+            f"exposure_micro) {_EXPOSED_VALUES}",
             "INSERT INTO value_daily_next (space_id, attr, value, day, events, signal_micro) "
             f"{_ENGAGED_VALUES}",
             # ... and the older days' sums carried over without people: uniqExact keeps
