@@ -794,8 +794,9 @@ RAW_TABLES = (
 )
 
 
-def apply_migrations(store: Store) -> list[int]:
-    """Apply every migration not yet recorded; returns the versions applied now."""
+def apply_migrations(store: Store, until: int | None = None) -> list[int]:
+    """Apply every migration not yet recorded (up to version ``until``, for tests of a
+    migration); returns the versions applied now."""
     store.command(
         """CREATE TABLE IF NOT EXISTS schema_migrations (
     version UInt32, name String, applied_at DateTime64(3, 'UTC')
@@ -804,7 +805,7 @@ def apply_migrations(store: Store) -> list[int]:
     done = {row[0] for row in store.query("SELECT version FROM schema_migrations").rows}
     applied: list[int] = []
     for migration in MIGRATIONS:
-        if migration.version in done:
+        if migration.version in done or (until is not None and migration.version > until):
             continue
         for statement in migration.statements:
             store.command(statement)
