@@ -112,6 +112,102 @@ WHERE cityHash64(g, pos, 9) % {one_in} = 0"""
 )
 
 
+#: ``--direct``: the same pages, straight into the aggregates (no raw rows, no JSON), as
+#: the views would fill them; the floor edges still go through the views.
+_PAGE_ITEMS = """
+    SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+        concat('space', toString(s)) AS space_id,
+        concat('p', toString(intDiv(cityHash64(g, 1) % {people:UInt64}, {spaces:UInt32})
+            * {spaces:UInt32} + s)) AS person,
+        arrayJoin(range(1, {last_pos} + 1)) AS pos,
+        RANK AS rank, concat('item_variant:', space_id, ':', toString(rank)) AS ref,
+        [('item_variant.color', arrayElement(COLORS, cityHash64(s, rank, 4) % 10 + 1)),
+         ('item_variant.brand', concat('brand-', toString(cityHash64(s, rank, 5) % 200))),
+         ('item_variant.price', toString(if(cityHash64(g, pos, 7) % 10 = 0,
+             round((19 + cityHash64(s, rank, 6) % 981 + 0.9) * 0.8, 1),
+             19 + cityHash64(s, rank, 6) % 981 + 0.9))),
+         ('item_variant.size', arrayElement(SIZES, cityHash64(s, rank, 8) % 10 + 1))] AS fields
+    FROM numbers({pages:UInt64})"""
+_DIRECT = (
+    """
+INSERT INTO value_daily (space_id, attr, value, day, level, people, exposure_micro)
+SELECT space_id, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, LEVEL AS level,
+    groupUniqArrayState(64)(sipHash64(person)) AS people,
+    sum(toUInt64(round(1 / log2(pos + 1) * 1000000))) AS exposure_micro
+FROM (SELECT *, arrayJoin(arrayPushFront(fields, ('item_variant.ref', ref))) AS pair
+      FROM (ITEMS_VISIBLE))
+GROUP BY space_id, attr, value, level""",
+    # Per object first (its fields follow from it), then one row per field value.
+    """
+INSERT INTO ref_values_daily (space_id, ref, attr, value, day, presentations)
+SELECT space_id, ref, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, pair.3
+FROM (
+    SELECT concat('space', toString(s)) AS space_id,
+        concat('item_variant:', space_id, ':', toString(rank)) AS ref,
+        19 + cityHash64(s, rank, 6) % 981 + 0.9 AS price,
+        arrayJoin(arrayFilter(f -> f.3 > 0, [
+            ('item_variant.color', arrayElement(COLORS, cityHash64(s, rank, 4) % 10 + 1), n),
+            ('item_variant.brand', concat('brand-', toString(cityHash64(s, rank, 5) % 200)), n),
+            ('item_variant.size', arrayElement(SIZES, cityHash64(s, rank, 8) % 10 + 1), n),
+            ('item_variant.price', toString(price), toUInt64(n - sales)),
+            ('item_variant.price', toString(round(price * 0.8, 1)), sales)])) AS pair
+    FROM (
+        SELECT s, rank, count() AS n, countIf(cityHash64(g, pos, 7) % 10 = 0) AS sales
+        FROM (
+            SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+                arrayJoin(range(1, PAGE_ITEMS + 1)) AS pos, RANK AS rank
+            FROM numbers({pages:UInt64})
+        )
+        GROUP BY s, rank
+    )
+)""",
+    """
+INSERT INTO value_daily (space_id, attr, value, day, events, signal_micro)
+SELECT space_id, 'item_variant.ref', ref, {day:Date}, count(),
+    sum(if(cityHash64(g, pos, 10) % 4 = 3, 2000000, 1000000))
+FROM (ITEMS_VISIBLE)
+WHERE cityHash64(g, pos, 9) % ONE_IN = 0
+GROUP BY space_id, ref""",
+    """
+INSERT INTO interactions_daily (space_id, day, kind, rows)
+SELECT space_id, {day:Date}, 'presented', uniqExact(g) FROM (ITEMS_VISIBLE) GROUP BY space_id""",
+)
+
+
+def generate_direct(store: Store, args: argparse.Namespace, today: date) -> int:
+    """``--direct``: the 90 days straight into the aggregates; the pages written."""
+    from turnstream.sinks.people_sets import level_of
+
+    pages = args.items // PAGE // DAYS
+    items = _PAGE_ITEMS.replace("RANK", _RANK.replace("{catalogue:UInt64}", "{catalogue:UInt64}"))
+    items = items.replace("COLORS", str(list(COLORS))).replace("SIZES", str(list(SIZES)))
+    statements = [
+        sql.replace("ITEMS_VISIBLE", items.replace("{last_pos}", str(VISIBLE)))
+        .replace("PAGE_ITEMS", str(PAGE))
+        .replace("RANK", _RANK)
+        .replace("COLORS", str(list(COLORS)))
+        .replace("SIZES", str(list(SIZES)))
+        .replace("LEVEL", level_of("sipHash64(person)"))
+        .replace("ONE_IN", str(ENGAGE_ONE_IN))
+        for sql in _DIRECT
+    ]
+    started = time.perf_counter()
+    for n, back in enumerate(range(DAYS, 0, -1)):
+        parameters = {
+            "first": n * pages,
+            "pages": pages,
+            "people": args.people,
+            "spaces": args.spaces,
+            "catalogue": args.catalogue,
+            "day": today - timedelta(days=back),
+        }
+        for sql in statements:
+            store.command(sql, parameters=parameters)
+        if (n + 1) % 15 == 0:
+            print(f"  day {n + 1}/{DAYS}: {time.perf_counter() - started:.0f} s", flush=True)
+    return pages * DAYS
+
+
 def generate(store: Store, args: argparse.Namespace, today: date) -> int:
     """Insert the 90 days; the pages written."""
     pages = args.items // PAGE // DAYS
@@ -230,6 +326,11 @@ def main() -> None:
     parser.add_argument("--max-memory", type=int, default=PriorsLimits().max_memory)
     parser.add_argument("--split-rows", type=int, default=PriorsLimits().split_rows)
     parser.add_argument("--store", help="keep the store here (reused when it exists)")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="write the aggregates as the views would, without raw rows (large volumes)",
+    )
     parser.add_argument("--job-only", nargs=2, metavar=("PATH", "AS_OF"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job_only:
@@ -252,7 +353,7 @@ def main() -> None:
         if not reuse:
             apply_migrations(store)
             started = time.perf_counter()
-            pages = generate(store, args, today)
+            pages = (generate_direct if args.direct else generate)(store, args, today)
             plant_floor_edges(store, today)
             print(
                 f"generated {pages * PAGE:,} presented items in "

@@ -5,12 +5,13 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4 and 10 in ``turnstream/sinks/schema.py``)::
 
-    interactions ──presented──► value_daily_presented_mv ─► value_daily
+    interactions ──presented──► value_daily_exposed_mv ──► value_daily
        (raw, 45 days)            visible items: one row per shown field      (space, attr,
-                                 (type.field) and per object (type.ref):     value, day;
-                                 people (uniqExact), exposure                kept 100 days)
+                                 (type.field) and per object (type.ref):     value, day,
+                                 people (capped key sets by level),          level; kept
+                                 exposure; sensitive names left out          100 days)
                  ──engaged────► value_daily_engaged_mv ──► value_daily
                                  the engaged object (type.ref): events,
                                  signal (click, detail, mention, compare,
@@ -18,18 +19,34 @@ What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
                  ──presented──► ref_values_daily_mv ─────► ref_values_daily
                                  every presented item: which values each     (space, ref,
                                  object showed, how often                    attr, value, day)
+                 ──presented──► sensitive_daily_*_mv ─────► sensitive_daily
+                 ──engaged────►  sensitive types and fields: by name, a count
                  ──every row──► interactions_daily_mv ───► interactions_daily (ledger)
 
-    recompute_priors: value_daily + ref_values_daily over [as_of - 90, as_of) ─► priors
+    recompute_priors: erased keys out of value_daily (purge_erased); sensitive names
+        written and their rows deleted; then per space (per attribute when large):
+        value_daily + ref_values_daily over [as_of - 90, as_of) ─► priors
 
 Why this shape:
 
 - The views run at insert time, so the aggregates hold every day the raw table held and
   outlive its TTL (ClickHouse 26 even drops already-expired rows at insert; the views
   still see them). Nothing has to run before the raw rows expire.
-- **Exact at the floor.** ``people`` is a ``uniqExact`` state per value and day; merging
-  the states of 90 days is the exact count of distinct people (128-bit hashes), so a
-  value seen by 9 people never passes as 10, which an approximate ``uniq`` could allow.
+- **Exact at the floor, bounded above it.** ``people`` keeps, per value, day and level,
+  at most 64 person keys (:mod:`turnstream.sinks.people_sets`): below 64 people every
+  key is there and merging 90 days counts them exactly, so a value seen by 9 people
+  never passes as 10 (the floor may be 10 to 64); above, the levels are a sample and the
+  count an estimate. The old ``uniqExact`` sets grew with every person: 7.1 GiB of job
+  memory at 60M presented items, 30-50 GiB projected at 1B (issue 20). ClickHouse's
+  ``uniqCombined`` is exact-ish for small sets too, but no statement can take one key
+  out of its state, and an erasure must (issue 15); ``bench/priors_counters.py``.
+- **Per space, within limits.** Each space runs on its own, and one attribute at a time
+  past ``split_rows`` value-day rows, with the store's memory limit and spill thresholds
+  set on every query (:class:`PriorsLimits`): one tenant's size never sets another's
+  memory, and a run past the limit fails with :class:`PriorsMemoryError`, not the
+  process.
+- **Privacy.** Erased people's keys are taken out before anything is counted; sensitive
+  types and fields never reach the by-value aggregates and never get a prior.
 - **Engagements credit values without a join in a view.** An ``engaged`` event names only
   the object; a view cannot look up what that object showed (a join would read the
   whole raw table on every insert and depend on arrival order). So the engaged view
