@@ -46,6 +46,10 @@ _SCALES: dict[Language, dict[str, int]] = {
         "bilhões": 10**9,
         "bi": 10**9,
         "tri": 10**12,
+        "trilhão": 10**12,
+        "trilhões": 10**12,
+        "trilhao": 10**12,
+        "trilhoes": 10**12,
     },
     "es": {
         "mil": 10**3,
@@ -55,6 +59,9 @@ _SCALES: dict[Language, dict[str, int]] = {
         "mil millones": 10**9,
         "billón": 10**12,
         "billones": 10**12,
+        "billon": 10**12,
+        "trillón": 10**18,
+        "trillones": 10**18,
     },
     "en": {
         "thousand": 10**3,
@@ -89,17 +96,19 @@ _WORDS: dict[Language, str] = {
     "vinte trinta quarenta cinquenta cinqüenta sessenta setenta oitenta noventa cem cento "
     "duzentos duzentas trezentos trezentas quatrocentos quatrocentas quinhentos quinhentas "
     "seiscentos seiscentas setecentos setecentas oitocentos oitocentas novecentos novecentas "
-    "mil milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes",
+    "mil milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes trilhão trilhões trilhao "
+    "trilhoes",
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
-    "ninety hundred thousand million billion trillion",
+    "ninety hundred thousand million billion trillion quadrillion quintillion sextillion",
     "es": "cero un uno una dos tres cuatro cinco seis siete ocho nueve diez once doce trece "
     "catorce quince dieciséis dieciseis diecisiete dieciocho diecinueve veinte veintiuno veintiún "
     "veintiuna veintidós veintidos veintitrés veintitres veinticuatro veinticinco veintiséis "
     "veintiseis veintisiete veintiocho veintinueve treinta cuarenta cincuenta sesenta setenta "
     "ochenta noventa cien ciento doscientos doscientas trescientos trescientas cuatrocientos "
     "cuatrocientas quinientos quinientas seiscientos seiscientas setecientos setecientas "
-    "ochocientos ochocientas novecientos novecientas mil millón millones",
+    "ochocientos ochocientas novecientos novecientas mil millón millones billón billones billon "
+    "trillón trillones",
 }
 _JOINERS: dict[Language, str] = {"pt": "e", "en": "and", "es": "y"}
 _WORDS_RE = {
@@ -272,12 +281,41 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
             if lang != "en":  # text2num reads "veintitrés", "milhões" only with their accents
                 words = " ".join(_ACCENTS.get(w, w) for w in words.split())
             try:
-                found.append((m.start(), cut, text2num(words, lang)))
+                found.append((m.start(), cut, _value(words, lang)))
             except ValueError:
                 continue
             pos = cut
             break
     return found
+
+
+# Scales text2num does not read: the Spanish long scale ("tres billones" is 3 * 10**12) and
+# the Portuguese trillions. The words before the scale multiply it; the words after add.
+_LONG_SCALES: dict[Language, dict[str, int]] = {
+    "es": {"billón": 10**12, "billones": 10**12, "trillón": 10**18, "trillones": 10**18},
+    "pt": {"trilhão": 10**12, "trilhões": 10**12},
+    "en": {"trillion": 10**12, "quadrillion": 10**15, "quintillion": 10**18, "sextillion": 10**21},
+}
+
+
+def _value(words: str, lang: Language) -> int | float:
+    """The value of a run of number words (text2num, and the scales it does not read)."""
+    scales = _LONG_SCALES[lang]
+    parts = words.split()
+    # the largest scale first: "un trillón doscientos mil billones" is 1 * 10**18 + 200000
+    # * 10**12
+    found = [(scales[w], -i) for i, w in enumerate(parts) if w in scales]
+    if not found:
+        return text2num(words, lang)
+    scale, at = max(found)
+    i = -at
+    head, tail = " ".join(parts[:i]), parts[i + 1 :]
+    if tail and tail[0] == _JOINERS[lang]:
+        tail = tail[1:]
+    low = _value(" ".join(tail), lang) if tail else 0
+    if low >= scale:
+        raise ValueError(words)
+    return (_value(head, lang) if head else 1) * scale + low
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -290,7 +328,11 @@ _ACCENTS = {
     "veintitres": "veintitrés",
     "veintiseis": "veintiséis",
     "dieciseis": "dieciséis",
-    "veintiun": "veintiún",
+    "veintiun": "veintiuno",
+    "veintiún": "veintiuno",  # text2num reads "veintiuno mil", not "veintiún mil"
+    "billon": "billón",
+    "trilhao": "trilhão",
+    "trilhoes": "trilhões",
 }
 # Thousands grouped by a plain space ("9 800 Kč", "17 940,00 €", the SI and RAE style) are
 # one number only with a currency around them or decimals after them: "entre 3 500 pessoas"
