@@ -9,7 +9,7 @@ import unicodedata
 from babel.dates import get_month_names
 
 from turnstream.sdk.claims.mention import Language, Mention
-from turnstream.sdk.claims.numerals import Numeral
+from turnstream.sdk.claims.numerals import Numeral, Words
 from turnstream.sdk.claims.spans import Taken
 from turnstream.sdk.claims.units import unit_after
 
@@ -259,21 +259,22 @@ _ORDINAL_DAY = {
     for lang, words in _ORDINAL_WORDS.items()
 }
 _MONTH_THEN_ORDINAL = re.compile(
-    rf"(?<![\w.])(?P<m>{_ALT['en']})\.?\s+(?:the\s+)?(?P<d>"
+    rf"(?P<m>{_ALT['en']})\.?\s+(?:the\s+)?(?P<d>"
     + "|".join(sorted(map(re.escape, _ORDINAL_WORDS["en"]), key=len, reverse=True))
     + rf")(?:,?\s+{_YEAR})?(?!\w)",
     re.IGNORECASE,
 )
-_ORDINAL_HINT: dict[Language, tuple[str, ...]] = {
-    "pt": ("primeiro",),
-    "es": ("primero",),
-    "en": ("first", "second", "third", "th ", "th,", "th."),
+# The ordinal words as split on hyphens ("twenty-first": "first"), to test the text's words.
+_ORDINAL_PARTS = {
+    lang: frozenset(part for word in words for part in word.split("-"))
+    for lang, words in _ORDINAL_WORDS.items()
 }
+_PUNCTUATION = ".,;:!?)\"'”"
 
 
-def read_word_dates(taken: Taken, lang: Language, nums: list[Numeral]) -> None:
+def read_word_dates(taken: Taken, lang: Language, nums: list[Numeral], words: Words) -> None:
     """Add the dates whose day is written in words: a number in words (1 to 31) or an
-    ordinal word ("primeiro", "first") before the month."""
+    ordinal word ("primeiro", "first") before the month, or after it in English."""
     text = taken.text
     months = _MONTHS[lang]
     of_month = _OF_MONTH[lang]
@@ -283,18 +284,23 @@ def read_word_dates(taken: Taken, lang: Language, nums: list[Numeral]) -> None:
         m = of_month.match(text, num.end)
         if m is not None and taken.free(num.start, m.end()):
             _take_words(taken, num.start, m, int(num.value), months)
-    low = text.lower()
-    if not any(hint in low for hint in _ORDINAL_HINT[lang]):
+    # Ordinal words: a set intersection with the text's words first (most texts have none;
+    # "second" is also a unit of time), then anchored matches where one stands.
+    parts = _ORDINAL_PARTS[lang]
+    if parts.isdisjoint(words.words) and parts.isdisjoint(
+        w.rstrip(_PUNCTUATION) for w in words.words if w[-1] in _PUNCTUATION
+    ):
         return
     ordinals = _ORDINAL_WORDS[lang]
     for d in _ORDINAL_DAY[lang].finditer(text):
+        day = ordinals[d["d"].lower()]
         m = of_month.match(text, d.end())
         if m is not None and taken.free(d.start(), m.end()):
-            _take_words(taken, d.start(), m, ordinals[d["d"].lower()], months)
-    if lang == "en":
-        for m in _MONTH_THEN_ORDINAL.finditer(text):
+            _take_words(taken, d.start(), m, day, months)
+        elif lang == "en" and (at := _month_before(text, d.start(), months)) is not None:
+            m = _MONTH_THEN_ORDINAL.match(text, at)
             # English writes its months capitalised: "you may first" is no date
-            if m["m"][0].isupper() and taken.free(m.start(), m.end()):
+            if m is not None and m["m"][0].isupper() and taken.free(m.start(), m.end()):
                 _take_words(taken, m.start(), m, ordinals[m["d"].lower()], months)
 
 

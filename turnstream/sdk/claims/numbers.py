@@ -14,7 +14,7 @@ from turnstream.sdk.claims.amounts import read_amounts
 from turnstream.sdk.claims.dates import read_dates, read_word_dates
 from turnstream.sdk.claims.labels import read_codes, read_labels
 from turnstream.sdk.claims.mention import Language, Mention, NumberClass, Value
-from turnstream.sdk.claims.numerals import Numeral, numerals
+from turnstream.sdk.claims.numerals import Numeral, Words, numerals
 from turnstream.sdk.claims.spans import Taken
 
 __all__ = ["LANGUAGES", "Language", "Mention", "NumberClass", "Value", "read_numbers"]
@@ -40,8 +40,9 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
     runs = [start for start, _ in spans]
     read_labels(taken, spans, lang)
     read_dates(taken, lang, spans)
-    nums = numerals(text, lang, runs, taken.mask)
-    read_word_dates(taken, lang, nums)
+    words = Words.of(text)
+    nums = numerals(text, lang, runs, taken.mask, words)
+    read_word_dates(taken, lang, nums, words)
     read_amounts(taken, nums)
     read_codes(taken, runs)
     _read_rest(taken, nums)

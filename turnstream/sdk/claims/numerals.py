@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from text_to_num import text2num
 
 from turnstream.sdk.claims.mention import Language
 
-__all__ = ["ARTICLES", "DIGITS", "Numeral", "numerals", "parse_digits"]
+__all__ = ["ARTICLES", "DIGITS", "Numeral", "Words", "numerals", "parse_digits"]
 
 # Digits, grouped by . , or a no-break / thin space (what formatted output uses between
 # thousands), or plain; never glued to a word before it nor to another number's separator.
@@ -172,7 +173,11 @@ def _number(head: str, tail: str) -> tuple[int | float, int]:
 
 
 def numerals(
-    text: str, lang: Language, runs: list[int], read: bytearray | None = None
+    text: str,
+    lang: Language,
+    runs: list[int],
+    read: bytearray | None = None,
+    words: Words | None = None,
 ) -> list[Numeral]:
     """Every numeral of ``text`` (digits, and runs of number words), in text order.
 
@@ -229,7 +234,7 @@ def numerals(
         plain = scaled is None and raw.isdigit() and begin == m.start()
         found.append(Numeral(begin, end, value, decimals, False, plain, scaled))
     starts = [n.start for n in found]
-    for start, end, value in _word_numerals(text, lang):
+    for start, end, value in _word_numerals(text, lang, words or Words.of(text)):
         i = bisect_right(starts, end - 1)  # the numerals in digits that start before `end`
         if i and found[i - 1].end > start:
             continue  # overlaps one ("2 mil": "mil" is the scale of 2)
@@ -238,39 +243,56 @@ def numerals(
     return found
 
 
-def _word_starts(text: str, lang: Language) -> list[int]:
-    """Where a number word may start: the words of the text that are number words.
+class Words(NamedTuple):
+    """The text in lower case and its words (split on spaces and hyphens), made once per
+    read and shared by the passes that look for words (number words, days in words)."""
 
-    Splitting and intersecting run in C (about 40 us for 2 kB); a regex alternation of the
-    words over the whole text took 800 us.
-    """
-    low = text.lower()
-    hits = _HINTS[lang].intersection(low.replace("-", " ").split())
+    low: str
+    words: list[str]
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        """Splitting runs in C: about 40 us for 2 kB (a regex alternation took 800 us)."""
+        low = text.lower()
+        return cls(low, low.replace("-", " ").split())
+
+    def find(self, hits: Iterable[str]) -> list[tuple[int, str]]:
+        """Where each of ``hits`` stands in the text as a whole word: (offset, word), sorted.
+
+        Only valid when lower-casing kept every offset (``len(low) == len(text)``).
+        """
+        low = self.low
+        size = len(low)
+        found: list[tuple[int, str]] = []
+        for word in hits:
+            pos = low.find(word)
+            while pos != -1:
+                stop = pos + len(word)
+                before = pos == 0 or not low[pos - 1].isalnum()
+                if before and (stop == size or not low[stop].isalnum()):
+                    found.append((pos, word))
+                pos = low.find(word, stop)
+        found.sort()
+        return found
+
+
+def _word_starts(text: str, lang: Language, words: Words) -> list[int]:
+    """Where a number word may start: the words of the text that are number words."""
+    hits = _HINTS[lang].intersection(words.words)
     if not hits:
         return []
-    if len(low) != len(text):  # lower() changed a length: positions would not line up
+    if len(words.low) != len(text):  # lower() changed a length: positions would not line up
         return [m.start() for m in _WORDS_RE[lang].finditer(text)]
-    starts: list[int] = []
-    size = len(low)
-    for word in hits:
-        pos = low.find(word)
-        while pos != -1:
-            stop = pos + len(word)
-            before = pos == 0 or not low[pos - 1].isalnum()
-            if before and (stop == size or not low[stop].isalnum()):
-                starts.append(pos)
-            pos = low.find(word, stop)
-    starts.sort()
-    return starts
+    return [pos for pos, _ in words.find(hits)]
 
 
-def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | float]]:
+def _word_numerals(text: str, lang: Language, words: Words) -> list[tuple[int, int, int | float]]:
     """Runs of number words with their values; a run text2num refuses keeps its longest
     readable start ("twenty five one" reads "twenty five", then "one")."""
     found: list[tuple[int, int, int | float]] = []
     pattern = _WORDS_RE[lang]
     pos = 0
-    for start in _word_starts(text, lang):
+    for start in _word_starts(text, lang, words):
         if start < pos or (m := pattern.match(text, start)) is None:
             continue
         cuts = [w.end() for w in _WORD.finditer(text, m.start(), m.end())]

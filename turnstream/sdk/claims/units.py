@@ -9,6 +9,7 @@ from functools import cache
 from babel import Locale
 from babel.numbers import list_currencies
 
+from turnstream.sdk.claims.currency_symbols import AFTER_ONLY, LOCAL_SYMBOLS
 from turnstream.sdk.claims.mention import NumberClass
 
 __all__ = ["Unit", "currency_at", "currency_before", "is_currency_code", "unit_after"]
@@ -61,49 +62,6 @@ def _symbols() -> dict[str, str]:
     return table
 
 
-@cache
-def _local_symbols() -> dict[str, str]:
-    """Alphabetic currency symbols written after (or before) a number, as written (case
-    counts): each territory's own symbol in each CLDR locale ("Kč", "zł", "Ft", "kr", "Rp",
-    the lev's), plus the Cyrillic abbreviations shops still use for roubles and hryvnias.
-
-    Only symbols of two letters or more that are no word or unit of pt/en/es ("R", "K",
-    "KM" and "den" are left out); a symbol of several currencies ("kr", "Rs") stays as
-    written, like "$".
-    """
-    from babel import localedata
-    from babel.numbers import get_territory_currencies
-
-    seen: dict[str, set[str]] = {}
-    for name in localedata.locale_identifiers():
-        loc = Locale.parse(name)
-        if not loc.territory:
-            continue
-        currencies = get_territory_currencies(loc.territory)
-        symbol = loc.currency_symbols.get(currencies[0]) if currencies else None
-        if symbol and symbol != currencies[0] and any(c.isalpha() for c in symbol):
-            seen.setdefault(symbol.replace("\u200f", "").rstrip("."), set()).add(currencies[0])
-    table = {
-        symbol: codes.pop() if len(codes) == 1 else symbol
-        for symbol, codes in seen.items()
-        if len(symbol) >= 2 and not any(c in _SIGNS for c in symbol)
-    }
-    table.update(
-        {
-            "\u0440\u0443\u0431": "RUB",  # rub.
-            "\u0440\u0443\u0431\u043b\u0435\u0439": "RUB",  # rublei
-            "\u0440": "RUB",  # r.
-            "\u0420": "RUB",  # R
-            "\u0433\u0440\u043d": "UAH",  # hrn.
-            "\u043b\u0432": "BGN",  # lv.
-        }
-    )
-    table.update({"TL": "TRY", "lei": "RON", "LEI": "RON", "Lei": "RON", "đ": "VND"})
-    for word in ("KM", "\u041a\u041c", "den", "Le", "Ar", "CF", "FC", "UM", "SR", "DA", "DT"):
-        table.pop(word, None)  # a unit, a word, or an abbreviation of pt/en/es
-    return table
-
-
 # A currency before the number: an ISO code or a symbol (one to three letters then a sign).
 _SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳"
 _SPACES = frozenset(" \u00a0\u202f")
@@ -131,35 +89,33 @@ def currency_before(text: str, start: int) -> tuple[int, str] | None:
     last = text[start - 1 : start]
     if last in _SPACES:
         last = text[start - 2 : start - 1]
-    if not last or (last not in _SIGNS and not ("A" <= last <= "Z")):
-        if last.isalpha() or last == ".":
+    if not last:
+        return None
+    if last in _SIGNS or "A" <= last <= "Z":
+        m = _BEFORE.search(text, max(0, start - 5), start)
+        code = None if m is None else _code(m.group(1))
+        if m is not None and code is not None:
+            return m.start(), code
+    if last in _LOCAL_LAST or last == ".":
+        head = text[max(0, start - 6) : start].rstrip(" \u00a0\u202f").rstrip(".")
+        # the symbol is the last 2 to 4 letters: three dict look-ups before any search
+        if head[-2:] in _BEFORE_LOCAL or head[-3:] in _BEFORE_LOCAL or head[-4:] in _BEFORE_LOCAL:
             return _local_before(text, start)
-        return None
-    m = _BEFORE.search(text, max(0, start - 5), start)
-    if m is None:
-        return None
-    code = _code(m.group(1))
-    return None if code is None else (m.start(), code)
+    return None
 
 
 _LOCAL_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,4})\.?[ \u00a0\u202f]?\Z")
+# Symbols that may stand before a number, and their last letters: one set look-up rules out
+# most numbers (those after a word ending in another letter).
+_BEFORE_LOCAL = {s: code for s, code in LOCAL_SYMBOLS.items() if s not in AFTER_ONLY}
+_LOCAL_LAST = frozenset(s[-1] for s in _BEFORE_LOCAL)
 
 
 def _local_before(text: str, start: int) -> tuple[int, str] | None:
     """A local symbol before the number ("Rp 31.500", "Rs164.00"), when it is one."""
     m = _LOCAL_BEFORE.search(text, max(0, start - 6), start)
-    if m is None:
-        return None
-    code = _local_symbols().get(m.group(1))
-    if code is None or m.group(1) in _AFTER_ONLY:
-        return None
-    return m.start(), code
-
-
-# Symbols read only after a number: before one they are words ("lei 8.078" is a law).
-_AFTER_ONLY = frozenset(
-    {"lei", "Lei", "LEI", "kr", "\u0440", "\u0420", "TL", "đ", "Br", "Bs", "Db"}
-)
+    code = None if m is None else _BEFORE_LOCAL.get(m.group(1))
+    return None if m is None or code is None else (m.start(), code)
 
 
 def _entries() -> dict[str, Unit]:
@@ -321,12 +277,12 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
         if m["w2"] and (two := f"{w1}{m['sep']}{m['w2']}".lower()) in _UNITS:
             return m.end("w2"), _UNITS[two]
         word, stop = w1.lower(), m.end("w1")
-        if word in _UNITS and w1 != word and w1 in _local_symbols():
+        if word in _UNITS and w1 != word and w1 in LOCAL_SYMBOLS:
             word = ""  # "3,990 Ft" is forints; "10 ft" feet (the symbol's case decides)
         if word not in _UNITS:
             if len(w1) == 3 and w1.isupper() and w1 in _symbols():
                 return stop, Unit("money", w1)
-            local = _local_symbols().get(w1)
+            local = LOCAL_SYMBOLS.get(w1)
             if local is not None:  # "299 Kč", "3,49 zł", "172 kr", "419 rub."
                 return stop + (text[stop : stop + 1] == "."), Unit("money", local)
             return None
