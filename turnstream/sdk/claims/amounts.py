@@ -48,7 +48,12 @@ class _Side:
         if prefix is not None:
             self.start, self.unit = prefix[0], Unit("money", prefix[1])
         after = unit_after(text, num.end)
-        if after is None and not num.in_words and (said := _SAID.match(text, num.end)):
+        if (
+            after is None
+            and not num.in_words
+            and "(" in text[num.end : num.end + 2]
+            and (said := _SAID.match(text, num.end))
+        ):
             after = unit_after(text, said.end())  # "30 (trinta) dias", "15 (quince) días"
         scaled = num.scaled or (num.in_words and _SCALE_WORD.search(text, num.start, num.end))
         if after is None and scaled and (of := _OF.match(text, num.end)):

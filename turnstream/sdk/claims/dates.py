@@ -264,12 +264,12 @@ _MONTH_THEN_ORDINAL = re.compile(
     + rf")(?:,?\s+{_YEAR})?(?!\w)",
     re.IGNORECASE,
 )
+_PUNCTUATION = ".,;:!?()\"'\u201c\u201d\u00ab\u00bb"
 # The ordinal words as split on hyphens ("twenty-first": "first"), to test the text's words.
 _ORDINAL_PARTS = {
     lang: frozenset(part for word in words for part in word.split("-"))
     for lang, words in _ORDINAL_WORDS.items()
 }
-_PUNCTUATION = ".,;:!?)\"'”"
 
 
 def read_word_dates(taken: Taken, lang: Language, nums: list[Numeral], words: Words) -> None:
@@ -285,14 +285,28 @@ def read_word_dates(taken: Taken, lang: Language, nums: list[Numeral], words: Wo
         if m is not None and taken.free(num.start, m.end()):
             _take_words(taken, num.start, m, int(num.value), months)
     # Ordinal words: a set intersection with the text's words first (most texts have none;
-    # "second" is also a unit of time), then anchored matches where one stands.
+    # "second" is also a unit of time), then anchored matches where one stands (a scan of
+    # the text with the alternation of the ordinals took 0.5 ms).
     parts = _ORDINAL_PARTS[lang]
-    if parts.isdisjoint(words.words) and parts.isdisjoint(
-        w.rstrip(_PUNCTUATION) for w in words.words if w[-1] in _PUNCTUATION
-    ):
+    low = words.low
+    if not any(part in low for part in parts):  # substring tests: a few us
+        return
+    hits = parts.intersection(w.strip(_PUNCTUATION) for w in words.words)
+    if not hits:
         return
     ordinals = _ORDINAL_WORDS[lang]
-    for d in _ORDINAL_DAY[lang].finditer(text):
+    pattern = _ORDINAL_DAY[lang]
+    if len(words.low) != len(text):  # lower() moved offsets: scan the text instead
+        found = list(pattern.finditer(text))
+    else:
+        found = []
+        for pos, _ in words.find(hits):
+            tens = words.low[pos - 7 : pos] if pos >= 7 else ""
+            d = pattern.match(text, pos - 7) if tens in ("twenty-", "thirty-") else None
+            d = d or pattern.match(text, pos)
+            if d is not None:
+                found.append(d)
+    for d in found:
         day = ordinals[d["d"].lower()]
         m = of_month.match(text, d.end())
         if m is not None and taken.free(d.start(), m.end()):
