@@ -21,16 +21,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from tests.fixtures.worker import SPACES, Deployment, new_deployment
+from turnstream.bootstrap import build_parts
 from turnstream.config import WorkerSettings, load_settings
-from turnstream.infra import LocalKafka, free_ports
+from turnstream.dev import LocalKafka, free_ports
+from turnstream.dev.deployment import SPACES, Deployment, new_deployment
 from turnstream.producer import Producer
-from turnstream.sinks.access import read_query
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
-from turnstream.streams.ingest_loop import IngestLoop
-from turnstream.streams.kafka_admin import wait_until_drained
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.admin import wait_until_drained
+from turnstream.streams.ingest_driver import IngestDriver
+from turnstream.worker_client import read_query
 
 __all__ = [
     "Broker",
@@ -50,7 +50,7 @@ __all__ = [
     "worker_pid",
 ]
 
-#: The worker's own defaults (``[worker]`` in turnstream/config.py), which the tests'
+#: The worker's own defaults (``[worker]`` in turnstream/config/settings.py), which the tests'
 #: ``new_deployment`` does not use (it defaults to 200 / 0.2 s).
 DEFAULT_BATCH_SIZE = WorkerSettings().batch_size
 DEFAULT_BATCH_SECONDS = WorkerSettings().batch_seconds
@@ -153,15 +153,13 @@ def publish_paced(
 
 
 def wait_drained(deployment: Deployment, timeout: float = 600.0, signals: bool = False) -> None:
-    """Until the ingest (or the signals) consumer group has committed everything."""
-    names = TopicNames(deployment.settings.worker.topic_prefix)
-    group = deployment.settings.worker.app_id + ("-signals" if signals else "")
-    topics = [names.accepted] if signals else names.inputs
+    """Until the ingest (or the derivation) consumer group has committed everything."""
+    processor = deployment.topology.derivation if signals else deployment.topology.ingest
     asyncio.run(
         wait_until_drained(
             deployment.settings.broker.bootstrap,
-            group,
-            topics,
+            processor.group,
+            processor.reads,
             timeout=timeout,
             alive=deployment.worker.alive,
         )
@@ -229,10 +227,10 @@ def dumps(item: dict[str, Any]) -> bytes:
 
 
 @contextmanager
-def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestLoop]:
-    """An ingest loop on a throw-away, migrated chDB store, with no broker: what the
-    worker does to the store, in this process. Call the store through
-    ``loop.store.call`` (its own thread, as in the worker)."""
+def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestDriver]:
+    """The ingest driver on a throw-away, migrated chDB store, built by the worker's
+    bootstrap, with no broker: what the worker does to the store, in this process. Call
+    the store through ``loop.store.call`` (its own thread, as in the worker)."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         config = Path(tmp) / "turnstream.toml"
         config.write_text(
@@ -243,14 +241,14 @@ def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestLoop]:
         store = AsyncStore.open(settings.store.dsn, settings.store.database)
         try:
             store.call(apply_migrations, store.store)
-            yield IngestLoop(settings, store)
+            yield build_parts(settings, store).ingest
         finally:
             store.call(store.store.close)
             store.shutdown()
 
 
 def records(lines: Sequence[bytes], topic: str, start: int = 0) -> list[Any]:
-    """The lines as the consumer records the ingest loop takes (four partitions)."""
+    """The lines as the consumer records the ingest driver takes (four partitions)."""
     return [
         SimpleNamespace(topic=topic, partition=n % 4, offset=start + n, value=line, key=None)
         for n, line in enumerate(lines)

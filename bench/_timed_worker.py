@@ -1,14 +1,16 @@
-"""``turnstream worker`` with the ingest loop's batch steps timed (for bench/batch_phases.py).
+"""``turnstream worker`` with the ingest driver's batch steps timed (for bench/batch_phases.py).
 
     python bench/_timed_worker.py FANOUT_BATCH_BYTES CONFIG OUT.json
 
 Wraps, without copying the loop, the steps of a batch: ``prepare`` (validation, rows and
 fan-out messages, on the prepare thread, beside the previous batch's steps; with
-``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then in
-``_finish``: ``settle`` (the key look-up, on the store thread), ``write_with_retry``,
-``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch" is
-``_finish`` from start to end (without ``prepare``, which overlaps it). After every
-batch it writes the totals (seconds) and the batch count to OUT.json.
+``accepted_for`` / ``dead_letter_for`` inside it also timed on their own), then the
+ingest driver's ``finish``: ``settle`` (the key look-up, on the store thread) and
+``_write`` (the write, retried while the store fails); then the batch loop's
+``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch"
+runs from the start of ``finish`` to the end of the commit (without ``prepare``, which
+overlaps it). After every batch it writes the totals (seconds) and the batch count to
+OUT.json.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer
 
-from turnstream.streams import ingest_loop as il
+from turnstream.streams import batch_loop as bl
+from turnstream.streams import ingest_driver as il
 
 TOTALS: defaultdict[str, float] = defaultdict(float)
 COUNTS: defaultdict[str, int] = defaultdict(int)
@@ -56,11 +59,14 @@ def _timed_sync(phase: str, fn: Any) -> Any:
 
 def main() -> None:
     fanout_bytes, config, out = int(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
-    il.FANOUT_BATCH_BYTES = fanout_bytes
-    il.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
+    il.IngestDriver.producer_options = {
+        **il.IngestDriver.producer_options,
+        "max_batch_size": fanout_bytes,
+    }
+    bl.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
     il.accepted_for = _timed_sync("fan-out: accepted_for", il.accepted_for)
     il.dead_letter_for = _timed_sync("fan-out: accepted_for", il.dead_letter_for)
-    write = il.write_with_retry
+    write = il.IngestDriver._write
 
     async def timed_write(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -69,8 +75,8 @@ def main() -> None:
         finally:
             _add("write", time.perf_counter() - started)
 
-    il.write_with_retry = timed_write  # type: ignore[assignment]
-    send_all = il.send_all
+    il.IngestDriver._write = timed_write  # type: ignore[method-assign]
+    send_all = bl.send_all
 
     async def timed_send_all(*args: Any, **kwargs: Any) -> Any:
         started = time.perf_counter()
@@ -79,20 +85,28 @@ def main() -> None:
         finally:
             _add("fan-out: send and acks", time.perf_counter() - started)
 
-    il.send_all = timed_send_all  # type: ignore[assignment]
-    il.IngestLoop.prepare = _timed_sync("prepare", il.IngestLoop.prepare)  # type: ignore[method-assign]
-    il.IngestLoop.settle = _timed_sync("settle", il.IngestLoop.settle)  # type: ignore[method-assign]
-    finish = il.IngestLoop._finish
+    bl.send_all = timed_send_all  # type: ignore[assignment]
+    il.IngestDriver.prepare = _timed_sync("prepare", il.IngestDriver.prepare)  # type: ignore[method-assign]
+    il.IngestDriver.settle = _timed_sync("settle", il.IngestDriver.settle)  # type: ignore[method-assign]
+    finish = il.IngestDriver.finish
 
-    async def timed_finish(self: il.IngestLoop, prepared: Any, *args: Any) -> None:
+    async def timed_finish(self: il.IngestDriver, prepared: Any) -> Any:
         started = time.perf_counter()
-        await finish(self, prepared, *args)
-        _add("whole batch", time.perf_counter() - started)
-        COUNTS["batches"] += 1
-        COUNTS["messages"] += len(prepared.messages)
-        out.write_text(json.dumps({"seconds": TOTALS, "counts": COUNTS}))
+        step = await finish(self, prepared)
+        counted = step.done
 
-    il.IngestLoop._finish = timed_finish  # type: ignore[method-assign]
+        def done() -> None:  # after the sends and the commit
+            if counted is not None:
+                counted()
+            _add("whole batch", time.perf_counter() - started)
+            COUNTS["batches"] += 1
+            COUNTS["messages"] += len(prepared.messages)
+            out.write_text(json.dumps({"seconds": TOTALS, "counts": COUNTS}))
+
+        step.done = done
+        return step
+
+    il.IngestDriver.finish = timed_finish  # type: ignore[method-assign]
     from turnstream.cli.main import main as cli
 
     sys.argv = ["turnstream", "worker", "--config", config]

@@ -1,4 +1,4 @@
-"""Where one batch's time goes in the ingest loop, and what each raw-table insert costs.
+"""Where one batch's time goes in the ingest driver, and what each raw-table insert costs.
 
     .venv/bin/python bench/batch_phases.py [ITEMS]
 
@@ -38,12 +38,12 @@ from bench._harness import (
     run_broker,
     wait_drained,
 )
-from turnstream.sample import mixed_items
+from turnstream.dev.sample import mixed_items
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.writer import token_for
-from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES, rows_to_write
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES, rows_to_write
+from turnstream.streams.topology import TopicNames
 
 TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
 ORDER = (

@@ -16,10 +16,10 @@ what fires). For SECONDS seconds it takes
   detail view on its first item, which derive an ``interest`` inference.
 
 A probe's derivation is due ``quiet`` seconds after its last item was *received* by the
-signals loop; from the outside, lateness = (``version`` of its first ``inferences`` row,
+derivation driver; from the outside, lateness = (``version`` of its first ``inferences`` row,
 the worker's ``time_ns`` when it writes the derivation) - (the send time of its last item
 + ``quiet``). It includes the ingest path (send -> raw write -> fan-out -> signals
-consumer), the signals loop's 1 s tick and the derivation itself.
+consumer), the derivation driver's 1 s tick and the derivation itself.
 Starts its own broker on free ports in a temporary directory and stops it at the end.
 Prints figures; asserts nothing.
 """
@@ -49,9 +49,9 @@ from bench._harness import (
     sql,
     wait_drained,
 )
-from tests.fixtures.worker import Deployment
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items, uuid7
 from turnstream.producer import Producer
-from turnstream.sample import mixed_items, uuid7
 
 BACKGROUND_PEOPLE = 5000
 
@@ -99,7 +99,7 @@ def background_lines(count: int) -> list[bytes]:
     for n, line in enumerate(mixed_items(n=count, bad=0, seed=21).lines):
         item = json.loads(line)
         item.pop("handle", None)
-        # One id per space: an id seen in two spaces stops the signals loop (see the docs).
+        # One id per space: an id seen in two spaces stops the derivation driver (see the docs).
         item["profile_id"] = f"p_bg_{item['space_id']}_{n % BACKGROUND_PEOPLE:05d}"
         out.append(dumps(item))
     return out

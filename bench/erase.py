@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
-Fills a throw-away chDB store the way the worker does (``IngestLoop.write_batch`` on
+Fills a throw-away chDB store the way the worker does (``IngestDriver.write_batch`` on
 batches of 1,000, and the signals tables from the accepted items through
 ``SignalsEngine.fire_all`` and ``write_derivations`` after each batch; no broker
 needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that store, each
@@ -15,8 +15,8 @@ erasure on people not erased yet, REPS times (default 3) each:
   disk; the figure in brackets is the mask alone);
 * after: ``erase_subject`` for one person, ``erase_subjects`` for ten in one call.
 
-Ten people the old way is timed once (ten times one). The ingest loop runs an erasure on
-its store thread, so ingestion (and the signals loop) wait for it; the time per
+Ten people the old way is timed once (ten times one). The ingest driver runs an erasure on
+its store thread, so ingestion (and the derivation driver) wait for it; the time per
 1,000-message batch written is printed next to it. Prints figures; asserts nothing.
 """
 
@@ -33,21 +33,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.sample import mixed_items
+from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.messages import accepted_for
+from turnstream.dev.sample import mixed_items
+from turnstream.sinks.derivations import write_derivations
 from turnstream.sinks.erasure import (
     RETAINED,
     erase_subject,
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.signals import write_derivations
-from turnstream.sinks.store import Store, quote
-from turnstream.streams.ingest_loop import accepted_for
-from turnstream.streams.signals import events_from_accepted
-from turnstream.streams.signals.engine import SignalsEngine
-from turnstream.streams.topics import TopicNames
+from turnstream.sinks.store import Store
+from turnstream.streams.topology import TopicNames
 
 Subject = tuple[str, str]
+_WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"
 
 
 def one_table_after_another(sync: int) -> Callable[[Store, list[Subject]], None]:
@@ -55,11 +56,11 @@ def one_table_after_another(sync: int) -> Callable[[Store, list[Subject]], None]
 
     def erase(store: Store, subjects: list[Subject]) -> None:
         for space_id, profile_id in subjects:
-            who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
             for table in tables_with_profiles(store):
                 if table not in RETAINED:
                     store.command(
-                        f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = {sync}"
+                        f"ALTER TABLE {table} DELETE WHERE {_WHO} SETTINGS mutations_sync = {sync}",
+                        parameters={"space_id": space_id, "profile_id": profile_id},
                     )
 
     return erase
@@ -69,10 +70,12 @@ def lightweight(store: Store, subjects: list[Subject]) -> float:
     """``DELETE FROM`` per table, then the mask applied; returns the seconds of the first."""
     started = time.perf_counter()
     for space_id, profile_id in subjects:
-        who = f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
         for table in tables_with_profiles(store):
             if table not in RETAINED:
-                store.command(f"DELETE FROM {table} WHERE {who}")
+                store.command(
+                    f"DELETE FROM {table} WHERE {_WHO}",
+                    parameters={"space_id": space_id, "profile_id": profile_id},
+                )
     masked = time.perf_counter() - started
     for table in tables_with_profiles(store):
         if table not in RETAINED:
@@ -109,7 +112,8 @@ def main() -> None:
             lambda: (
                 store.store.query(
                     "SELECT table, sum(rows), count() FROM system.parts WHERE active AND "
-                    f"database = {quote(store.store.database)} GROUP BY table ORDER BY table"
+                    "database = {database:String} GROUP BY table ORDER BY table",
+                    {"database": store.store.database},
                 ).rows
             )
         )

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/fanout_batch.py [ITEMS] [--reps 3]
 
-The ingest loop's fan-out producer now batches up to ``FANOUT_BATCH_BYTES`` (512 KiB) per
+The ingest driver's fan-out producer now batches up to ``FANOUT_BATCH_BYTES`` (512 KiB) per
 partition; aiokafka's default is 16 KiB. This runs the same worker both ways, alternating
 (the machine may be shared: alternating spreads its noise over both), on ITEMS (default
 60,000) ``mixed_items`` lines published to a fresh deployment each time, and prints the
@@ -25,13 +25,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import Broker, deploy, load, machine, publish, run_broker, wait_drained
-from turnstream.sample import mixed_items
-from turnstream.streams.ingest_loop import FANOUT_BATCH_BYTES
+from turnstream.dev.sample import mixed_items
+from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
 
 WORKER = (
     "import sys\n"
-    "from turnstream.streams import ingest_loop\n"
-    "ingest_loop.FANOUT_BATCH_BYTES = int(sys.argv[1])\n"
+    "from turnstream.streams import ingest_driver\n"
+    "ingest_driver.IngestDriver.producer_options = {\n"
+    "    **ingest_driver.IngestDriver.producer_options, 'max_batch_size': int(sys.argv[1])}\n"
     "from turnstream.cli.main import main\n"
     "sys.argv = ['turnstream', 'worker', '--config', sys.argv[2]]\n"
     "main()\n"

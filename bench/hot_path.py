@@ -3,7 +3,7 @@
     .venv/bin/python bench/hot_path.py [ITEMS] [--batch-sizes 1000,5000] [--profile]
 
 Feeds ITEMS (default 40,000) ``mixed_items`` lines, as consumer records, through what
-the worker's ingest loop calls for each batch, timing each call:
+the worker's ingest driver calls for each batch, timing each call:
 
 * ``prepare``: validate (pydantic), gate, profile id (HMAC), rows and fan-out messages;
   pure Python, on the worker's prepare thread;
@@ -11,7 +11,7 @@ the worker's ingest loop calls for each batch, timing each call:
 * ``write``: the raw-table inserts (``RawSink.write``; chDB, which releases the GIL).
 
 Runs the whole set once per batch size with CPython's default garbage-collector
-thresholds and once with the worker's (``turnstream.streams.worker.tune_gc``), each on a
+thresholds and once with the worker's (``turnstream.bootstrap.tune_gc``), each on a
 fresh store. ``--profile`` prints cProfile's top functions for the last run. Prints
 figures; asserts nothing.
 """
@@ -30,10 +30,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.sample import mixed_items
-from turnstream.streams.ingest_loop import IngestLoop, rows_to_write
-from turnstream.streams.topics import TopicNames
-from turnstream.streams.worker import GC_YOUNG_THRESHOLD
+from turnstream.bootstrap import GC_YOUNG_THRESHOLD
+from turnstream.dev.sample import mixed_items
+from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.topology import TopicNames
 
 STAGES = ("prepare", "settle", "write")
 
@@ -49,7 +49,7 @@ def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> d
 
 
 def _timed(
-    loop: IngestLoop, batches: list[list[Any]], tuned_gc: bool, profile: bool
+    loop: IngestDriver, batches: list[list[Any]], tuned_gc: bool, profile: bool
 ) -> dict[str, float]:
     defaults = gc.get_threshold()
     if tuned_gc:

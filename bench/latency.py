@@ -44,8 +44,8 @@ from bench._harness import (
     sql,
     wait_drained,
 )
-from tests.fixtures.worker import Deployment
-from turnstream.sample import mixed_items
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items
 
 POLL_SECONDS = 0.1
 

@@ -4,7 +4,7 @@
 
 The worker runs with its default batch settings and triggers that never fire during the
 run (``quiet_seconds`` and ``oldest_pending_seconds`` = 3600), so every session stays
-pending in the signals loop. The script publishes one interaction for each of N distinct
+pending in the derivation driver. The script publishes one interaction for each of N distinct
 people (one session each): a list presented with 4 items (~650 bytes on the wire), the
 usual first event of a session. After each step it waits until the worker reports that
 many pending sessions (``/v1/status``) and the ingest group has committed, then
@@ -13,7 +13,7 @@ reads the worker's VmRSS from ``/proc/<pid>/status``.
 Prints the RSS at each step, the RSS growth per session between steps (the marginal cost,
 which leaves out start-up and warm-up), and an in-process breakdown (tracemalloc) of
 what one pending session holds in the signals engine and what one message leaves in the
-ingest loop's idempotency-key cache (200,000 keys at most), plus what one signals tick
+ingest driver's idempotency-key cache (200,000 keys at most), plus what one signals tick
 (``fire_due`` + ``oldest_held``, on the store thread every second) costs at that many
 pending sessions. Starts its own broker on free ports in a temporary directory and stops
 it at the end. Prints figures; asserts nothing.
@@ -45,9 +45,9 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from tests.fixtures.worker import Deployment
 from turnstream.config import Settings
-from turnstream.sample import uuid7
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import uuid7
 
 WARM_UP = 1000
 EXTRA = "[signals]\nquiet_seconds = 3600\noldest_pending_seconds = 3600\n"
@@ -88,7 +88,7 @@ def session_line(n: int, rand: random.Random) -> bytes:
 
 
 def wait_pending(deployment: Deployment, sessions: int, timeout: float = 600) -> None:
-    """Until the signals loop holds ``sessions`` pending sessions and ingestion has
+    """Until the derivation driver holds ``sessions`` pending sessions and ingestion has
     committed everything (the signals group never drains: it commits below the oldest
     pending event)."""
     deadline = time.monotonic() + timeout
@@ -103,11 +103,11 @@ def in_process(settings: Settings, count: int) -> tuple[float, float, float]:
     """(bytes per pending session in the engine, bytes per cached key, ms per tick)."""
     from aiokafka import TopicPartition
 
+    from turnstream.core.derivation import events_from_accepted
+    from turnstream.core.derivation.engine import SignalsEngine
+    from turnstream.core.ingest import Source, judge
+    from turnstream.core.messages import accepted_for
     from turnstream.sinks.keys import KeyRegistry
-    from turnstream.streams.ingest import Source, judge
-    from turnstream.streams.ingest_loop import accepted_for
-    from turnstream.streams.signals import events_from_accepted
-    from turnstream.streams.signals.engine import SignalsEngine
 
     rand = random.Random(3)
     decisions = [

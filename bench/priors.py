@@ -24,8 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.jobs.priors import latest_priors, priors_query, recompute_priors, window_of
+from turnstream.jobs.priors import (
+    priors_query,
+    recompute_priors,
+    window_of,
+    window_parameters,
+)
 from turnstream.jobs.retention import retention_check
+from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
@@ -215,9 +221,10 @@ def main() -> None:
         )
 
         start, end = window_of(today)
-        query = priors_query(start, end)
+        query = priors_query()
         print("\nEXPLAIN indexes = 1 of the priors query (turnstream.jobs.priors.priors_query):")
-        for (line,) in store.query(f"EXPLAIN indexes = 1 {query}").rows:
+        window = window_parameters(start, end)
+        for (line,) in store.query(f"EXPLAIN indexes = 1 {query}", window).rows:
             print(f"  {line}")
         store.close()
 

@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import deploy, load, machine, publish, run_broker, wait_drained, worker_pid
-from turnstream.sample import mixed_items
+from turnstream.dev.sample import mixed_items
 
 PY_SPY = Path(sys.executable).parent / "py-spy"
 
@@ -34,18 +34,18 @@ PY_SPY = Path(sys.executable).parent / "py-spy"
 PHASES: list[tuple[str, tuple[str, ...]]] = [
     ("raw insert: chDB executing (C++)", ("RawSink.write",)),  # refined below
     ("settle: key lookup (chDB query)", ("KeyRegistry.lookup",)),
-    ("settle: other", ("IngestLoop.settle",)),
+    ("settle: other", ("IngestDriver.settle",)),
     ("prepare: pydantic validation", ("parse_item",)),
     ("prepare: profile id (HMAC)", ("resolve_profile",)),
     ("prepare: rows (rows_for)", ("rows_for",)),
     ("prepare: accepted_for / dead_letter_for", ("accepted_for", "dead_letter_for")),
-    ("prepare: other", ("IngestLoop.prepare",)),
+    ("prepare: other", ("IngestDriver.prepare",)),
     ("fan-out: aiokafka producer", ("AIOKafkaProducer", "Sender.", "message_accumulator")),
     ("consume: aiokafka fetcher", ("Fetcher.", "AIOKafkaConsumer", "fetcher.py")),
-    ("signals: parse accepted messages", ("SignalsLoop._parse",)),
-    ("signals: offer (hold events)", ("SignalsLoop._offer",)),
-    ("signals: write derivations", ("write_derivations",)),
-    ("signals: tick (fire_due: fold, derive)", ("SignalsLoop._fire",)),
+    ("derivation: parse accepted messages", ("DerivationDriver.prepare",)),
+    ("derivation: offer (hold events)", ("DerivationDriver._offer",)),
+    ("derivation: write derivations", ("write_derivations",)),
+    ("derivation: tick (fire_due: fold, derive)", ("DerivationDriver._fire",)),
     ("commit / coordinator", ("commit", "coordinator.py")),
     ("web pages (/v1/status)", ("faust/web", "aiohttp")),
 ]

@@ -16,11 +16,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fixtures.worker import SPACES, Deployment
 from turnstream.config import load_settings
-from turnstream.infra import LocalKafka, free_port, free_ports
-from turnstream.infra.worker_process import WorkerProcess
-from turnstream.sample import mixed_items
+from turnstream.dev import LocalKafka, free_port, free_ports
+from turnstream.dev.deployment import SPACES, Deployment
+from turnstream.dev.sample import mixed_items
+from turnstream.dev.worker_process import WorkerProcess
 
 
 def trial(broker: str, home: Path, seed: int) -> tuple[bool, str]:

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/throughput.py [ITEMS] [--batch-sizes 1000,5000]
 
-Generates ITEMS (default 150,000) lines with ``turnstream.sample.mixed_items`` (1% of them
+Generates ITEMS (default 150,000) lines with ``turnstream.dev.sample.mixed_items`` (1% of them
 invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 3.5 :
 1.5 : 1), publishes them once per deployment, then drains them
 
@@ -48,9 +48,9 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from tests.fixtures.worker import Deployment
-from turnstream.sample import MixedBatch, mixed_items
-from turnstream.streams.topics import TopicNames
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import MixedBatch, mixed_items
+from turnstream.streams.topology import TopicNames
 
 RAW = ("turns", "interactions", "outcomes", "commands", "dead_letters")
 

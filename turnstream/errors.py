@@ -8,6 +8,7 @@ __all__ = [
     "InvalidItem",
     "StoreError",
     "TurnstreamError",
+    "WorkerFailing",
 ]
 
 
@@ -24,7 +25,26 @@ class DataError(TurnstreamError):
 
 
 class StoreError(TurnstreamError):
-    """ClickHouse (server or embedded chDB) refused or failed an operation."""
+    """ClickHouse (server or embedded chDB) refused or failed an operation.
+
+    ``code`` is ClickHouse's error code when the store gave one (``None`` for a failure
+    on the way to it, or in the client); ``driver`` names the driver's exception class;
+    ``table`` the table an insert was for. :func:`turnstream.sinks.failures.classify`
+    tells from them whether a retry can help.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: int | None = None,
+        driver: str | None = None,
+        table: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.driver = driver
+        self.table = table
 
 
 class InvalidItem(TurnstreamError):
@@ -42,3 +62,7 @@ class InvalidItem(TurnstreamError):
     def field_path(self) -> str:
         """The first offending field path ('' for the whole item)."""
         return self.errors[0][0] if self.errors else ""
+
+
+class WorkerFailing(TurnstreamError):
+    """The worker answers but its ingest loop keeps failing (``turnstream wait`` exits 3)."""

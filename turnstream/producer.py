@@ -6,28 +6,19 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
 from turnstream.config import Settings
+from turnstream.core.identity import resolve_profile
 from turnstream.errors import InvalidItem, TurnstreamError
-from turnstream.identity import resolve_profile
+from turnstream.jsonl import BadLine
 from turnstream.models import ITEM_TYPES, Item, parse_item
-from turnstream.streams.kafka_admin import ensure_topics
-from turnstream.streams.topics import TopicNames
+from turnstream.streams.admin import ensure_topics
+from turnstream.streams.topology import INPUT_TOPIC_BYTES, TopicNames
 
-__all__ = ["BadLine", "Producer", "PublishReport", "read_lines", "validate_lines"]
-
-
-@dataclass(frozen=True)
-class BadLine:
-    line: int
-    errors: list[tuple[str, str]]
-
-    def __str__(self) -> str:
-        return f"line {self.line}: " + "; ".join(f"{p or '<item>'}: {m}" for p, m in self.errors)
+__all__ = ["Producer", "PublishReport"]
 
 
 @dataclass
@@ -41,26 +32,6 @@ class PublishReport:
     @property
     def total(self) -> int:
         return sum(self.sent.values()) + self.sent_invalid
-
-
-def read_lines(path: Path) -> Iterable[tuple[int, bytes]]:
-    """Non-blank lines of a JSONL file with their 1-based numbers."""
-    with path.open("rb") as fh:
-        for number, line in enumerate(fh, start=1):
-            stripped = line.strip()
-            if stripped:
-                yield number, stripped
-
-
-def validate_lines(lines: Iterable[tuple[int, bytes]]) -> tuple[list[Item], list[BadLine]]:
-    """Validate every line without a broker."""
-    items, bad = [], []
-    for number, raw in lines:
-        try:
-            items.append(parse_item(raw))
-        except InvalidItem as exc:
-            bad.append(BadLine(number, exc.errors))
-    return items, bad
 
 
 def _guess_type(raw: bytes) -> str:
@@ -80,30 +51,52 @@ class Producer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.topics = TopicNames(settings.worker.topic_prefix)
-        self._producer = AIOKafkaProducer(
-            bootstrap_servers=settings.broker.bootstrap,
+        # aiokafka binds a client to the running event loop: it is made in start(), so a
+        # Producer can be built before the loop runs (the worker's bootstrap does).
+        self._client: AIOKafkaProducer | None = None
+
+    @property
+    def _producer(self) -> AIOKafkaProducer:
+        if self._client is None:
+            raise TurnstreamError("the producer is not started: use `async with Producer(...)`")
+        return self._client
+
+    async def start(self) -> None:
+        """Create the input topics if needed and connect to the broker."""
+        self._client = AIOKafkaProducer(
+            bootstrap_servers=self.settings.broker.bootstrap,
             acks="all",
             enable_idempotence=True,
             linger_ms=5,
+            # An item of the contract's 1 MiB, with its key and framing.
+            max_request_size=INPUT_TOPIC_BYTES,
         )
-
-    async def __aenter__(self) -> Producer:
         try:
             await ensure_topics(
                 self.settings.broker.bootstrap,
                 self.topics.inputs,
                 self.settings.worker.partitions,
+                configs=self.topics.configs(),
             )
-            await self._producer.start()
+            await self._client.start()
         except Exception as exc:
-            await self._producer.stop()
+            await self.stop()
             raise TurnstreamError(
                 f"cannot reach the Kafka broker at {self.settings.broker.bootstrap}: {exc}"
             ) from exc
+
+    async def stop(self) -> None:
+        """Flush and disconnect (nothing to do when not started)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.stop()
+
+    async def __aenter__(self) -> Producer:
+        await self.start()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        await self._producer.stop()
+        await self.stop()
 
     async def publish(self, item: bytes | dict[str, Any]) -> Item:
         """Validate one item and publish it; raises InvalidItem and sends nothing if bad."""

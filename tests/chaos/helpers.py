@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections import Counter
@@ -13,16 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from aiokafka import TopicPartition
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from tests.fixtures.worker import Deployment
 from turnstream.config import Feature, Settings
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import MixedBatch
+from turnstream.dev.worker_process import WorkerProcess
 from turnstream.errors import InvalidItem
-from turnstream.infra.worker_process import WorkerProcess
 from turnstream.models import EVIDENCED_VERDICTS, Turn, parse_item
-from turnstream.sample import MixedBatch
-from turnstream.sinks.access import read_query
+from turnstream.worker_client import read_query
 
 #: The ``deployment_factory`` fixture.
 Factory = Callable[..., Deployment]
@@ -30,13 +32,16 @@ Factory = Callable[..., Deployment]
 RAW_COUNTED = ("turns", "interactions", "outcomes", "commands", "dead_letters")
 
 
-def q(deployment: Deployment, sql: str) -> list[tuple[Any, ...]]:
-    """Rows of a read-only query (through the worker while it runs)."""
-    return read_query(deployment.settings, sql).rows
+def q(
+    deployment: Deployment, sql: str, parameters: dict[str, Any] | None = None
+) -> list[tuple[Any, ...]]:
+    """Rows of a read-only query (through the worker while it runs); values as
+    ``{name:Type}`` parameters."""
+    return read_query(deployment.settings, sql, parameters).rows
 
 
-def scalar(deployment: Deployment, sql: str) -> int:
-    return int(q(deployment, sql)[0][0])
+def scalar(deployment: Deployment, sql: str, parameters: dict[str, Any] | None = None) -> int:
+    return int(q(deployment, sql, parameters)[0][0])
 
 
 def expected_totals(batch: MixedBatch) -> dict[str, int]:
@@ -116,6 +121,59 @@ def committed_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]:
         return {tp: meta.offset for tp, meta in found.items() if meta.offset >= 0}
 
     return asyncio.run(read())
+
+
+def read_topic(bootstrap: str, topic: str, timeout: float = 60.0) -> list[tuple[bytes, bytes]]:
+    """Every message of ``topic`` now, as (key, value), partition by partition."""
+
+    async def read() -> list[tuple[bytes, bytes]]:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            described = await admin.describe_topics([topic])
+        finally:
+            await admin.close()
+        partitions = [TopicPartition(topic, p["partition"]) for p in described[0]["partitions"]]
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=bootstrap,
+            enable_auto_commit=False,
+            max_partition_fetch_bytes=8 << 20,
+        )
+        await consumer.start()
+        out: list[tuple[bytes, bytes]] = []
+        try:
+            consumer.assign(partitions)
+            await consumer.seek_to_beginning(*partitions)
+            ends = await consumer.end_offsets(partitions)
+            left = {tp: end for tp, end in ends.items() if end > 0}
+            while left:
+                batches = await asyncio.wait_for(consumer.getmany(timeout_ms=1000), timeout)
+                for tp, batch in batches.items():
+                    out += [(m.key or b"", m.value or b"") for m in batch]
+                    if batch and batch[-1].offset + 1 >= left.get(tp, 0):
+                        left.pop(tp, None)
+        finally:
+            await consumer.stop()
+        return out
+
+    return asyncio.run(read())
+
+
+def prepare_store(deployment: Deployment, *statements: str) -> None:
+    """Migrate the deployment's store and run ``statements`` on it, in a process of its
+    own (chDB opens one path per process), before its worker starts."""
+    code = (
+        "import sys\n"
+        "from turnstream.sinks.schema import apply_migrations\n"
+        "from turnstream.sinks.store import Store\n"
+        "store = Store(sys.argv[1], sys.argv[2])\n"
+        "apply_migrations(store)\n"
+        "for sql in sys.argv[3:]:\n"
+        "    store.command(sql)\n"
+        "store.close()\n"
+    )
+    store = deployment.settings.store
+    subprocess.run([sys.executable, "-c", code, store.dsn, store.database, *statements], check=True)
 
 
 def wait_for(predicate: Any, timeout: float, what: str, every: float = 0.2) -> Any:

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Iterator
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from tests.chaos.helpers import StatusWatch, assert_exact, log_tail, processed
-from tests.fixtures.worker import Deployment, new_deployment
-from turnstream.infra import LocalKafka, free_ports
-from turnstream.sample import mixed_items
+from turnstream.dev import LocalKafka
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=360)
 
@@ -28,23 +27,8 @@ RESUME = 60.0  # seconds for ingestion to resume once the broker is back
 
 
 @pytest.fixture
-def own_broker(tmp_path: Path) -> Iterator[LocalKafka]:
-    port, controller_port = free_ports(2)
-    kafka = LocalKafka(home=tmp_path / "kafka", port=port, controller_port=controller_port)
-    kafka.up(timeout=120)
-    try:
-        yield kafka
-    finally:
-        kafka.down()
-
-
-@pytest.fixture
-def deployment(own_broker: LocalKafka, tmp_path: Path) -> Iterator[Deployment]:
-    made = new_deployment(own_broker.bootstrap, tmp_path, batch_size=200, batch_seconds=0.2)
-    try:
-        yield made
-    finally:
-        made.worker.stop()  # before the broker goes
+def deployment(own_deployment: Callable[[int, float], Deployment]) -> Deployment:
+    return own_deployment(200, 0.2)
 
 
 def _outage(kafka: LocalKafka, deployment: Deployment, seconds: float) -> None:

@@ -1,7 +1,7 @@
 """An ``erase`` command removes the subject from every table with a ``profile_id``
 column (views included), except ``review_requests``, which the law makes us keep.
 
-A person known by a phone number sends every type of item, the signals loop derives
+A person known by a phone number sends every type of item, the derivation driver derives
 (short triggers), a review request is opened; then an erase for the same handle. Another
 person's rows must stay as they were.
 """
@@ -17,11 +17,10 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, q, scalar, wait_for
-from tests.fixtures.worker import Deployment
 from turnstream.config import Settings
-from turnstream.identity import resolve_profile
+from turnstream.core.identity import resolve_profile
+from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
-from turnstream.sinks.store import quote
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -220,8 +219,9 @@ def _profile_tables(deployment: Deployment) -> list[str]:
         table
         for (table,) in q(
             deployment,
-            f"SELECT table FROM system.columns WHERE database = {quote(database)} "
+            "SELECT table FROM system.columns WHERE database = {database:String} "
             "AND name = 'profile_id' ORDER BY table",
+            {"database": database},
         )
     ]
 
@@ -229,10 +229,12 @@ def _profile_tables(deployment: Deployment) -> list[str]:
 def _rows_of(deployment: Deployment, tables: list[str], profile_id: str) -> dict[str, int]:
     database = deployment.settings.store.database
     union = " UNION ALL ".join(
-        f"SELECT {quote(t)}, count() FROM {database}.`{t}` WHERE profile_id = {quote(profile_id)}"
-        for t in tables
+        f"SELECT {{t{i}:String}}, count() FROM {database}.`{t}` "
+        "WHERE profile_id = {profile_id:String}"
+        for i, t in enumerate(tables)
     )
-    return {t: int(n) for t, n in q(deployment, union)}
+    params = {"profile_id": profile_id, **{f"t{i}": t for i, t in enumerate(tables)}}
+    return {t: int(n) for t, n in q(deployment, union, params)}
 
 
 def _open_review(deployment: Deployment, profile_id: str) -> None:
@@ -294,9 +296,8 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
     )
     # Review requests are retained by law: the subject's one is still there.
     assert after[RETAINED] == 1
-    assert (
-        scalar(deployment, f"SELECT count() FROM {RETAINED} WHERE profile_id = {quote(gone)}") == 1
-    )
+    sql = f"SELECT count() FROM {RETAINED} WHERE profile_id = {{gone:String}}"
+    assert scalar(deployment, sql, {"gone": gone}) == 1
     # The other person keeps every row: the same raw rows, and what was derived.
     still = _rows_of(deployment, tables, kept)
     assert {t: still[t] for t in RAW} == {t: before[t] for t in RAW}

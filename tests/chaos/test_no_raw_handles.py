@@ -22,10 +22,9 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.chaos.helpers import Factory, q, scalar
-from tests.fixtures.worker import Deployment
-from turnstream.sample import sample_day
-from turnstream.sinks.store import quote
-from turnstream.streams.topics import TopicNames
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import sample_day
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -95,8 +94,9 @@ def _scan_tables(deployment: Deployment, needles: list[str]) -> tuple[dict[str, 
     columns: dict[str, list[str]] = {}
     for table, name in q(
         deployment,
-        f"SELECT table, name FROM system.columns WHERE database = {quote(database)} "
+        "SELECT table, name FROM system.columns WHERE database = {database:String} "
         "ORDER BY table, position",
+        {"database": database},
     ):
         columns.setdefault(table, []).append(name)
     rows: dict[str, int] = {}
@@ -104,15 +104,15 @@ def _scan_tables(deployment: Deployment, needles: list[str]) -> tuple[dict[str, 
     for table, names in columns.items():
         rows[table] = scalar(deployment, f"SELECT count() FROM {database}.`{table}`")
         for start in range(0, len(needles), CHUNK):
-            chunk = "[" + ", ".join(quote(n) for n in needles[start : start + CHUNK]) + "]"
             found = q(
                 deployment,
-                f"WITH {chunk} AS needles SELECT "
+                "WITH {needles:Array(String)} AS needles SELECT "
                 + ", ".join(
                     f"countIf(multiSearchAnyCaseInsensitive(toString(`{c}`), needles))"
                     for c in names
                 )
                 + f" FROM {database}.`{table}`",
+                {"needles": needles[start : start + CHUNK]},
             )[0]
             for name, count in zip(names, found, strict=True):
                 if int(count):
@@ -178,7 +178,7 @@ def test_no_raw_handle_in_any_column_of_any_table(deployment_factory: Factory) -
     _, control = _scan_tables(deployment, ["PRIVACY-9"])
     assert {"interactions.idempotency_key", "stated.origin"} <= set(control), control
     # The search covered tables that hold something: raw rows, dead letters (some with
-    # handles in their bytes) and what the signals loop derived.
+    # handles in their bytes) and what the derivation driver derived.
     filled = {t for t, n in rows.items() if n}
     assert {
         "turns",

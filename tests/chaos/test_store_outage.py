@@ -21,11 +21,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from aiokafka import TopicPartition
 
 from tests.chaos.helpers import (
     Factory,
@@ -35,11 +37,12 @@ from tests.chaos.helpers import (
     log_tail,
     q,
 )
-from tests.fixtures.worker import Deployment
+from turnstream.dev.deployment import Deployment
+from turnstream.dev.sample import mixed_items
 from turnstream.errors import InvalidItem
 from turnstream.models import Turn, parse_item
-from turnstream.sample import mixed_items
 from turnstream.sinks.schema import RAW_TABLES
+from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -179,6 +182,20 @@ def test_store_refuses_writes_for_a_while(
         assert committed_offsets(bootstrap, group) == held
         assert worker.stats()["messages"] == processed
         during = deployment.counts()
+        # The worker says it fails, since when, on what, and where it is stuck: the
+        # lone turn, at its partition's committed offset.
+        failing = worker.stats()["ingest"]
+        assert failing["state"] == "failing" and failing["last_failure"] == "transient"
+        assert failing["failing_seconds"] >= OUTAGE / 2 and failing["failures"] >= 4
+        assert "insert into" in failing["last_error"] and "Code: 1001" in failing["last_error"]
+        [stuck] = failing["stuck_at"]
+        tp = TopicPartition(stuck["topic"], stuck["partition"])
+        assert stuck["topic"] == TopicNames(deployment.settings.worker.topic_prefix).input("turn")
+        assert stuck["offset"] == held.get(tp, 0)
+        # `turnstream wait` tells a failing worker from a lagging one: exit code 3.
+        waited = _wait_cli(deployment, "--failing-after", "2", "--timeout", "60")
+        assert waited.returncode == 3, waited.stderr
+        assert "failing" in waited.stderr and "stuck at" in waited.stderr
     assert not watch.failures, watch.failures[:5]
     retries = _retries(worker.log_path, log_mark)
     attempts = [a for a, _ in retries]
@@ -193,6 +210,21 @@ def test_store_refuses_writes_for_a_while(
     deployment.drain(timeout=120)
     assert worker.alive()
     assert_exact(deployment, batch)
+    recovered = worker.stats()["ingest"]
+    assert recovered["state"] == "ok" and recovered["stuck_at"] == []
+    assert "Code: 1001" in recovered["last_error"]  # kept, for the record
+    waited = _wait_cli(deployment, "--timeout", "60")
+    assert waited.returncode == 0, waited.stderr
+
+
+def _wait_cli(deployment: Deployment, *options: str) -> subprocess.CompletedProcess[str]:
+    """``turnstream wait`` for the deployment, as an operator would run it."""
+    return subprocess.run(
+        [sys.executable, "-m", "turnstream", "wait", "--config", str(deployment.config), *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _is_turn(raw: bytes) -> bool:

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from turnstream.infra.kafka import KAFKA_VERSION, InfraError, LocalKafka, parse_local_broker
+from turnstream.dev.kafka import KAFKA_VERSION, InfraError, LocalKafka, parse_local_broker
 
 __all__ = ["infra_app"]
 
@@ -133,7 +133,7 @@ def status(
 @infra_app.command()
 def jars() -> None:
     """Resolve the Kafka jars from Maven Central into the cache (done by `up` when missing)."""
-    from turnstream.infra.kafka import ensure_jars
+    from turnstream.dev.kafka import ensure_jars
 
     libs = _guarded(lambda: ensure_jars(progress=_say))
     _out.print(f"Kafka {KAFKA_VERSION} jars ready in {escape(str(libs))}")

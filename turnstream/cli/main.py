@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import sys
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -30,8 +29,10 @@ from turnstream.cli.contract import contract_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
-from turnstream.producer import Producer, read_lines, validate_lines
-from turnstream.sinks.access import owner_url, read_query
+from turnstream.config import Settings
+from turnstream.jsonl import read_lines, validate_lines
+from turnstream.producer import Producer
+from turnstream.worker_client import WorkerClient, WorkerError, owner_url, read_query
 
 app = typer.Typer(
     help="turnstream: the server side of an agent memory on Kafka, Faust and ClickHouse.",
@@ -59,7 +60,7 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Run the stream worker: consume, validate, fan out and write to the store."""
-    from turnstream.streams.worker import run_worker
+    from turnstream.bootstrap import run_worker
 
     settings = settings_from(config, dsn, broker)
     if owner_url(settings):
@@ -159,30 +160,77 @@ def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     out.print(f"applied migrations {applied}" if applied else "schema is up to date")
 
 
+#: ``turnstream wait``'s exit code when the worker fails instead of lagging.
+EXIT_FAILING = 3
+
+
+def _worker_status(settings: Settings) -> dict[str, Any] | None:
+    """The worker's ``/v1/status``, or None when no worker answers."""
+    try:
+        return WorkerClient.configured(settings).status()
+    except (WorkerError, ValueError):
+        return None
+
+
+def _failing_line(loop: str, record: dict[str, Any]) -> str:
+    """One line on a failing loop: since when, the offsets it is stuck on, the error."""
+    stuck = ", ".join(f"{s['topic']}:{s['partition']}@{s['offset']}" for s in record["stuck_at"])
+    where = f", stuck at {stuck}" if stuck else ""
+    return (
+        f"the {loop} loop has been failing for {record['failing_seconds']:.0f} s "
+        f"(since {record['failing_since']}, {record['failures']} failures{where}): "
+        f"{record['last_failure']}: {record['last_error']}"
+    )
+
+
 @app.command()
 def wait(
     config: ConfigOpt = None,
     broker: BrokerOpt = None,
     timeout: Annotated[float, typer.Option(help="Seconds before giving up.")] = 300.0,
+    failing_after: Annotated[
+        float,
+        typer.Option(help="Exit 3 once the worker's ingest loop has been failing this long."),
+    ] = 30.0,
 ) -> None:
-    """Wait until the worker has processed and committed everything published."""
-    from turnstream.streams.kafka_admin import wait_until_drained
-    from turnstream.streams.topics import TopicNames
+    """Wait until the worker has processed and committed everything published.
+
+    Exit codes: 0 all processed; 1 still behind after --timeout;
+    3 the worker's ingest loop has failed for --failing-after seconds;
+    2 a bad option or configuration.
+    """
+    from turnstream.errors import WorkerFailing
+    from turnstream.streams.admin import wait_until_drained
+    from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
-    names = TopicNames(settings.worker.topic_prefix)
+    ingest = topology_of(settings).ingest
+
+    def failing() -> str | None:
+        status = _worker_status(settings)
+        record = (status or {}).get(ingest.name)
+        if not record or record.get("state") != "failing":
+            return None
+        if record["failing_seconds"] < failing_after:
+            return None
+        return _failing_line(ingest.name, record)
+
     try:
         asyncio.run(
             wait_until_drained(
                 settings.broker.bootstrap,
-                settings.worker.app_id,
-                names.inputs,
+                ingest.group,
+                ingest.reads,
                 timeout,
                 on_progress=lambda n: (
                     err.print(f"{n} messages to go   ", end="\r") if err.is_terminal else None
                 ),
+                failing=failing,
             )
         )
+    except WorkerFailing as exc:
+        err.print(f"[red]the worker is failing:[/red] {exc}")
+        raise typer.Exit(EXIT_FAILING) from None
     except (TimeoutError, RuntimeError) as exc:
         err.print(f"[red]error:[/red] {exc}")
         raise typer.Exit(1) from None
@@ -196,7 +244,7 @@ def sample(
     seed: Annotated[int, typer.Option(help="Random seed; the same seed, the same stream.")] = 7,
 ) -> None:
     """Write the sample stream: a realistic day of a small store, a few invalid items."""
-    from turnstream.sample import sample_day
+    from turnstream.dev.sample import sample_day
 
     when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
     lines = sample_day(when, seed)
@@ -214,9 +262,9 @@ def replay(
     dsn: DsnOpt = None,
 ) -> None:
     """Run a file through the same core on event time, without a broker, into the store."""
+    from turnstream.bootstrap import build_replay
     from turnstream.sinks.schema import apply_migrations
     from turnstream.sinks.store import Store
-    from turnstream.streams.replay import replay_file
 
     settings = settings_from(config, dsn)
     if owner_url(settings):
@@ -230,7 +278,7 @@ def replay(
             apply_migrations(store)
             with progress_bar("replaying", total) as bar:
                 task = bar.add_task("replay", total=total)
-                return replay_file(settings, file, store, on_line=lambda: bar.advance(task))
+                return build_replay(settings, store).run(file, on_line=lambda: bar.advance(task))
         finally:
             store.close()
 
@@ -238,30 +286,40 @@ def replay(
     out.print(
         f"replayed {report.lines} lines from {file}: {report.accepted} accepted, "
         f"{report.dead_letters} dead letters, {report.duplicates} duplicates, "
-        f"{report.derivations} derivations"
+        f"{report.derivations} derivations, {report.erased} erasures"
     )
 
 
 @app.command()
-def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
-    """The worker's counters and how far behind it is."""
-    import urllib.request
+def topology(config: ConfigOpt = None) -> None:
+    """The topics, their keys, and which processor reads and writes what."""
+    from turnstream.streams.topology import topology_of
 
-    from turnstream.streams.kafka_admin import group_lag
-    from turnstream.streams.topics import TopicNames
+    settings = settings_from(config)
+    sys.stdout.write(topology_of(settings).render())
+
+
+@app.command()
+def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
+    """The worker's counters, whether its loops fail (the last error, since when, the
+    offsets they are stuck on) and how far behind it is."""
+    from turnstream.streams.admin import group_lag
+    from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
-    url = f"http://{settings.worker.web_host}:{settings.worker.web_port}/v1/status"
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:
-            out.print_json(data=json.loads(response.read()))
-    except OSError:
-        out.print(f"no worker answers at {url}")
-    names = TopicNames(settings.worker.topic_prefix)
+    topology = topology_of(settings)
+    status = _worker_status(settings)
+    if status is None:
+        out.print(f"no worker answers at {WorkerClient.configured(settings).url}")
+    else:
+        out.print_json(data=status)
+        for loop in (topology.ingest.name, topology.derivation.name):
+            record = status.get(loop) or {}
+            if record.get("state") == "failing":
+                err.print(f"[red]{_failing_line(loop, record)}[/red]")
+    ingest = topology.ingest
     lag = guarded(
-        lambda: asyncio.run(
-            group_lag(settings.broker.bootstrap, settings.worker.app_id, names.inputs)
-        )
+        lambda: asyncio.run(group_lag(settings.broker.bootstrap, ingest.group, ingest.reads))
     )
     out.print(f"unprocessed messages: {sum(lag.values())}")
 
@@ -275,7 +333,7 @@ def demo(
     keep_running: Annotated[bool, typer.Option(help="Leave the broker and worker up.")] = False,
 ) -> None:
     """The main job: broker, worker, the sample day published, a summary, then stop."""
-    from turnstream.demo import run_demo
+    from turnstream.cli.demo import run_demo
 
     settings = settings_from(config)
     guarded(lambda: run_demo(settings, home, keep_running=keep_running))

@@ -9,7 +9,7 @@ import tempfile
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -25,9 +25,9 @@ from turnstream.cli.common import (
     settings_from,
 )
 from turnstream.config import Feature
-from turnstream.sinks.access import read_query
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.sinks.store import QueryResult
+from turnstream.worker_client import read_query
 
 __all__ = ["docs_app", "print_context_use", "report_app"]
 
@@ -66,19 +66,20 @@ def context_use(
                 f"[yellow]the claims feature is off for space {space!r}: its turns' claims "
                 "are not rolled up (constraint measurements still are)[/yellow]"
             )
-    if not print_context_use(lambda sql: read_query(settings, sql), query, fmt):
+    if not print_context_use(lambda sql, params: read_query(settings, sql, params), query, fmt):
         where = f" for space {space!r}" if space else ""
         when = f" since {since}" if since else ""
         out.print(f"no context-use data{where}{when}")
 
 
 def print_context_use(
-    run: Callable[[str], QueryResult],
+    run: Callable[[str, dict[str, Any]], QueryResult],
     query: ReportQuery,
     fmt: Format = Format.table,
     verdicts: bool = True,
 ) -> bool:
-    """Print the context-use report through ``run``; False when there is no data."""
+    """Print the context-use report through ``run(sql, parameters)``; False when there is
+    no data."""
     sections = {
         "claims": query.claims(),
         "claims by category and verdict": query.verdicts() if verdicts else None,
@@ -86,7 +87,8 @@ def print_context_use(
         "constraints: sent, verifiable, violated": query.constraints(),
     }
     sections = {name: sql for name, sql in sections.items() if sql is not None}
-    results = {name: guarded(lambda sql=sql: run(sql)) for name, sql in sections.items()}
+    params = query.parameters()
+    results = {name: guarded(lambda sql=sql: run(sql, params)) for name, sql in sections.items()}
     if not any(r.rows for r in results.values()):
         return False
     if fmt is Format.json:

@@ -3,7 +3,7 @@
 The prior of a value is the space's signal rate for it: engagements on items showing the
 value per unit of effective exposure, over the 90 days before the as-of date, only for
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
-Lift (``turnstream/streams/signals``) divides a person's rate by it.
+Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
 What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
 
@@ -51,42 +51,36 @@ Why this shape:
 
 Value spelling: strings as they are; numbers and booleans as ClickHouse writes the JSON
 literal, which drops a float's ``.0`` (``200.0`` → ``200``) and may write exponents
-differently from Python. :func:`latest_priors` therefore also answers under the
-spellings the signals rules use (``value_key``: ``200.0``, ``1e-05``), see
-:func:`engine_keys`.
+differently from Python. The read that derivation uses
+(:func:`turnstream.sinks.priors.latest_priors`) therefore also answers under the spellings
+the signals rules use (``value_key``: ``200.0``, ``1e-05``).
 """
 
 from __future__ import annotations
 
-import json
-import math
-import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = [
     "KEPT_DAYS",
     "MIN_FLOOR",
     "WINDOW_DAYS",
     "PriorRow",
-    "PriorsCache",
     "PriorsReport",
     "ValueAggregate",
     "check_floor",
-    "engine_keys",
-    "latest_priors",
     "passes_floor",
     "prior_of",
-    "priors_by_key",
     "priors_from",
     "priors_query",
     "recompute_priors",
     "version_of",
     "window_of",
+    "window_parameters",
 ]
 
 #: No prior rests on fewer people than this, whatever the configuration says.
@@ -214,56 +208,28 @@ def priors_from(
     return rows
 
 
-def engine_keys(value: str) -> tuple[str, ...]:
-    """The keys the signals rules may use for a stored value, the value itself first.
-
-    A number stored as ClickHouse writes it (``200``, ``1.5e-7``) is also given as
-    Python's JSON writes the same number as a float (``200.0``, ``1.5e-07``) and, when
-    whole, as an integer.
-    """
-    try:
-        number = json.loads(value)
-    except ValueError:
-        return (value,)
-    if isinstance(number, bool) or not isinstance(number, int | float):
-        return (value,)
-    keys = [value]
-    as_float = float(number)
-    if math.isfinite(as_float):
-        keys.append(json.dumps(as_float))
-        if as_float.is_integer():
-            keys.append(json.dumps(number if isinstance(number, int) else int(as_float)))
-    return tuple(dict.fromkeys(keys))
-
-
-def priors_by_key(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], float]:
-    """``(attr, value) -> prior`` from ``(attr, value, prior)`` rows, under every spelling.
-
-    A spelling that is some row's own value wins over the same spelling derived from
-    another row's number.
-    """
-    rows = list(rows)
-    out: dict[tuple[str, str], float] = {}
-    for attr, value, prior in rows:
-        for key in engine_keys(value)[1:]:
-            out.setdefault((attr, key), float(prior))
-    for attr, value, prior in rows:
-        out[(attr, value)] = float(prior)
-    return out
-
-
 # --------------------------------------------------------------------------- SQL
 
 
-def priors_query(start: date, end: date, floor: int = MIN_FLOOR) -> str:
-    """Per space and value over ``[start, end)``: people, events, exposure and signal
-    (millionths), for the values at ``floor`` people or more.
+#: The window's days, ``[start, end)``, as query parameters (:func:`window_parameters`).
+_DAYS = "day >= {start:Date} AND day < {end:Date}"
+
+
+def window_parameters(start: date, end: date) -> dict[str, date]:
+    """The query parameters of a window ``[start, end)``: ``start`` and ``end``."""
+    return {"start": start, "end": end}
+
+
+def priors_query(floor: int = MIN_FLOOR) -> str:
+    """Per space and value over the window ``[{start:Date}, {end:Date})`` (parameters,
+    :func:`window_parameters`): people, events, exposure and signal (millionths), for the
+    values at ``floor`` people or more.
 
     Field values get the signal of the objects that showed them, split by how often each
     object showed each value of the field; object values (``type.ref``) their own.
     """
     check_floor(floor)
-    days = f"day >= toDate({quote(start.isoformat())}) AND day < toDate({quote(end.isoformat())})"
+    days = _DAYS
     return f"""SELECT v.space_id AS space_id, v.attr AS attr, v.value AS value, v.people AS people,
     if(endsWith(v.attr, '.ref'), v.events, ifNull(c.events, 0)) AS events,
     v.exposure_micro AS exposure_micro,
@@ -350,17 +316,17 @@ def recompute_priors(
     check_floor(floor)
     start, end = window_of(as_of, window_days)
     version = version_of(as_of)
-    found = store.query(priors_query(start, end, floor)).rows
+    window = window_parameters(start, end)
+    found = store.query(priors_query(floor), window).rows
     aggregates = [
         ValueAggregate(s, a, v, int(p), int(e), int(x), int(g)) for s, a, v, p, e, x, g in found
     ]
     rows = priors_from(aggregates, as_of, floor, window_days)
     values = store.scalar(
         f"""SELECT count() FROM (
-    SELECT 1 FROM value_daily
-    WHERE day >= toDate({quote(start.isoformat())}) AND day < toDate({quote(end.isoformat())})
-    GROUP BY space_id, attr, value
-)"""
+    SELECT 1 FROM value_daily WHERE {_DAYS} GROUP BY space_id, attr, value
+)""",
+        window,
     )
     new = [row.as_tuple() for row in rows]
     old = store.query(
@@ -394,31 +360,3 @@ def recompute_priors(
         per_space=per_space,
         unchanged=unchanged,
     )
-
-
-def latest_priors(store: Store, space_id: str) -> dict[tuple[str, str], float]:
-    """The latest priors of a space: ``(attr, value) -> prior``, under every spelling
-    the signals rules may use for the value (see :func:`engine_keys`)."""
-    rows = store.query(
-        f"SELECT attr, value, prior FROM priors_latest WHERE space_id = {quote(space_id)}"
-    ).rows
-    return priors_by_key(rows)
-
-
-class PriorsCache:
-    """The latest priors of each space, read again after ``ttl_seconds`` (the nightly job
-    writes a new version; derivation picks it up without a restart). Blocking."""
-
-    def __init__(self, store: Store, ttl_seconds: float = 600.0) -> None:
-        self.store = store
-        self.ttl_seconds = ttl_seconds
-        self._cache: dict[str, tuple[float, dict[tuple[str, str], float]]] = {}
-
-    def get(self, space_id: str) -> dict[tuple[str, str], float]:
-        """The space's latest priors."""
-        now = time.monotonic()
-        hit = self._cache.get(space_id)
-        if hit is None or now - hit[0] > self.ttl_seconds:
-            hit = (now, latest_priors(self.store, space_id))
-            self._cache[space_id] = hit
-        return hit[1]

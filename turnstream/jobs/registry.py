@@ -1,12 +1,14 @@
 """The jobs by name, as the runner, the scheduler, the worker and the CLI call them.
 
-Each adapter takes string parameters (they travel as JSON to the worker) and returns a
-JSON-able report.
+A job is a blocking function ``(store, settings, params) -> report``: it takes string
+parameters (they travel as JSON to the worker) and returns a JSON-able report.
+:mod:`turnstream.jobs.runner` runs them; this module imports nothing of it.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from typing import Any
 
@@ -19,11 +21,12 @@ from turnstream.jobs.experiments.looks import ArmLook, Look
 from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
 from turnstream.jobs.priors import recompute_priors
 from turnstream.jobs.retention import retention_check
-from turnstream.jobs.runner import JOBS
 from turnstream.models.measurement import load_measurement
 from turnstream.sinks.store import Store
 
-__all__ = ["comparison_from_dict", "comparison_to_dict"]
+__all__ = ["JOBS", "Job", "comparison_from_dict", "comparison_to_dict"]
+
+Job = Callable[[Store, Settings, dict[str, str]], dict[str, Any]]
 
 
 def _as_of(params: dict[str, str]) -> date:
@@ -104,4 +107,5 @@ def _experiments(store: Store, settings: Settings, params: dict[str, str]) -> di
     return {"experiments": comparisons}
 
 
-JOBS.update({"priors": _priors, "retention": _retention, "experiments": _experiments})
+#: Every job by name.
+JOBS: dict[str, Job] = {"priors": _priors, "retention": _retention, "experiments": _experiments}

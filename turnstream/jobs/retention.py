@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = [
     "AGGREGATE_TABLES",
@@ -203,15 +203,18 @@ def _table(store: Store, table: str, create_query: str) -> TableRetention:
 
 
 def _day_counts(store: Store, start: date, end: date) -> dict[tuple[str, date], DayCounts]:
-    window = f"day >= toDate({quote(start.isoformat())}) AND day < toDate({quote(end.isoformat())})"
+    window = "day >= {start:Date} AND day < {end:Date}"
+    days = {"start": start, "end": end}
     raw: dict[tuple[str, date], dict[str, int]] = {}
     ledger = store.query(
         f"""SELECT space_id, day, kind, sum(rows) FROM interactions_daily
-WHERE {window} AND kind IN ('presented', 'engaged') GROUP BY space_id, day, kind"""
+WHERE {window} AND kind IN ('presented', 'engaged') GROUP BY space_id, day, kind""",
+        days,
     ).rows
     still_raw = store.query(
         f"""SELECT space_id, toDate(occurred_at) AS day, kind, count() FROM interactions
-WHERE {window} AND kind IN ('presented', 'engaged') GROUP BY space_id, day, kind"""
+WHERE {window} AND kind IN ('presented', 'engaged') GROUP BY space_id, day, kind""",
+        days,
     ).rows
     for space, day, kind, n in [*ledger, *still_raw]:
         by_kind = raw.setdefault((space, day), {})
@@ -224,7 +227,8 @@ FROM (
     SELECT space_id, day, sum(exposure_micro) AS exposure, sum(events) AS events
     FROM value_daily WHERE {window} GROUP BY space_id, day, attr, value
 )
-GROUP BY space_id, day"""
+GROUP BY space_id, day""",
+            days,
         ).rows
     }
     return {

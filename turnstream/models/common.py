@@ -22,6 +22,8 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 __all__ = [
+    "UINT16_MAX",
+    "UINT32_MAX",
     "AttrRef",
     "Envelope",
     "ExposureId",
@@ -35,6 +37,13 @@ __all__ = [
     "Timestamp",
     "WireModel",
 ]
+
+#: The largest counts and positions the store's columns hold (``UInt16``, ``UInt32``). A
+#: larger number is refused here, with its field path: past validation, clickhouse-connect
+#: could not encode it and the store would refuse the batch (a page of 70,000 halted the
+#: signals loop's writes; a ``sent`` of 5,000,000,000, the ingest loop's).
+UINT16_MAX = 2**16 - 1
+UINT32_MAX = 2**32 - 1
 
 #: Ids are non-empty strings of bounded size (hostile producers send megabytes).
 Id = Annotated[str, StringConstraints(min_length=1, max_length=256)]

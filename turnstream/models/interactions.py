@@ -8,6 +8,8 @@ from typing import Annotated, Literal
 from pydantic import Field, StringConstraints, model_validator
 
 from turnstream.models.common import (
+    UINT16_MAX,
+    UINT32_MAX,
     AttrRef,
     ExposureId,
     ForWhom,
@@ -39,7 +41,9 @@ Ref = Annotated[str, StringConstraints(min_length=1, max_length=512)]
 
 
 class PresentedItem(WireModel):
-    pos: int = Field(ge=1, description="Position across every page of the same list.")
+    pos: int = Field(
+        ge=1, le=UINT32_MAX, description="Position across every page of the same list."
+    )
     ref: Ref
     shown: dict[Annotated[str, StringConstraints(max_length=128)], Scalar | None] = Field(
         default_factory=dict, max_length=64
@@ -59,9 +63,9 @@ class Presented(_Kind):
     exposure_id: ExposureId
     list_id: Id
     list_kind: Id
-    page: int = Field(default=1, ge=1)
+    page: int = Field(default=1, ge=1, le=UINT16_MAX)
     delivered_at: Timestamp
-    visible_k: int = Field(ge=0)
+    visible_k: int = Field(ge=0, le=UINT32_MAX)
     method: Literal["bridge", "otel", "tool_result"] = "bridge"
     items: list[PresentedItem] = Field(min_length=1, max_length=1000)
 
@@ -78,14 +82,14 @@ class Seen(_Kind):
 
     kind: Literal["seen"]
     exposure_id: ExposureId
-    max_index_seen: int = Field(ge=1)
+    max_index_seen: int = Field(ge=1, le=UINT32_MAX)
 
 
 class Engaged(_Kind):
     kind: Literal["engaged"]
     exposure_id: ExposureId | None = None
     ref: Ref
-    pos: int | None = Field(default=None, ge=1)
+    pos: int | None = Field(default=None, ge=1, le=UINT32_MAX)
     action: Literal["click", "detail", "mention", "cart", "compare", "share"]
 
 

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
-from turnstream.models.common import Envelope, Id, JsonObject, WireModel
+from turnstream.models.common import UINT32_MAX, Envelope, Id, JsonObject, WireModel
 from turnstream.models.interactions import Interaction
 
 __all__ = [
@@ -67,10 +67,10 @@ class ConstraintMeasurement(WireModel):
     """One tool call measured against the hard constraints sent to it."""
 
     tool: Id
-    sent: int = Field(ge=0)
-    results_checked: int = Field(ge=0)
-    violations: int = Field(ge=0)
-    unverifiable: int = Field(ge=0)
+    sent: int = Field(ge=0, le=UINT32_MAX)
+    results_checked: int = Field(ge=0, le=UINT32_MAX)
+    violations: int = Field(ge=0, le=UINT32_MAX)
+    unverifiable: int = Field(ge=0, le=UINT32_MAX)
     relaxed: bool = False
 
     @model_validator(mode="after")

@@ -1,15 +1,15 @@
 """The context-use report: what agents claimed on evidence, and constraints sent,
-verifiable and violated. SQL over the documented views, nothing else."""
+verifiable and violated. SQL over the documented views, nothing else; the filters travel
+as query parameters (:meth:`ReportQuery.parameters`), never in the SQL text."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
-from turnstream.sinks.store import quote
-
-__all__ = ["DIMENSIONS", "ReportQuery", "quote"]
+__all__ = ["DIMENSIONS", "ReportQuery"]
 
 #: What the report may be broken down by.
 DIMENSIONS = ("space_id", "source", "agent")
@@ -28,12 +28,21 @@ class ReportQuery:
         if bad or not self.by:
             raise ValueError(f"--by takes some of {', '.join(DIMENSIONS)} (got {', '.join(bad)})")
 
+    def parameters(self) -> dict[str, Any]:
+        """The query parameters of every section's SQL (JSON-ready: dates as text)."""
+        params: dict[str, Any] = {}
+        if self.space is not None:
+            params["space"] = self.space
+        if self.since is not None:
+            params["since"] = self.since.isoformat()
+        return params
+
     def _where(self) -> str:
         clauses = []
         if self.space is not None:
-            clauses.append(f"space_id = {quote(self.space)}")
+            clauses.append("space_id = {space:String}")
         if self.since is not None:
-            clauses.append(f"day >= toDate({quote(self.since.isoformat())})")
+            clauses.append("day >= {since:Date}")
         return ("WHERE " + " AND ".join(clauses)) if clauses else ""
 
     def claims(self) -> str:

@@ -3,11 +3,18 @@
 A subject is a person of a space, ``(space_id, profile_id)``. :func:`erase_subjects`
 erases many at once: one query finds which tables hold rows of any of them (and how
 many per subject); each such table gets one ``ALTER TABLE ... DELETE WHERE (space_id,
-profile_id) IN (...)``; tables that hold none of their rows are not mutated. The
-mutations are submitted together and the call then waits until every one of them is
-done (``system.mutations``), so their background work overlaps instead of running one
-table after the other; while it waits it wakes the tables' background schedulers, which
-would otherwise sleep up to a second between rounds of parts (see :func:`_wait`).
+profile_id) IN ...``; tables that hold none of their rows are not mutated.
+
+The subjects never go into SQL text: they are inserted into the ``erase_subjects`` table
+under an id of the erasure, and the count and the mutations read them from there
+(``IN (SELECT ... FROM erase_subjects WHERE erase_id = ...)``); when the erasure ends
+its rows there are deleted (a crash leaves them to the table's one-day TTL, and the
+replayed erasure deletes them). A mutation runs in the background, outside the client's
+session, so it cannot read a temporary table; and with the subjects as a literal in the
+statement (query parameters), the mutation took 16 times longer: 11.3 s against 0.7 s
+for 10,000 subjects on a 10,000-row table here, and ClickHouse keeps every mutation's
+text, so the ids stayed in the table's folder. The statement now holds the erasure's id
+alone.
 
 When the call returns, the rows are gone for readers and from the parts on disk that
 make up the table: a mutation rewrites each part that held them, so they are removed, not only
@@ -16,8 +23,7 @@ mutation, which together cost more than one ``ALTER TABLE ... DELETE``). What st
 disk for a while, as it did when each table was mutated with ``mutations_sync = 2``:
 the parts a mutation replaced, kept as outdated parts until the table's cleanup thread
 removes them (every ``cleanup_delay_period`` to ``max_cleanup_delay_period``, 30 to
-300 s, in this ClickHouse version; no statement wakes it), and the mutation's text, ids
-included, in the table's log of finished mutations (the last 100 per table).
+300 s, in this ClickHouse version; no statement wakes it).
 
 Review requests are kept: the law requires them for at least 395 days after
 resolution, and an erasure counts them as retained. What cannot be erased per person:
@@ -28,20 +34,22 @@ they age out (100 days).
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from turnstream.errors import StoreError
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = ["RETAINED", "Erasure", "erase_subject", "erase_subjects", "tables_with_profiles"]
 
 #: Tables whose rows an erasure keeps, and why.
 RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
 
-#: Subjects per statement are capped so that a statement's list of them stays under this
-#: many characters (ClickHouse refuses queries over 256 KiB): a few hundred to a thousand.
-LIST_CHARS = 64 * 1024
+#: The table of the subjects of erasures in progress (migration 9).
+SUBJECTS = "erase_subjects"
+_SUBJECT_COLUMNS = ["erase_id", "space_id", "subject", "requested_at"]
 
 
 @dataclass
@@ -67,8 +75,9 @@ def tables_with_profiles(store: Store) -> list[str]:
     rows = store.query(
         "SELECT c.table FROM system.columns AS c INNER JOIN system.tables AS t "
         "ON c.database = t.database AND c.table = t.name "
-        f"WHERE c.database = {quote(store.database)} AND c.name = 'profile_id' "
-        "AND t.engine NOT IN ('View', 'MaterializedView') ORDER BY c.table"
+        "WHERE c.database = {database:String} AND c.name = 'profile_id' "
+        "AND t.engine NOT IN ('View', 'MaterializedView') ORDER BY c.table",
+        {"database": store.database},
     ).rows
     return [table for (table,) in rows]
 
@@ -97,8 +106,19 @@ def erase_subjects(
     distinct = list(dict.fromkeys((space_id, profile_id) for space_id, profile_id in subjects))
     counts: dict[tuple[str, str], dict[str, int]] = {}
     if considered:
-        for chunk in _chunks(distinct):
-            counts.update(_erase(store, chunk, erased, kept))
+        erase_id = uuid.uuid4().hex
+        now = datetime.now(UTC)
+        store.insert(SUBJECTS, [[erase_id, s, p, now] for s, p in distinct], _SUBJECT_COLUMNS)
+        try:
+            counts = _erase(store, erase_id, erased, kept)
+        finally:
+            # Of these subjects, and of any erasure of them a crash interrupted.
+            store.command(
+                f"ALTER TABLE {SUBJECTS} DELETE WHERE (space_id, subject) IN (SELECT space_id, "
+                f"subject FROM {store.database}.{SUBJECTS} WHERE erase_id = {{erase_id:String}})",
+                settings={"mutations_sync": 2},
+                parameters={"erase_id": erase_id},
+            )
     result = []
     for space_id, profile_id in subjects:
         held = counts.get((space_id, profile_id), {})
@@ -115,19 +135,24 @@ def erase_subjects(
 
 
 def _erase(
-    store: Store, subjects: list[tuple[str, str]], erased: list[str], kept: list[str]
+    store: Store, erase_id: str, erased: list[str], kept: list[str]
 ) -> dict[tuple[str, str], dict[str, int]]:
-    """Count the subjects' rows in every table, delete them where erased; the counts."""
-    listed = ", ".join(f"({quote(s)}, {quote(p)})" for s, p in subjects)
-    who = f"(space_id, profile_id) IN ({listed})"
+    """Count the erasure's subjects' rows in every table, delete them where erased; the
+    counts."""
+    # Qualified: a mutation runs in the background, where no database is selected.
+    who = (
+        "(space_id, profile_id) IN (SELECT space_id, subject "
+        f"FROM {store.database}.{SUBJECTS} WHERE erase_id = {{erase_id:String}})"
+    )
+    tables = erased + kept
     branches = " UNION ALL ".join(
-        f"SELECT {quote(t)} AS t, space_id, profile_id, count() AS n FROM {t} "
-        "WHERE (space_id, profile_id) IN who GROUP BY space_id, profile_id"
-        for t in erased + kept
+        f"SELECT {{t{i}:String}} AS t, space_id, profile_id, count() AS n FROM {t} "
+        f"WHERE {who} GROUP BY space_id, profile_id"
+        for i, t in enumerate(tables)
     )
     rows = store.query(
-        "WITH who AS (SELECT * FROM VALUES('space_id String, profile_id String', "
-        f"{listed})) SELECT t, space_id, profile_id, n FROM ({branches})"
+        f"SELECT t, space_id, profile_id, n FROM ({branches})",
+        {"erase_id": erase_id, **{f"t{i}": t for i, t in enumerate(tables)}},
     ).rows
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for table, space_id, profile_id, n in rows:
@@ -136,19 +161,22 @@ def _erase(
     if holding:
         before = {(table, mutation_id) for table, mutation_id, _, _ in _mutations(store, holding)}
         for table in holding:
-            store.command(f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = 0")
+            store.command(
+                f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = 0",
+                parameters={"erase_id": erase_id},
+            )
         _wait(store, holding, before)
     return counts
 
 
 def _mutations(store: Store, tables: list[str]) -> list[tuple[str, str, int, str]]:
     """(table, mutation id, done, latest failure) of the tables' mutations."""
-    names = ", ".join(quote(t) for t in tables)
     return [
         (table, mutation_id, int(done), str(failure))
         for table, mutation_id, done, failure in store.query(
             "SELECT table, mutation_id, is_done, latest_fail_reason FROM system.mutations "
-            f"WHERE database = {quote(store.database)} AND table IN ({names})"
+            "WHERE database = {database:String} AND has({tables:Array(String)}, table)",
+            {"database": store.database, "tables": tables},
         ).rows
     ]
 
@@ -188,17 +216,3 @@ def _wait(store: Store, tables: list[str], before: set[tuple[str, str]]) -> None
                 break
         time.sleep(pause)
         pause = min(pause * 1.5, 0.02)
-
-
-def _chunks(subjects: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """The subjects in runs whose quoted list stays under :data:`LIST_CHARS`."""
-    chunks: list[list[tuple[str, str]]] = []
-    size = LIST_CHARS
-    for space_id, profile_id in subjects:
-        length = len(quote(space_id)) + len(quote(profile_id)) + 6
-        if size + length > LIST_CHARS:
-            chunks.append([])
-            size = 0
-        chunks[-1].append((space_id, profile_id))
-        size += length
-    return chunks

@@ -10,18 +10,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from turnstream.sinks.store import Store, quote
-from turnstream.streams.ingest import Source
+from turnstream.core.ingest import Source
+from turnstream.sinks.store import Store
 
 __all__ = ["KeyRegistry"]
 
-_CHUNK = 10_000
-_TSV_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})
-
-
-def _tsv_escape(value: str) -> str:
-    """A value as one TSV field (ClickHouse's escaping)."""
-    return value.translate(_TSV_ESCAPES)
+#: The session's temporary table that holds the keys of one look-up.
+_PROBE = "turnstream_key_probe"
 
 
 class KeyRegistry:
@@ -42,19 +37,21 @@ class KeyRegistry:
                 missing.append(key)
             else:
                 found[key] = source
-        for start in range(0, len(missing), _CHUNK):
-            chunk = missing[start : start + _CHUNK]
-            # The keys go in as one TSV string, not as a list of SQL literals: ClickHouse
-            # parses it several times faster (14.8 against 34.9 ms for 5,000 keys here).
-            keys = quote("\n".join(map(_tsv_escape, chunk)))
-            result = self.store.query(
-                "SELECT dedup_key, argMin((_topic, _partition, _offset), ingested_at) "
-                "FROM idempotency_keys WHERE dedup_key IN "
-                f"(SELECT k FROM format(TSV, 'k String', {keys})) GROUP BY dedup_key"
-            )
-            for key, (topic, partition, offset) in result.rows:
-                found[key] = Source(topic, int(partition), int(offset))
-                self.remember(key, found[key])
+        if not missing:
+            return found
+        # The keys go to the store as data (a temporary table filled by an insert), never
+        # in the SQL text: 5,000 keys of 64 characters in a literal passed ClickHouse's
+        # 256 KiB max_query_size and halted ingestion. The insert is also the faster way
+        # (bench/key_lookup.py, figures in docs/performance.md).
+        self.store.stage(_PROBE, [("k", "String")], [[key] for key in missing])
+        result = self.store.query(
+            "SELECT dedup_key, argMin((_topic, _partition, _offset), ingested_at) "
+            f"FROM idempotency_keys WHERE dedup_key IN (SELECT k FROM {_PROBE}) "
+            "GROUP BY dedup_key"
+        )
+        for key, (topic, partition, offset) in result.rows:
+            found[key] = Source(topic, int(partition), int(offset))
+            self.remember(key, found[key])
         return found
 
     def remember(self, key: str, source: Source) -> None:

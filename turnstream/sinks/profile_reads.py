@@ -7,9 +7,14 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from turnstream.sinks.store import Store, quote
-from turnstream.streams.signals.inference import Evidence, Inference
-from turnstream.views.inputs import Disliked, Presented, StatedAttribute, StatedPreference
+from turnstream.core.constraints.inputs import (
+    Disliked,
+    Presented,
+    StatedAttribute,
+    StatedPreference,
+)
+from turnstream.core.derivation.inference import Evidence, Inference
+from turnstream.sinks.store import Store
 
 __all__ = [
     "ProfileInputs",
@@ -29,47 +34,50 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def _who(space_id: str, profile_id: str) -> str:
-    return f"space_id = {quote(space_id)} AND profile_id = {quote(profile_id)}"
+#: One person: the ``space_id`` and ``profile_id`` parameters (:func:`_who`).
+_WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"
+
+
+def _who(space_id: str, profile_id: str, **more: str) -> dict[str, str]:
+    """The query parameters naming one person (and ``more``)."""
+    return {"space_id": space_id, "profile_id": profile_id, **more}
 
 
 def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Inference]:
     """The person's inferences, one current row each (active, deleted and retracted)."""
     rows = store.query(
-        f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL "
-        f"WHERE {_who(space_id, profile_id)} ORDER BY id"
-    ).rows
-    out = []
-    for r in rows:
-        out.append(
-            Inference(
-                id=r[0],
-                space_id=r[1],
-                profile_id=r[2],
-                for_=r[3],
-                kind=r[4],
-                attr=r[5],
-                value=r[6],
-                polarity=r[7] or None,
-                weight=r[8],
-                confidence=r[9],
-                evidence=Evidence(
-                    effective_exposure=r[10],
-                    weighted_signal=r[11],
-                    events=r[12],
-                    sessions=r[13],
-                    lift=r[14],
-                    exposures=r[15],
-                ),
-                origin_events=tuple(r[16]),
-                purposes=tuple(r[17]),
-                applies=r[18],
-                status=r[19],
-                created_at=_utc(r[20]),
-                updated_at=_utc(r[21]),
-            )
+        f"SELECT {_INFERENCE_COLUMNS} FROM inferences FINAL WHERE {_WHO} ORDER BY id",
+        _who(space_id, profile_id),
+    ).as_dicts()
+    return [
+        Inference(
+            id=r["id"],
+            space_id=r["space_id"],
+            profile_id=r["profile_id"],
+            for_=r["for"],
+            kind=r["kind"],
+            attr=r["attr"],
+            value=r["value"],
+            polarity=r["polarity"] or None,
+            weight=r["weight"],
+            confidence=r["confidence"],
+            evidence=Evidence(
+                effective_exposure=r["effective_exposure"],
+                weighted_signal=r["weighted_signal"],
+                events=r["events"],
+                sessions=r["sessions"],
+                lift=r["lift"],
+                exposures=r["exposures"],
+            ),
+            origin_events=tuple(r["origin_events"]),
+            purposes=tuple(r["purposes"]),
+            applies=r["applies"],
+            status=r["status"],
+            created_at=_utc(r["created_at"]),
+            updated_at=_utc(r["updated_at"]),
         )
-    return out
+        for r in rows
+    ]
 
 
 def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
@@ -104,7 +112,7 @@ def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:
 
 
 class ProfileInputs:
-    """Everything :func:`~turnstream.views.block.build_block` needs about one person."""
+    """Everything :func:`~turnstream.core.constraints.block.build_block` needs about one person."""
 
     def __init__(
         self,
@@ -123,12 +131,13 @@ class ProfileInputs:
 
 def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> ProfileInputs:
     """Read the person's stated constraints, inferences, presentations and dislikes."""
-    who = _who(space_id, profile_id)
+    who = _who(space_id, profile_id, for_=for_)
     preferences: list[StatedPreference] = []
     attributes: list[StatedAttribute] = []
     stated = store.query(
         "SELECT id, `for`, kind, payload, session_id, origin, occurred_at "
-        f"FROM stated FINAL WHERE {who} ORDER BY occurred_at, id"
+        f"FROM stated FINAL WHERE {_WHO} ORDER BY occurred_at, id",
+        who,
     ).rows
     for sid, bucket, kind, payload, session, origin, occurred_at in stated:
         data = json.loads(payload)
@@ -166,16 +175,18 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
     presented = [
         Presented(ref=ref, times=int(times))
         for ref, times in store.query(
-            f"SELECT ref, times FROM already_presented WHERE {who} AND `for` = {quote(for_)} "
-            "ORDER BY ref"
+            f"SELECT ref, times FROM already_presented WHERE {_WHO} "
+            "AND `for` = {for_:String} ORDER BY ref",
+            who,
         ).rows
     ]
     disliked = [
         Disliked(ref=ref)
         for (ref,) in store.query(
-            f"SELECT DISTINCT ref FROM interactions WHERE {who} AND `for` = {quote(for_)} "
+            f"SELECT DISTINCT ref FROM interactions WHERE {_WHO} AND `for` = {{for_:String}} "
             "AND kind = 'feedback' AND JSONExtractString(payload, 'polarity') = 'dislike' "
-            "ORDER BY ref"
+            "ORDER BY ref",
+            who,
         ).rows
     ]
     return ProfileInputs(

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from turnstream.config import Feature, Settings
+from turnstream.core.ingest import Decision
 from turnstream.models import (
     EVIDENCED_VERDICTS,
     Command,
@@ -24,7 +25,6 @@ from turnstream.models import (
     Verdict,
 )
 from turnstream.models.common import Envelope
-from turnstream.streams.ingest import Decision
 
 __all__ = ["COLUMNS", "Rows", "rows_for"]
 

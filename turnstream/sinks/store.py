@@ -2,6 +2,16 @@
 
 The same SQL runs on both. Every call blocks, so async code goes through
 :class:`AsyncStore`, which keeps them on one worker thread, off the event loop.
+
+Values never go into SQL text: a single value travels as a server-side query parameter
+(``{name:Type}`` in the SQL, ``parameters={"name": value}``), and a set of values that
+grows with a batch is inserted as data: the keys of a look-up into a temporary table of
+the client's session (:meth:`Store.stage`) that the next query reads, an erasure's
+subjects into the ``erase_subjects`` table (its mutations run outside the session).
+Either way the text ClickHouse parses stays the same size whatever the input, so no
+input can reach ``max_query_size`` (256 KiB). An insert has no size limit on either
+interface; a parameter on a server travels in a URL or an HTTP form field, at most
+128 KiB (``http_max_field_value_size``).
 """
 
 from __future__ import annotations
@@ -21,14 +31,22 @@ from clickhouse_connect.driver.exceptions import ClickHouseError
 
 from turnstream.errors import StoreError
 
-__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file", "quote"]
+__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file"]
 
 T = TypeVar("T")
 
+_UNKNOWN_TABLE = 60
 
-def quote(value: str) -> str:
-    """A ClickHouse string literal."""
-    return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+def _store_error(exc: Exception, prefix: str = "", table: str | None = None) -> StoreError:
+    """A driver error as a :class:`StoreError` with the store's code and the driver's class."""
+    code = getattr(exc, "code", None)
+    return StoreError(
+        f"{prefix}{exc}",
+        code=code if isinstance(code, int) else None,
+        driver=type(exc).__name__,
+        table=table,
+    )
 
 
 def chdb_path(dsn: str) -> Path | None:
@@ -66,6 +84,7 @@ class Store:
         self.dsn = dsn
         self.database = database
         self.path = chdb_path(dsn)
+        self._staged: set[str] = set()
         try:
             if self.path is not None:
                 self.path.mkdir(parents=True, exist_ok=True)
@@ -78,9 +97,12 @@ class Store:
             else:
                 bootstrap = clickhouse_connect.get_client(dsn=dsn)
                 bootstrap.command(f"CREATE DATABASE IF NOT EXISTS {database}")
-                self._client = clickhouse_connect.get_client(dsn=dsn, database=database)
+                # A session of its own: the temporary tables of stage() live in it.
+                self._client = clickhouse_connect.get_client(
+                    dsn=dsn, database=database, autogenerate_session_id=True
+                )
         except Exception as exc:  # driver errors come in many classes
-            raise StoreError(f"cannot open the store {self.describe()}: {exc}") from exc
+            raise _store_error(exc, f"cannot open the store {self.describe()}: ") from exc
 
     @property
     def embedded(self) -> bool:
@@ -94,12 +116,17 @@ class Store:
         head, _, tail = self.dsn.partition("@")
         return f"{head.split('://')[0]}://{tail}" if tail else head
 
-    def command(self, sql: str, settings: dict[str, Any] | None = None) -> None:
-        """Run a statement that returns nothing."""
+    def command(
+        self,
+        sql: str,
+        settings: dict[str, Any] | None = None,
+        parameters: dict[str, Any] | None = None,
+    ) -> None:
+        """Run a statement that returns nothing; values as ``{name:Type}`` parameters."""
         try:
-            self._client.command(sql, settings=settings)
+            self._client.command(sql, parameters=parameters, settings=settings)
         except (ClickHouseError, OSError) as exc:
-            raise StoreError(str(exc)) from exc
+            raise _store_error(exc) from exc
 
     def query(
         self,
@@ -107,20 +134,21 @@ class Store:
         parameters: dict[str, Any] | None = None,
         settings: dict[str, Any] | None = None,
     ) -> QueryResult:
-        """Run a query and return its columns and rows."""
+        """Run a query and return its columns and rows; values as ``{name:Type}``
+        parameters, never in ``sql``."""
         try:
             result = self._client.query(sql, parameters=parameters, settings=settings)
         except (ClickHouseError, OSError) as exc:
-            raise StoreError(str(exc)) from exc
+            raise _store_error(exc) from exc
         return QueryResult(
             list(result.column_names),
             [t.name for t in result.column_types],
             [tuple(r) for r in result.result_rows],
         )
 
-    def read_only(self, sql: str) -> QueryResult:
+    def read_only(self, sql: str, parameters: dict[str, Any] | None = None) -> QueryResult:
         """Run an analyst's query with ClickHouse's own read-only guard."""
-        return self.query(sql, settings={"readonly": 2})
+        return self.query(sql, parameters, settings={"readonly": 2})
 
     def insert(
         self,
@@ -134,7 +162,41 @@ class Store:
         try:
             self._client.insert(table, rows, column_names=list(columns), settings=settings)
         except (ClickHouseError, OSError) as exc:
-            raise StoreError(f"insert into {table} failed: {exc}") from exc
+            raise _store_error(exc, f"insert into {table} failed: ", table) from exc
+
+    def stage(
+        self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]]
+    ) -> None:
+        """Put ``rows`` in this session's temporary table ``name`` (``columns``: name and
+        type), replacing what it held: data that the next queries read as a table.
+
+        The table is created on first use (``ENGINE = Memory``, gone with the session):
+        chDB keeps one session per client, and clickhouse-connect gives an HTTP client a
+        session of its own. A server drops an idle session's tables (``session_timeout``,
+        60 s), so the table is created again when the store no longer knows it.
+        """
+        if name not in self._staged:
+            self._create_stage(name, columns)
+        names = [c for c, _ in columns]
+        types = [t for _, t in columns]
+        try:
+            self._client.command(f"TRUNCATE TABLE {name}")
+        except (ClickHouseError, OSError) as exc:
+            error = _store_error(exc)
+            if error.code != _UNKNOWN_TABLE:
+                raise error from exc
+            self._create_stage(name, columns)  # the server's session expired
+        if not rows:
+            return
+        try:
+            self._client.insert(name, rows, column_names=names, column_type_names=types)
+        except (ClickHouseError, OSError) as exc:
+            raise _store_error(exc, f"staging {len(rows)} rows in {name} failed: ") from exc
+
+    def _create_stage(self, name: str, columns: Sequence[tuple[str, str]]) -> None:
+        spec = ", ".join(f"{c} {t}" for c, t in columns)
+        self.command(f"CREATE TEMPORARY TABLE IF NOT EXISTS {name} ({spec}) ENGINE = Memory")
+        self._staged.add(name)
 
     def scalar(self, sql: str, parameters: dict[str, Any] | None = None) -> Any:
         """The first column of the first row."""

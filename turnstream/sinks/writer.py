@@ -17,17 +17,20 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
 from turnstream.errors import StoreError
+from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.rows import COLUMNS, Rows
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import AsyncStore, Store
 
-__all__ = ["RawSink", "filter_new", "token_for", "write_with_retry"]
+__all__ = ["RawSink", "filter_new", "retrying", "token_for"]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 HighWater = dict[tuple[str, int], int]
 
@@ -62,6 +65,10 @@ class RawSink:
         written the partitions this one gets back)."""
         self._high_water.clear()
 
+    def high_water(self, table: str) -> HighWater:
+        """The highest offset ``table`` holds per source (topic, partition)."""
+        return self._marks(table)
+
     def _marks(self, table: str) -> HighWater:
         marks = self._high_water.get(table)
         if marks is None:
@@ -95,28 +102,39 @@ class RawSink:
         return written
 
 
-async def write_with_retry(
+async def retrying(
     store: AsyncStore,
-    sink: RawSink,
-    rows: Rows,
+    call: Callable[[], T],
+    what: str = "write",
     *,
+    on_failure: Callable[[StoreError, Failure], None] | None = None,
     first_delay: float = 0.5,
     max_delay: float = 30.0,
-) -> dict[str, int]:
-    """Write, backing off while the store fails; never gives up, never drops the batch.
+) -> T:
+    """Run ``call()`` on the store thread until it returns, backing off (``first_delay``
+    doubling to ``max_delay``) while it raises :class:`StoreError`; never gives up.
 
-    The caller holds its offsets until this returns, so a store outage only delays.
+    A refusal of the data never gets here from the ingest writer (it bisects them, see
+    ``bisect.py``), so what does is a store that fails now (transient) or that needs an
+    operator (broken): both only delay, since the caller holds its offsets until this
+    returns. ``on_failure`` hears of every failure (the loop's liveness record).
     """
     delay = first_delay
     attempt = 1
     while True:
         try:
-            return await store.run(sink.write, rows)
+            return await store.run(call)
         except StoreError as exc:
-            # A failure may have landed some tables: re-read the marks before retrying.
-            sink.forget()
+            failure = classify(exc)
+            if on_failure is not None:
+                on_failure(exc, failure)
             log.warning(
-                "store write failed (attempt %d), retrying in %.1fs: %s", attempt, delay, exc
+                "store %s failed (attempt %d), retrying in %.1fs: %s (%s)",
+                what,
+                attempt,
+                delay,
+                short_message(str(exc)),
+                failure.value,
             )
             await asyncio.sleep(delay)
             delay = min(delay * 2, max_delay)

@@ -1,35 +1,62 @@
-"""The Faust app of the worker: app, tasks, pages, top to bottom.
+"""The Faust app of the worker: app, tasks, routes, top to bottom.
 
-The ingest loop (:mod:`turnstream.streams.ingest_loop`) runs as one of the app's tasks;
-the app also serves the worker's HTTP pages, which is how other processes query the
-embedded store this process owns.
+The ingest and the derivation drivers each run on the one batch loop, as one of the
+app's tasks; the app also serves the worker's HTTP routes, which is how other processes
+query the embedded store this process owns. Everything it runs is built by the
+bootstrap (:mod:`turnstream.bootstrap`) and handed in.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
+import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
+from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
 
 from turnstream.config import Settings
 from turnstream.errors import StoreError, TurnstreamError
-from turnstream.streams.ingest_loop import IngestLoop
-from turnstream.streams.pages import register_pages
-from turnstream.streams.signals_loop import SignalsLoop
+from turnstream.sinks.store import AsyncStore, Store
+from turnstream.streams.batch_loop import BatchLoop
+from turnstream.streams.derivation_driver import DerivationDriver
+from turnstream.streams.ingest_driver import IngestDriver
+from turnstream.streams.routes import Publisher, register_routes
 
-__all__ = ["build_app"]
+__all__ = ["JobRunner", "build_app"]
 
 log = logging.getLogger(__name__)
 
+#: Runs a job by name on the store, in this process: ``(store, settings, name, params)``.
+JobRunner = Callable[[Store, Settings, str, dict[str, str]], dict[str, Any]]
 
-def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> faust.App:
-    """The worker's Faust app, running the ingest and signals loops, serving its pages."""
+
+class _LoopsOnly(BootStrategy):
+    """The app's services without Faust's own Kafka consumer and producer: the batch
+    loops run their own aiokafka clients, and Faust's consumer thread, whose stop hangs
+    while the broker is down, would keep a worker told to stop alive until SIGKILL."""
+
+    enable_kafka = False
+
+
+class _App(faust.App):
+    BootStrategy = _LoopsOnly
+
+
+def build_app(
+    settings: Settings,
+    store: AsyncStore,
+    ingest: IngestDriver,
+    derivation: DerivationDriver,
+    producer: Publisher,
+    run_job: JobRunner,
+) -> faust.App:
+    """The worker's Faust app: the two drivers on their batch loops, and the routes."""
     w = settings.worker
-    app = faust.App(
+    app = _App(
         f"{w.app_id}-worker",
         broker=f"kafka://{settings.broker.bootstrap}",
         store="memory://",
@@ -43,55 +70,33 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
         broker_session_timeout=w.session_timeout,
         broker_heartbeat_interval=w.session_timeout / 4,
     )
-    store = ingest.store
 
-    @app.task
-    async def consume() -> None:
-        # Like the signals loop: a failure (a long broker outage) restarts the loop from
-        # the last commit instead of leaving a worker that answers but never ingests.
-        while True:
-            try:
-                await ingest.run()
-            except asyncio.CancelledError:
-                if app.should_stop:
-                    raise
-                log.exception("the ingest loop was cancelled; restarting it in 1 s")
-            except Exception:
-                log.exception("the ingest loop failed; restarting it in 1 s")
-            await asyncio.sleep(1)
+    # A failure of one loop (a long broker outage, a store error) restarts that loop
+    # from its last commit; the other loop and the routes go on.
+    for driver in (ingest, derivation):
+        app.task(_task(BatchLoop(settings, driver), app))
 
-    @app.task
-    async def derive() -> None:
-        # A failure here must not stop ingestion: log it and start again from the last
-        # commit (pending events are re-consumed; folding skips what it already folded).
-        while True:
-            try:
-                await signals.run()
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("the signals loop failed; restarting it in 5 s")
-                await asyncio.sleep(5)
-
-    register_pages(app, settings, store)
+    register_routes(app, settings, store, producer)
 
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
+            now = time.time()
             return self.json(
                 {
                     "store": store.store.describe(),
                     **ingest.stats.as_dict(),
-                    "derivations": signals.derivations,
-                    "pending_sessions": len(signals.engine.pending),
+                    "derivations": derivation.derivations,
+                    "pending_sessions": len(derivation.engine.pending),
+                    # Whether each loop makes progress (see streams/liveness.py).
+                    ingest.name: ingest.liveness.as_dict(now),
+                    derivation.name: derivation.liveness.as_dict(now),
                 }
             )
 
     @app.page("/v1/jobs/{name}/")
     class JobView(View):
         async def post(self, request: Request, name: str) -> Response:
-            from turnstream.jobs.runner import run_job_here
-
             try:
                 params: Any = await request.json()
             except ValueError:
@@ -99,7 +104,7 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             if not isinstance(params, dict):
                 return self.error(400, "body must be a JSON object of parameters")
             try:
-                report = await store.run(run_job_here, store.store, settings, name, params)
+                report = await store.run(run_job, store.store, settings, name, params)
             except TurnstreamError as exc:
                 return self.error(400, str(exc))
             return self.bytes(
@@ -112,10 +117,15 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             try:
                 body: Any = await request.json()
                 sql = body["sql"]
-            except (ValueError, KeyError, TypeError):
-                return self.error(400, 'body must be JSON: {"sql": "SELECT ..."}')
+                parameters = body.get("parameters") or {}
+                if not isinstance(sql, str) or not isinstance(parameters, dict):
+                    raise TypeError
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return self.error(
+                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
+                )
             try:
-                result = await store.run(store.store.read_only, sql)
+                result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
                 return self.error(400, str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
@@ -124,3 +134,13 @@ def build_app(settings: Settings, ingest: IngestLoop, signals: SignalsLoop) -> f
             )
 
     return app
+
+
+def _task(loop: BatchLoop[Any], app: faust.App) -> Callable[[], Awaitable[None]]:
+    """A task of the app (no argument: Faust would pass the app) that runs ``loop``."""
+
+    async def run() -> None:
+        await loop.run_forever(lambda: app.should_stop)
+
+    run.__name__ = run.__qualname__ = f"{loop.driver.name}_loop"
+    return run

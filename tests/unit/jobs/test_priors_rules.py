@@ -10,17 +10,14 @@ from turnstream.jobs.priors import (
     MIN_FLOOR,
     ValueAggregate,
     check_floor,
-    engine_keys,
     passes_floor,
     prior_of,
-    priors_by_key,
     priors_from,
     priors_query,
     version_of,
     window_of,
 )
 from turnstream.jobs.retention import DayCounts, coverage, expired_window, ttl_of
-from turnstream.streams.signals.values import value_key
 
 AS_OF = date(2026, 11, 29)
 
@@ -46,7 +43,7 @@ def test_a_floor_below_ten_is_refused(floor: int) -> None:
     with pytest.raises(ValueError, match="at least 10"):
         priors_from([], AS_OF, floor=floor)
     with pytest.raises(ValueError, match="at least 10"):
-        priors_query(date(2026, 9, 1), AS_OF, floor=floor)
+        priors_query(floor=floor)
 
 
 def test_the_prior_is_signal_per_unit_of_effective_exposure() -> None:
@@ -85,24 +82,6 @@ def test_the_version_and_the_window_follow_the_as_of_date_only() -> None:
         window_of(AS_OF, 101)  # the aggregates are kept 100 days
     aggregates = [_agg("black", 10, 10_000_000, 3_000_000), _agg("red", 12, 7_000_000, 0)]
     assert priors_from(aggregates, AS_OF) == priors_from(list(reversed(aggregates)), AS_OF)
-
-
-@pytest.mark.parametrize("number", [200.0, 200, 199.9, 1.5e-07, 1e-05, 1e20, 0.1, True])
-def test_stored_numbers_answer_under_the_signals_spelling(number: float | bool) -> None:
-    # ClickHouse writes a JSON number its own way: 200.0 → "200", 1.5e-07 → "1.5e-7"
-    stored = {200.0: "200", 1.5e-07: "1.5e-7", 1e-05: "0.00001", 1e20: "100000000000000000000"}
-    clickhouse = stored.get(number, value_key(number)) if number is not True else "true"
-    assert value_key(number) in engine_keys(clickhouse)
-    assert engine_keys("black") == ("black",)
-
-
-def test_an_exact_spelling_wins_over_a_derived_one() -> None:
-    priors = priors_by_key([("t.price", "200", 0.5), ("t.price", "200.0", 0.7)])
-    assert priors == {("t.price", "200"): 0.5, ("t.price", "200.0"): 0.7}
-    assert priors_by_key([("t.price", "200", 0.5)]) == {
-        ("t.price", "200"): 0.5,
-        ("t.price", "200.0"): 0.5,
-    }
 
 
 def test_retention_rules() -> None:

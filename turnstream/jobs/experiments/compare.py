@@ -49,7 +49,7 @@ from turnstream.jobs.experiments.stats import (
     sample_ratio_mismatch,
 )
 from turnstream.models.measurement import Experiment, MeasurementDocument
-from turnstream.sinks.store import Store, quote
+from turnstream.sinks.store import Store
 
 __all__ = [
     "ASSIGNMENT_COLUMNS",
@@ -523,9 +523,22 @@ def _from_store(value: datetime) -> datetime:
     return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
-def _ts(value: datetime) -> str:
-    text = value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
-    return f"toDateTime64({quote(text)}, 3, 'UTC')"
+def _ts(name: str) -> str:
+    """The time parameter ``name`` (see :func:`_params`) as a DateTime64 in SQL."""
+    return f"toDateTime64({{{name}:String}}, 3, 'UTC')"
+
+
+def _params(e: Experiment, **times: datetime) -> dict[str, str]:
+    """The query parameters: the experiment's space, id and outcome, and ``times``."""
+    return {
+        "space_id": e.space_id,
+        "experiment_id": e.id,
+        "outcome": e.outcome,
+        **{
+            name: value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")[:-3]
+            for name, value in times.items()
+        },
+    }
 
 
 def _cited(store: Store, e: Experiment, end: datetime) -> list[Cited]:
@@ -533,17 +546,18 @@ def _cited(store: Store, e: Experiment, end: datetime) -> list[Cited]:
         f"""SELECT profile_id, argMin(experiment_arm, occurred_at), argMin(source, occurred_at),
     min(occurred_at), uniqExact(experiment_arm)
 FROM turns
-WHERE space_id = {quote(e.space_id)} AND experiment_id = {quote(e.id)}
-    AND occurred_at >= {_ts(e.starts_at)} AND occurred_at <= {_ts(end)}
-GROUP BY profile_id"""
+WHERE space_id = {{space_id:String}} AND experiment_id = {{experiment_id:String}}
+    AND occurred_at >= {_ts("starts_at")} AND occurred_at <= {_ts("end")}
+GROUP BY profile_id""",
+        _params(e, starts_at=e.starts_at, end=end),
     ).rows
     return [Cited(p, arm, src, _from_store(at), int(n)) for p, arm, src, at, n in rows]
 
 
 def _seen(store: Store, e: Experiment, end: datetime) -> list[Sighting]:
     where = (
-        f"space_id = {quote(e.space_id)} AND occurred_at >= {_ts(e.starts_at)}"
-        f" AND occurred_at <= {_ts(end)}"
+        f"space_id = {{space_id:String}} AND occurred_at >= {_ts('starts_at')}"
+        f" AND occurred_at <= {_ts('end')}"
     )
     rows = store.query(
         f"""SELECT profile_id, argMin(source, occurred_at), min(occurred_at)
@@ -552,7 +566,8 @@ FROM (
     UNION ALL
     SELECT profile_id, source, occurred_at FROM interactions WHERE {where}
 )
-GROUP BY profile_id"""
+GROUP BY profile_id""",
+        _params(e, starts_at=e.starts_at, end=end),
     ).rows
     return [Sighting(p, src, _from_store(at)) for p, src, at in rows]
 
@@ -561,7 +576,8 @@ def _recorded(store: Store, e: Experiment, as_of: datetime) -> dict[str, Assignm
     rows = store.query(
         f"""SELECT profile_id, arm, source, assigned_at, method
 FROM experiment_assignments FINAL
-WHERE experiment_id = {quote(e.id)} AND assigned_at <= {_ts(as_of)}"""
+WHERE experiment_id = {{experiment_id:String}} AND assigned_at <= {_ts("as_of")}""",
+        _params(e, as_of=as_of),
     ).rows
     return {p: Assignment(p, arm, src, _from_store(at), m) for p, arm, src, at, m in rows}
 
@@ -570,26 +586,28 @@ def _outcomes(store: Store, e: Experiment, as_of: datetime) -> list[OutcomeEvent
     rows = store.query(
         f"""SELECT profile_id, occurred_at, exposure_id
 FROM outcomes
-WHERE space_id = {quote(e.space_id)} AND outcome = {quote(e.outcome)}
-    AND occurred_at > {_ts(e.starts_at)} AND occurred_at <= {_ts(as_of)}"""
+WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}}
+    AND occurred_at > {_ts("starts_at")} AND occurred_at <= {_ts("as_of")}""",
+        _params(e, starts_at=e.starts_at, as_of=as_of),
     ).rows
     return [OutcomeEvent(p, _from_store(at), x) for p, at, x in rows]
 
 
 def _owners(store: Store, e: Experiment, as_of: datetime) -> dict[str, frozenset[str]]:
     tokens = f"""SELECT exposure_id FROM outcomes
-    WHERE space_id = {quote(e.space_id)} AND outcome = {quote(e.outcome)} AND exposure_id != ''
-        AND occurred_at > {_ts(e.starts_at)} AND occurred_at <= {_ts(as_of)}"""
+    WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}} AND exposure_id != ''
+        AND occurred_at > {_ts("starts_at")} AND occurred_at <= {_ts("as_of")}"""
     rows = store.query(
         f"""SELECT exposure_id, groupUniqArray(profile_id)
 FROM (
     SELECT exposure_id, profile_id FROM exposure_items
-    WHERE space_id = {quote(e.space_id)} AND exposure_id IN ({tokens})
+    WHERE space_id = {{space_id:String}} AND exposure_id IN ({tokens})
     UNION ALL
     SELECT exposure_id, profile_id FROM interactions
-    WHERE space_id = {quote(e.space_id)} AND kind = 'presented' AND exposure_id IN ({tokens})
+    WHERE space_id = {{space_id:String}} AND kind = 'presented' AND exposure_id IN ({tokens})
 )
-GROUP BY exposure_id"""
+GROUP BY exposure_id""",
+        _params(e, starts_at=e.starts_at, as_of=as_of),
     ).rows
     return {x: frozenset(people) for x, people in rows}
 

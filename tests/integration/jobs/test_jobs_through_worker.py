@@ -1,0 +1,41 @@
+"""In embedded mode the jobs run in the process that owns the store: the worker."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from turnstream.dev.sample import sample_day
+from turnstream.jobs.runner import run_job
+from turnstream.worker_client import owner_url
+
+pytestmark = pytest.mark.integration
+MEASUREMENT = Path(__file__).parents[3] / "examples" / "measurement.toml"
+
+
+def test_jobs_run_through_the_worker_and_twice_give_the_same(deployment_factory) -> None:  # type: ignore[no-untyped-def]
+    deployment = deployment_factory()
+    deployment.worker.start()
+    deployment.publish(sample_day((datetime.now(UTC) - timedelta(days=1)).date(), seed=3))
+    deployment.drain()
+    assert owner_url(deployment.settings) is not None  # so run_job goes through the worker
+
+    first = run_job(deployment.settings, "priors", {})
+    again = run_job(deployment.settings, "priors", {})
+    assert first["job"] == "priors" and first["priors"] > 0
+    assert {k: v for k, v in again.items() if k not in ("seconds", "unchanged")} == {
+        k: v for k, v in first.items() if k not in ("seconds", "unchanged")
+    }
+    assert again["unchanged"] is True
+
+    retention = run_job(deployment.settings, "retention", {})
+    assert {t["table"] for t in retention["tables"]} >= {"interactions", "turns"}
+
+    experiments = run_job(deployment.settings, "experiments", {"measurement": str(MEASUREMENT)})[
+        "experiments"
+    ]
+    [acme] = experiments
+    assert acme["space_id"] == "acme"
+    assert sum(arm["people"] for arm in acme["arms"]) > 0

@@ -1,0 +1,220 @@
+"""Priors and retention on real ClickHouse (chDB): raw interactions in, the daily
+aggregates filled by the views, priors at the 10-person floor with hand-computed values,
+and days past the raw TTL still counted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from itertools import count
+from typing import Any
+
+import pytest
+
+from turnstream.jobs.priors import recompute_priors
+from turnstream.jobs.retention import retention_check
+from turnstream.sinks.priors import latest_priors
+from turnstream.sinks.rows import COLUMNS
+from turnstream.sinks.store import Store
+
+pytestmark = pytest.mark.integration
+
+TODAY = datetime.now(UTC).date()
+RECENT = TODAY - timedelta(days=10)  # still in the raw table
+EXPIRED = TODAY - timedelta(days=80)  # past the 45-day raw TTL, inside the 90-day window
+
+_offsets = count()
+
+
+def _row(person: str, day: date, kind: str, payload: dict[str, Any], ref: str = "") -> tuple:
+    at = datetime.combine(day, time(12), tzinfo=UTC)
+    offset = next(_offsets)
+    text = json.dumps(payload, separators=(",", ":"), sort_keys=True)
+    return (
+        "acme",
+        person,
+        "web",
+        f"c-{person}",
+        f"c-{person}",
+        f"k{offset}",
+        at,
+        "self",
+        "",
+        0,
+        kind,
+        payload.get("exposure_id", ""),
+        payload.get("list_id", ""),
+        ref,
+        "",
+        text,
+        datetime.now(UTC),
+        "turnstream.interactions",
+        0,
+        offset,
+    )
+
+
+def _presented(person: str, day: date, items: Sequence[tuple[str, dict]], visible_k: int) -> tuple:
+    payload = {
+        "kind": "presented",
+        "exposure_id": f"x-{person}-{day}",
+        "list_id": "results",
+        "list_kind": "search_products",
+        "page": 1,
+        "delivered_at": f"{day}T12:00:00+00:00",
+        "visible_k": visible_k,
+        "method": "bridge",
+        "items": [
+            {"pos": pos, "ref": ref, "shown": shown} for pos, (ref, shown) in enumerate(items, 1)
+        ],
+    }
+    return _row(person, day, "presented", payload)
+
+
+def _engaged(person: str, day: date, ref: str, action: str) -> tuple:
+    payload = {"kind": "engaged", "exposure_id": f"x-{person}-{day}", "ref": ref, "action": action}
+    return _row(person, day, "engaged", payload, ref=ref)
+
+
+def _insert(store: Store, rows: list[tuple]) -> None:
+    store.insert("interactions", rows, COLUMNS["interactions"])
+
+
+def _priors(store: Store) -> list[tuple]:
+    return store.query(
+        "SELECT attr, value, people, events, exposure, signal, prior, version FROM priors "
+        "ORDER BY attr, value, version"
+    ).rows
+
+
+BLACK = ("item_variant:acme:1", {"color": "black", "price": 200.0})
+RED = ("item_variant:acme:2", {"color": "red", "size": None})
+GREEN = ("item_variant:acme:3", {"color": "green"})  # pos 3 of visible_k 2: never exposed
+BLUE = ("item_variant:acme:4", {"color": "blue"})
+WHITE = ("item_variant:acme:5", {"color": "white"})
+
+
+@pytest.fixture
+def acme(store: Store) -> Store:
+    """Ten people shown black, red, green; nine shown blue; white seen by five people 80
+    days ago and five 10 days ago; a few engagements."""
+    rows = [_presented(f"p{i}", RECENT, [BLACK, RED, GREEN], visible_k=2) for i in range(10)]
+    rows += [_presented(f"q{i}", RECENT, [BLUE], visible_k=3) for i in range(9)]
+    rows += [_presented(f"w{i}", RECENT, [WHITE], visible_k=1) for i in range(5)]
+    rows += [
+        _engaged("p0", RECENT, BLACK[0], "cart"),
+        _engaged("p1", RECENT, BLACK[0], "click"),
+        _engaged("p2", RECENT, RED[0], "detail"),
+        _engaged("q0", RECENT, BLUE[0], "click"),
+    ]
+    _insert(store, rows)
+    _insert(
+        store,
+        [_presented(f"v{i}", EXPIRED, [WHITE], visible_k=1) for i in range(5)]
+        + [_engaged("v0", EXPIRED, WHITE[0], "click")],
+    )
+    return store
+
+
+def test_priors_at_the_floor_with_hand_computed_values(acme: Store) -> None:
+    report = recompute_priors(acme, TODAY)
+    assert (report.priors, report.per_space) == (7, {"acme": 7})
+    version = int(TODAY.strftime("%Y%m%d"))
+    # black: 10 people at pos 1 (weight 1) → exposure 10; cart 2 + click 1 → prior 0.3.
+    # red: pos 2 weighs 1 / log2(3) = 0.630930 → exposure 6.3093; detail 1 → 0.158496.
+    # white: 5 people 80 days ago + 5 people 10 days ago = 10 at pos 1; one click → 0.1.
+    # blue: 9 people → no prior; green: never visible → no exposure, no prior.
+    assert _priors(acme) == [
+        ("item_variant.color", "black", 10, 2, 10.0, 3.0, 0.3, version),
+        ("item_variant.color", "red", 10, 1, 6.3093, 1.0, 0.158496, version),
+        ("item_variant.color", "white", 10, 1, 10.0, 1.0, 0.1, version),
+        ("item_variant.price", "200", 10, 2, 10.0, 3.0, 0.3, version),
+        ("item_variant.ref", "item_variant:acme:1", 10, 2, 10.0, 3.0, 0.3, version),
+        ("item_variant.ref", "item_variant:acme:2", 10, 1, 6.3093, 1.0, 0.158496, version),
+        ("item_variant.ref", "item_variant:acme:5", 10, 1, 10.0, 1.0, 0.1, version),
+    ]
+    priors = latest_priors(acme, "acme")
+    assert priors[("item_variant.color", "black")] == 0.3
+    assert priors[("item_variant.price", "200.0")] == 0.3  # as the signals rules key 200.0
+    assert ("item_variant.color", "blue") not in priors
+    assert ("item_variant.color", "green") not in priors
+    assert latest_priors(acme, "lumen") == {}
+
+
+def test_a_value_seen_past_the_raw_ttl_still_counts(acme: Store) -> None:
+    day = f"toDate('{EXPIRED}')"
+    # The views captured the expired day when it was inserted ...
+    assert (
+        acme.scalar(
+            f"SELECT uniqExactMerge(people) FROM value_daily "
+            f"WHERE attr = 'item_variant.color' AND value = 'white' AND day = {day}"
+        )
+        == 5
+    )
+    # ... and the raw rows are gone (ClickHouse drops already-expired rows at insert;
+    # the delete applies the 45-day TTL where it would wait for a merge).
+    acme.command(
+        "ALTER TABLE interactions DELETE WHERE occurred_at < now() - INTERVAL 45 DAY",
+        settings={"mutations_sync": 2},
+    )
+    assert acme.scalar(f"SELECT count() FROM interactions WHERE toDate(occurred_at) = {day}") == 0
+    assert acme.scalar("SELECT count() FROM interactions") == 28
+    recompute_priors(acme, TODAY)
+    assert latest_priors(acme, "acme")[("item_variant.color", "white")] == 0.1
+    # Without the expired day, white is 5 people short of the floor.
+    recompute_priors(acme, TODAY, window_days=30)
+    assert ("item_variant.color", "white") not in latest_priors(acme, "acme")
+
+
+def test_recomputing_gives_the_same_content_without_duplicates(acme: Store) -> None:
+    first = recompute_priors(acme, TODAY)
+    rows = _priors(acme)
+    second = recompute_priors(acme, TODAY)
+    assert (first.unchanged, second.unchanged) == (False, True)
+    assert _priors(acme) == rows
+    assert acme.scalar("SELECT count() FROM priors") == 7
+    # New evidence for the same as-of date replaces that version, still without duplicates.
+    _insert(acme, [_engaged("p3", RECENT, RED[0], "cart")])
+    third = recompute_priors(acme, TODAY)
+    assert not third.unchanged
+    assert acme.scalar("SELECT count() FROM priors") == 7
+    assert latest_priors(acme, "acme")[("item_variant.color", "red")] == pytest.approx(3 / 6.3093)
+    # A later as-of date is a new version; the latest is what priors_latest serves.
+    recompute_priors(acme, TODAY + timedelta(days=1))
+    assert acme.scalar("SELECT count() FROM priors") == 14
+    assert acme.scalar("SELECT count() FROM priors_latest") == 7
+
+
+def test_a_floor_below_ten_is_refused(store: Store) -> None:
+    with pytest.raises(ValueError, match="at least 10"):
+        recompute_priors(store, TODAY, floor=9)
+
+
+def test_retention_reports_the_expired_days_as_covered(acme: Store) -> None:
+    report = retention_check(acme, TODAY)
+    assert (report.window_start, report.window_end) == (
+        TODAY - timedelta(days=90),
+        TODAY - timedelta(days=45),
+    )
+    assert [(d.space_id, d.day, d.presented, d.engaged, d.covered) for d in report.days] == [
+        ("acme", EXPIRED, 5, 1, True)
+    ]
+    assert report.gaps == []
+    tables = {t.table: t for t in report.tables}
+    assert tables["interactions"].ttl == "toDateTime(occurred_at) + toIntervalDay(45)"
+    assert tables["interactions"].rows == 28
+    assert tables["interactions"].oldest == datetime.combine(RECENT, time(12), tzinfo=UTC)
+    assert tables["value_daily"].oldest == EXPIRED
+    assert tables["value_daily"].ttl == "day + toIntervalDay(100)"
+    assert tables["turns"].rows == 0 and tables["turns"].ttl is None
+    # A day the ledger saw but the aggregates lack is a gap.
+    gap_day = TODAY - timedelta(days=60)
+    acme.insert(
+        "interactions_daily",
+        [("acme", gap_day, "presented", 3)],
+        ["space_id", "day", "kind", "rows"],
+    )
+    gaps = retention_check(acme, TODAY).gaps
+    assert [(g.day, g.presented, g.exposed_values) for g in gaps] == [(gap_day, 3, 0)]
+    assert retention_check(acme, TODAY).as_dict()["gaps"][0]["covered"] is False

@@ -1,0 +1,223 @@
+"""The read side over HTTP, against a running worker on the real broker."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from turnstream.dev.deployment import new_deployment
+
+pytestmark = pytest.mark.integration
+
+EXTRA = """
+[signals]
+quiet_seconds = 1.0
+oldest_pending_seconds = 3.0
+
+[spaces.sol]
+language = "es"
+features = ["signals", "turns"]
+"""
+
+
+def _call(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}{path}",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+        method=method,
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+class Person:
+    """Items of one person, published through the deployment."""
+
+    def __init__(self, deployment, space: str, profile_id: str) -> None:  # type: ignore[no-untyped-def]
+        self.deployment, self.space, self.profile_id = deployment, space, profile_id
+        self.n = 0
+        self.t0 = datetime.now(UTC) - timedelta(hours=1)
+
+    def item(self, minutes: float, **fields: Any) -> bytes:
+        self.n += 1
+        return json.dumps(
+            {
+                "space_id": self.space,
+                "idempotency_key": f"{self.profile_id}-{self.n}",
+                "profile_id": self.profile_id,
+                "source": "web",
+                "conversation_id": "c1",
+                "occurred_at": (self.t0 + timedelta(minutes=minutes)).isoformat(),
+                **fields,
+            }
+        ).encode()
+
+    def preference(self, minutes: float, **interaction: Any) -> bytes:
+        base = {"kind": "preference", "strength": "must", "scope": "persistent", "source": "stated"}
+        return self.item(minutes, type="interaction", interaction={**base, **interaction})
+
+    def engaged(self, minutes: float, ref: str) -> bytes:
+        return self.item(
+            minutes,
+            type="interaction",
+            interaction={"kind": "engaged", "ref": ref, "action": "click"},
+        )
+
+    def publish(self, *lines: bytes) -> None:
+        self.deployment.publish(list(lines))
+        self.deployment.drain()
+        self.deployment.drain_signals()
+
+    def block(self, **extra: Any) -> tuple[int, Any]:
+        body = {"space_id": self.space, "profile_id": self.profile_id, **extra}
+        return _call(self.deployment.worker.web_port, "POST", "/v1/constraints", body)
+
+    def inferences(self) -> list[dict]:
+        path = f"/v1/profiles/{self.profile_id}/inferences?space_id={self.space}"
+        status, body = _call(self.deployment.worker.web_port, "GET", path)
+        assert status == 200, body
+        return body["inferences"]
+
+
+@pytest.fixture(scope="module")
+def worker(kafka_broker, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """One worker for the module: the scenarios use different people."""
+    deployment = new_deployment(kafka_broker, tmp_path_factory.mktemp("read"), extra=EXTRA)
+    deployment.worker.start()
+    yield deployment
+    deployment.worker.stop()
+
+
+def test_stated_constraints_and_the_newer_one_wins(worker) -> None:  # type: ignore[no-untyped-def]
+    ana = Person(worker, "acme", "p_ana")
+    color = "item_variant.color"
+    ana.publish(
+        ana.preference(0, attr=color, op="in", values=["black"]),
+        ana.preference(1, attr=color, op="in", values=["black"], strength="must_not"),
+    )
+    status, block = ana.block()
+    assert status == 200, block
+    hard = {entry["id"]: entry for entry in block["hard"]}
+    assert len(hard) == 2  # both entries of the conflict stay
+    newer = next(e for e in hard.values() if e["op"] == "not_in")
+    older = next(e for e in hard.values() if e["op"] == "in")
+    assert newer["values"] == ["black"] and newer["relax"] == "never" and "lost" not in newer
+    assert older.get("lost") is True
+    assert block["conflicts"] == [
+        {"entries": sorted([newer["id"], older["id"]]), "kept": newer["id"],
+         "reason": "current_utterance"}
+    ]  # fmt: skip
+    # The digest is stable across calls and ignores the text.
+    again = ana.block()[1]
+    assert again["version"] == block["version"] and block["version"].startswith("cv_")
+    assert block["text"] and "black" in block["text"]
+
+
+def test_an_inferred_size_applies_only_when_asked(worker) -> None:  # type: ignore[no-untyped-def]
+    bea = Person(worker, "acme", "p_bea")
+    bea.publish(
+        bea.item(0, type="outcome", outcome="purchase", ref="item_variant:acme:9",
+                 order_id="o1", attrs={"size": "M"}),
+    )  # fmt: skip
+    assert [i["kind"] for i in bea.inferences()] == ["attribute"]
+    status, block = bea.block()
+    assert status == 200 and block["attributes"] == []
+    asked = bea.block(asked=["size"])[1]
+    assert [(a["attr"], a["value"], a["applies"]) for a in asked["attributes"]] == [
+        ("item_variant.size", "M", "when_asked")
+    ]
+
+
+def test_a_deleted_inference_never_comes_back(worker) -> None:  # type: ignore[no-untyped-def]
+    cid = Person(worker, "acme", "p_cid")
+    ref = "item_variant:acme:7"
+    cid.publish(cid.engaged(0, ref), cid.engaged(1, ref))
+    [interest] = [i for i in cid.inferences() if i["kind"] == "interest"]
+    path = f"/v1/profiles/p_cid/inferences/{interest['id']}?space_id=acme"
+    status, body = _call(worker.worker.web_port, "DELETE", path)
+    assert status == 202, body
+    cid.publish(cid.engaged(2, ref), cid.engaged(3, ref))  # the same evidence, and more
+    statuses = {i["id"]: i["status"] for i in cid.inferences()}
+    assert statuses[interest["id"]] == "deleted"
+    assert interest["id"] not in {e["id"] for e in cid.block()[1]["soft"]}
+
+
+def test_opt_out_stops_inferences(worker) -> None:  # type: ignore[no-untyped-def]
+    dan = Person(worker, "acme", "p_dan")
+    dan.publish(dan.engaged(0, "item_variant:acme:3"), dan.engaged(1, "item_variant:acme:3"))
+    assert dan.inferences()
+    status, _ = _call(worker.worker.web_port, "POST", "/v1/profiles/p_dan/traits/opt-out",
+                      {"space_id": "acme"})  # fmt: skip
+    assert status == 202
+    dan.publish(dan.engaged(2, "item_variant:acme:4"), dan.engaged(3, "item_variant:acme:4"))
+    assert dan.inferences() == []
+
+
+@pytest.mark.parametrize(
+    ("space", "line"),
+    [("acme", "exigido: color sem black"), ("lumen", "required: color not black"),
+     ("sol", "requerido: color")],
+)  # fmt: skip
+def test_three_languages_render(worker, space: str, line: str) -> None:  # type: ignore[no-untyped-def]
+    eve = Person(worker, space, f"p_eve_{space}")
+    eve.publish(eve.preference(0, attr="item_variant.color", op="not_in", values=["black"],
+                               strength="must_not"))  # fmt: skip
+    status, block = eve.block()
+    assert status == 200, block
+    assert block["text"].splitlines()[0].startswith(line)
+
+
+def test_errors_name_the_field_and_signals_off_is_404(worker) -> None:  # type: ignore[no-untyped-def]
+    port = worker.worker.web_port
+    status, body = _call(port, "POST", "/v1/constraints", {"space_id": "acme", "for": "nobody"})
+    assert status == 422 and body["errors"][0]["field"] == "for"
+    status, _ = _call(port, "POST", "/v1/constraints", {"space_id": "vida", "profile_id": "p"})
+    assert status == 404  # vida records turns only: signals off
+    unbound = {"space_id": "acme", "profile_id": "p", "tool": "search_plans"}
+    status, body = _call(port, "POST", "/v1/constraints", unbound)
+    assert status == 422 and "not bound" in body["error"]
+
+
+def test_a_correction_becomes_stated_and_deletes_the_inference(worker) -> None:  # type: ignore[no-untyped-def]
+    fay = Person(worker, "acme", "p_fay")
+    fay.publish(fay.engaged(0, "item_variant:acme:5"), fay.engaged(1, "item_variant:acme:5"))
+    [interest] = [i for i in fay.inferences() if i["kind"] == "interest"]
+    replacement = {"kind": "preference", "attr": "item_variant.color", "op": "in",
+                   "values": ["green"], "strength": "prefer", "scope": "persistent",
+                   "source": "correction"}  # fmt: skip
+    path = f"/v1/profiles/p_fay/inferences/{interest['id']}/correct"
+    status, body = _call(worker.worker.web_port, "POST", path,
+                         {"space_id": "acme", "replacement": replacement})  # fmt: skip
+    assert status == 202, body
+    worker.drain()
+    worker.drain_signals()
+    assert {i["id"]: i["status"] for i in fay.inferences()}[interest["id"]] == "deleted"
+    soft = fay.block()[1]["soft"]
+    assert [(e["attr"], e["values"], e["source"]) for e in soft if not e["inferred"]] == [
+        ("item_variant.color", ["green"], "correction")
+    ]
+
+
+def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-untyped-def]
+    port = worker.worker.web_port
+    body = {"space_id": "acme", "receipts": ["rcpt_1", "rcpt_2"], "reason": "why this offer?"}
+    status, opened = _call(port, "POST", "/v1/profiles/p_gil/review-requests", body)
+    assert status == 201 and opened["status"] == "open"
+    resolve = f"/v1/profiles/p_gil/review-requests/{opened['id']}/resolve"
+    decision = {"space_id": "acme", "decision": "upheld", "explanation": ["rule_r1", "cv_1"]}
+    status, resolved = _call(port, "POST", resolve, decision)
+    assert status == 200 and resolved["decision"] == "upheld"
+    status, again = _call(port, "POST", resolve, {**decision, "decision": "overturned"})
+    assert "once" in again["error"]
+    assert status == 409
+    status, _ = _call(port, "POST", "/v1/profiles/p_gil/review-requests/rr_nope/resolve", decision)
+    assert status == 404

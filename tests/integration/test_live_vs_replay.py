@@ -1,0 +1,168 @@
+"""One event file, two drivers: the live worker (real broker, processing time) and
+``turnstream replay`` (no broker, event time) end with the same exposures and inferences,
+although live, outcomes and commands (their own topics) overtake the interactions they
+follow; and with an ``erase`` in the stream, with the same rows everywhere (one erase
+policy, :mod:`turnstream.core.erasure`, for both)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from turnstream.core.identity import resolve_profile
+from turnstream.dev.sample import sample_day
+from turnstream.errors import InvalidItem
+from turnstream.models import InteractionItem, parse_item
+from turnstream.sinks.summary import SUMMARY_SQL
+
+pytestmark = pytest.mark.integration
+
+FAST_TRIGGERS = "[signals]\nquiet_seconds = 1.0\noldest_pending_seconds = 3.0\n"
+EXPOSURE_SQL = (
+    "SELECT space_id, profile_id, `for`, ref, effective_exposure, exposures "
+    "FROM effective_exposure ORDER BY ALL"
+)
+INFERENCE_SQL = (
+    "SELECT id, space_id, profile_id, `for`, kind, attr, value, polarity, weight, confidence, "
+    "effective_exposure, weighted_signal, events, sessions, lift, exposures, origin_events, "
+    "applies, status FROM inferences FINAL WHERE status != 'retracted' ORDER BY id"
+)
+
+
+def _sql(config: Path, dsn: str, sql: str) -> list[dict]:
+    out = subprocess.run(
+        [sys.executable, "-m", "turnstream", "sql", "--config", str(config), "--dsn", dsn,
+         "--format", "json", sql],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(out.stdout)
+
+
+def test_live_and_replay_derive_the_same(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    day = (datetime.now(UTC) - timedelta(days=1)).date()
+    lines = sample_day(day, seed=21)
+    events = tmp_path / "day.jsonl"
+    events.write_bytes(b"\n".join(lines) + b"\n")
+
+    live = deployment_factory(extra=FAST_TRIGGERS)
+    live.worker.start()
+    live.publish(lines)
+    live.drain()
+    live.drain_signals()
+    assert live.worker.stats()["derivations"] > 0
+    live.worker.stop()
+
+    replay_dsn = f"chdb://{tmp_path / 'replayed'}"
+    subprocess.run(
+        [sys.executable, "-m", "turnstream", "replay", "--config", str(live.config),
+         "--dsn", replay_dsn, str(events)],
+        check=True, capture_output=True,
+    )  # fmt: skip
+
+    live_dsn = live.settings.store.dsn
+    exposures = _sql(live.config, live_dsn, EXPOSURE_SQL)
+    inferences = _sql(live.config, live_dsn, INFERENCE_SQL)
+    assert len(exposures) > 100 and len(inferences) > 50  # the day really derives things
+    assert {i["kind"] for i in inferences} >= {"affinity", "interest", "implicit_negative"}
+    assert _sql(live.config, replay_dsn, EXPOSURE_SQL) == exposures
+    assert _sql(live.config, replay_dsn, INFERENCE_SQL) == inferences
+    raw = "SELECT count() AS n FROM interactions"
+    assert _sql(live.config, replay_dsn, raw) == _sql(live.config, live_dsn, raw)
+
+
+def _most_active(lines: list[bytes], space_id: str, secret: bytes) -> str:
+    """The profile id with the most interaction items in ``space_id``."""
+    counts: dict[str, int] = {}
+    for raw in lines:
+        try:
+            item = parse_item(raw)
+        except InvalidItem:
+            continue
+        if isinstance(item, InteractionItem) and item.space_id == space_id:
+            profile_id = resolve_profile(item, secret)
+            counts[profile_id] = counts.get(profile_id, 0) + 1
+    return max(counts, key=lambda p: (counts[p], p))
+
+
+def _rows_of(config: Path, dsn: str, profile_id: str) -> dict[str, int]:
+    """The person's rows in every table (not view) with a profile id."""
+    assert re.fullmatch(r"p_[0-9a-f]{32}", profile_id)  # safe to write into the query
+    tables = [
+        r["table"]
+        for r in _sql(
+            config,
+            dsn,
+            "SELECT c.table AS table FROM system.columns AS c INNER JOIN system.tables AS t "
+            "ON c.database = t.database AND c.table = t.name WHERE c.database = currentDatabase() "
+            "AND c.name = 'profile_id' AND t.engine NOT IN ('View', 'MaterializedView') "
+            "ORDER BY c.table",
+        )
+    ]
+    union = " UNION ALL ".join(
+        f"SELECT '{t}' AS t, count() AS n FROM {t} WHERE profile_id = '{profile_id}'"
+        for t in tables
+    )
+    return {r["t"]: int(r["n"]) for r in _sql(config, dsn, union)}
+
+
+def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    day = (datetime.now(UTC) - timedelta(days=1)).date()
+    lines = sample_day(day, seed=5)
+    live = deployment_factory(extra=FAST_TRIGGERS)
+    subject = _most_active(lines, "lumen", live.settings.secret_bytes())
+    erase = json.dumps(
+        {
+            "type": "command",
+            "space_id": "lumen",
+            "idempotency_key": "erase-the-most-active",
+            "profile_id": subject,
+            "source": "privacy-desk",
+            "occurred_at": f"{day.isoformat()}T23:59:59Z",
+            "command": "erase",
+        }
+    ).encode()
+    events = tmp_path / "day.jsonl"
+    events.write_bytes(b"\n".join([*lines, erase]) + b"\n")
+
+    # Live: the day, derived; then the erase (commands have a topic of their own, so it
+    # is published after the rest has landed: the file's order, which replay follows).
+    live.worker.start()
+    live.publish(lines)
+    live.drain()
+    live.drain_signals()
+    live_dsn = live.settings.store.dsn
+    before = _rows_of(live.config, live_dsn, subject)
+    assert before["interactions"] > 0 and before["exposure_items"] > 0  # something to erase
+    live.publish([erase])
+    live.drain()
+    live.drain_signals()
+    live.worker.stop()
+
+    replay_dsn = f"chdb://{tmp_path / 'replayed'}"
+    replayed = subprocess.run(
+        [sys.executable, "-m", "turnstream", "replay", "--config", str(live.config),
+         "--dsn", replay_dsn, str(events)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    assert "1 erasures" in replayed.stdout
+
+    for dsn in (live_dsn, replay_dsn):
+        assert set(_rows_of(live.config, dsn, subject).values()) == {0}, dsn
+
+    def counts(dsn: str) -> dict[str, int]:
+        return {r["table"]: int(r["rows"]) for r in _sql(live.config, dsn, SUMMARY_SQL)}
+
+    assert counts(replay_dsn) == counts(live_dsn)
+    assert counts(live_dsn)["interactions"] > 0
+    exposures = _sql(live.config, live_dsn, EXPOSURE_SQL)
+    assert len(exposures) > 100  # the others' exposures stay
+    assert _sql(live.config, replay_dsn, EXPOSURE_SQL) == exposures
+    assert _sql(live.config, replay_dsn, INFERENCE_SQL) == _sql(
+        live.config, live_dsn, INFERENCE_SQL
+    )

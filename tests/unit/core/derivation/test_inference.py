@@ -1,0 +1,333 @@
+"""Each inference kind, with hand-computed numbers, and the rules that bound them."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+from tests.unit.core.derivation.builders import (
+    CONFIG,
+    E1,
+    E2,
+    A,
+    B,
+    C,
+    at,
+    command,
+    engaged,
+    feedback,
+    fold_all,
+    item,
+    outcome,
+    preference,
+    presented,
+)
+from turnstream.core.derivation import (
+    Evidence,
+    Inference,
+    ProfileState,
+    SignalsConfig,
+    derive,
+    fold,
+    inference_id,
+)
+from turnstream.core.derivation.state import resolved
+
+COLOR = "item_variant.color"
+
+
+def affinity_events(for_: str = "self") -> list:
+    """A red item shown twice at pos 1 (EE 2.0), clicked (1) in s1 and carted (2) in s2."""
+    return [
+        presented("p1", E1, [item(1, A, color="red")], for_=for_),
+        presented("p2", E2, [item(1, A, color="red")], t=10, for_=for_),
+        engaged("c1", A, "click", t=20, for_=for_),
+        engaged("c2", A, "cart", t=30, session="s2", for_=for_),
+    ]
+
+
+def by_kind(inferences: list[Inference]) -> dict[str, list[Inference]]:
+    out: dict[str, list[Inference]] = {}
+    for inf in inferences:
+        out.setdefault(inf.kind, []).append(inf)
+    return out
+
+
+def test_affinity_numbers() -> None:
+    state = fold_all(affinity_events())
+    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
+    assert affinity.weight == 0.3  # min(1, 3 / 10)
+    assert affinity.confidence == 0.666667  # 1 - 1 / (1 + 2)
+    assert affinity.evidence == Evidence(
+        effective_exposure=2.0, weighted_signal=3.0, events=2, sessions=2, lift=1.5
+    )
+    assert affinity.origin_events == ("c1", "c2")
+    assert (affinity.applies, affinity.status, affinity.purposes) == (
+        "always",
+        "active",
+        ("personalization",),
+    )
+    assert (affinity.created_at, affinity.updated_at) == (at(30), at(30))
+    assert affinity.id == inference_id("acme", "p1", "self", "affinity", COLOR, "red")
+
+
+def test_lift_with_a_prior() -> None:
+    state = fold_all(affinity_events())
+    [affinity] = by_kind(derive(state, {(COLOR, "red"): 1.25}, CONFIG))["affinity"]
+    assert affinity.evidence.lift == 1.2  # (3 / 2) / 1.25: exactly the threshold
+    assert "affinity" not in by_kind(derive(state, {(COLOR, "red"): 1.5}, CONFIG))  # lift 1.0
+    # A prior of another value does not apply; the neutral prior does.
+    [neutral] = by_kind(derive(state, {(COLOR, "blue"): 9.0}, CONFIG))["affinity"]
+    assert neutral.evidence.lift == 1.5
+
+
+def test_no_affinity_below_a_threshold() -> None:
+    one_click = fold_all(affinity_events()[:3])  # ws 1, events 1
+    assert "affinity" not in by_kind(derive(one_click, {}, CONFIG))
+    # Two clicks: ws 2 < 3.
+    two_clicks = fold_all([*affinity_events()[:3], engaged("c3", A, t=40)])
+    assert "affinity" not in by_kind(derive(two_clicks, {}, CONFIG))
+
+
+def test_lift_is_zero_without_exposure() -> None:
+    events = [
+        presented("p1", E1, [item(1, A, color="red")], visible_k=0),
+        engaged("c1", A, t=1),
+        engaged("c2", A, "cart", t=2),
+    ]
+    inferences = by_kind(derive(fold_all(events), {}, CONFIG))
+    assert "affinity" not in inferences
+    [interest] = inferences["interest"]
+    assert (interest.evidence.effective_exposure, interest.evidence.lift) == (0.0, 0.0)
+
+
+def test_affinity_weight_is_capped_at_one() -> None:
+    events = [presented("p1", E1, [item(1, A, color="red")])]
+    events += [engaged(f"c{i}", A, "cart", t=i) for i in range(1, 7)]  # ws 12, EE 1
+    [affinity] = by_kind(derive(fold_all(events), {}, CONFIG))["affinity"]
+    assert (affinity.weight, affinity.confidence, affinity.evidence.lift) == (1.0, 0.857143, 12.0)
+
+
+def test_interest_numbers() -> None:
+    events = [presented("p1", E1, [item(2, B)], visible_k=3)]
+    events += [engaged(f"c{i}", B, t=i) for i in (1, 2, 3)]
+    [interest] = derive(fold_all(events), {}, CONFIG)
+    assert (interest.kind, interest.attr, interest.value) == ("interest", "item_variant.ref", B)
+    assert (interest.polarity, interest.weight, interest.confidence) == ("prefer", 0.6, 0.75)
+    # EE 0.630930 (pos 2); ws 3; lift 3 / 0.630930 = 4.754886 (from the rounded EE)
+    assert interest.evidence == Evidence(0.63093, 3.0, 3, 1, 4.754886, 1)
+    assert interest.origin_events == ("c1", "c2", "c3")
+
+
+def test_interest_weight_is_capped_at_one() -> None:
+    events = [engaged(f"c{i}", B, t=i) for i in range(1, 7)]
+    [interest] = derive(fold_all(events), {}, CONFIG)
+    assert (interest.weight, interest.confidence) == (1.0, 0.857143)
+
+
+def shown_three_times(ref: str, pos: int) -> list:
+    """``ref`` at ``pos`` (visible) in three lists of its own, at t = 100, 110, 120."""
+    filler = [item(p, f"item_variant:acme:f{p}") for p in range(1, pos)]
+    return [
+        presented(f"{ref}#{i}", eid, [*filler, item(pos, ref)], visible_k=pos, t=100 + 10 * i)
+        for i, eid in enumerate(exposure_ids(ref))
+    ]
+
+
+def exposure_ids(ref: str) -> list[str]:
+    """Three UUIDv7 exposure ids of ``ref``'s own."""
+    tail = hashlib.sha256(ref.encode()).hexdigest()[:10]
+    return [f"0190f5a2-7b3c-7def-8123-{i:02d}{tail}" for i in range(3)]
+
+
+def negatives(state: ProfileState) -> list[Inference]:
+    return [i for i in derive(state, {}, CONFIG) if i.kind == "implicit_negative" and i.value == C]
+
+
+def test_implicit_negative_numbers() -> None:
+    [negative] = negatives(fold_all(shown_three_times(C, 2)))
+    assert (negative.attr, negative.value, negative.polarity) == ("item_variant.ref", C, "avoid")
+    assert (negative.weight, negative.confidence) == (0.5, 0.75)  # 1 - 1 / (1 + 3)
+    assert negative.evidence == Evidence(effective_exposure=1.89279, exposures=3)
+    assert negative.origin_events == (f"{C}#0", f"{C}#1", f"{C}#2")
+
+
+def test_implicit_negative_thresholds() -> None:
+    assert len(negatives(fold_all(shown_three_times(C, 3)))) == 1  # EE exactly 1.5
+    assert negatives(fold_all(shown_three_times(C, 4))) == []  # EE 1.292030 < 1.5
+    assert negatives(fold_all(shown_three_times(C, 1)[:2])) == []  # 2 exposures
+    shown = shown_three_times(C, 1)
+    assert negatives(fold_all([*shown, engaged("c1", C, t=150)])) == []
+    assert negatives(fold_all([*shown, outcome("o1", C, "delivery", t=150)])) == []
+    assert negatives(fold_all([*shown, feedback("f1", C, "like", t=150)])) == []
+
+
+def size_events(for_: str = "self") -> list:
+    return [
+        outcome("o1", A, "purchase", size="M", t=1, for_=for_),
+        outcome("o2", A, "kept", size="M", t=2, for_=for_),
+        outcome("o3", B, "purchase", size="L", t=3, for_=for_),
+        outcome("o4", B, "return", size="L", reason="returned_for_size", t=4, for_=for_),
+        outcome("o5", C, "return", size="M", reason="changed_mind", t=5, for_=for_),
+    ]
+
+
+def test_attribute_size_numbers() -> None:
+    [size] = derive(fold_all(size_events()), {}, CONFIG)
+    assert (size.kind, size.attr, size.value, size.polarity) == (
+        "attribute",
+        "item_variant.size",
+        "M",
+        None,
+    )
+    assert (size.applies, size.weight, size.confidence) == ("when_asked", 1.0, 0.666667)
+    assert size.evidence == Evidence(weighted_signal=2.0, events=2, sessions=1)
+    assert size.origin_events == ("o1", "o2")
+
+
+def test_a_tie_between_sizes_infers_none() -> None:
+    events = [outcome("o1", A, "purchase", size="M"), outcome("o2", B, "purchase", size="L")]
+    assert derive(fold_all(events), {}, CONFIG) == []
+
+
+def test_the_gift_bucket_yields_no_attribute() -> None:
+    state = fold_all(size_events("gift"))
+    assert resolved(state, CONFIG).buckets["gift"].sizes["item_variant.size"]["M"].net == 2
+    assert derive(state, {}, CONFIG) == []
+
+
+def test_a_beneficiarys_evidence_never_becomes_selfs() -> None:
+    kid = "beneficiary:kid"
+    state = fold_all([*affinity_events(kid), *size_events(kid)])
+    inferences = derive(state, {}, CONFIG)
+    assert {i.for_ for i in inferences} == {kid}
+    assert {i.kind for i in inferences} == {"affinity", "interest", "attribute"}
+    assert "self" not in state.buckets
+    [affinity] = by_kind(inferences)["affinity"]
+    assert affinity.id == inference_id("acme", "p1", kid, "affinity", COLOR, "red")
+    assert affinity.id != inference_id("acme", "p1", "self", "affinity", COLOR, "red")
+
+
+def test_sensitive_types_and_fields_give_no_inference_but_a_count() -> None:
+    config = SignalsConfig(sensitive=frozenset({"health_plan", "item_variant.color"}))
+    plan = "health_plan:acme:7"
+    events = [*affinity_events(), *shown_three_times(plan, 1)]
+    events += [engaged("h1", plan, t=60), engaged("h2", plan, "cart", t=61)]
+    state = fold_all(events, config)
+    assert {i.kind for i in derive(state, {}, config)} == {"interest"}  # of A, not the plan
+    assert resolved(state, CONFIG).buckets["self"].sensitive_counts == {
+        "health_plan": 5,  # 3 presented + 2 engaged
+        "item_variant.color": 4,  # 2 presented + 2 engaged
+    }
+
+
+def test_a_tombstoned_inference_never_comes_back() -> None:
+    state = fold_all(affinity_events())
+    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
+    deleted = [i for i in derive(state, {}, CONFIG) if i.id == affinity.id]
+    assert [(i.status, i.created_at, i.updated_at) for i in deleted] == [
+        ("deleted", at(30), at(40))
+    ]
+    # More of the same evidence: still deleted, unchanged.
+    fold_all([engaged("c3", A, "cart", t=50), engaged("c4", A, t=51)], state=state)
+    again = [i for i in derive(state, {}, CONFIG) if i.id == affinity.id]
+    assert again == deleted
+
+
+def test_a_corrected_inference_is_tombstoned_too() -> None:
+    state = fold_all(affinity_events())
+    [interest] = by_kind(derive(state, {}, CONFIG))["interest"]
+    fold(state, command("x1", "correct", interest.id, t=40), CONFIG)
+    assert [i.status for i in derive(state, {}, CONFIG) if i.kind == "interest"] == ["deleted"]
+
+
+def test_a_tombstone_before_emission_is_never_active() -> None:
+    doomed = inference_id("acme", "p1", "self", "affinity", COLOR, "red")
+    early = fold_all([command("d0", "delete", doomed), *affinity_events()])
+    statuses = {i.kind: i.status for i in derive(early, {}, CONFIG)}
+    assert statuses == {"affinity": "deleted", "interest": "active"}
+    # The same as when the delete comes after the inference was emitted.
+    late = fold_all(affinity_events())
+    derive(late, {}, CONFIG)
+    fold(late, command("d0", "delete", doomed), CONFIG)
+    assert [(i.kind, i.status) for i in derive(late, {}, CONFIG)] == [
+        (i.kind, i.status) for i in derive(early, {}, CONFIG)
+    ]
+
+
+def test_erase_then_the_same_evidence_does_not_revive_a_tombstone() -> None:
+    state = fold_all(affinity_events())
+    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
+    fold(state, command("e1", "erase", t=41), CONFIG)
+    again = [
+        presented("q1", E1, [item(1, A, color="red")], t=50),
+        presented("q2", E2, [item(1, A, color="red")], t=51),
+        engaged("q3", A, t=52),
+        engaged("q4", A, "cart", t=53),
+    ]
+    fold_all(again, state=state)
+    statuses = [(i.kind, i.status) for i in derive(state, {}, CONFIG)]
+    assert statuses == [("affinity", "deleted"), ("interest", "active")]
+
+
+def test_opt_out_stops_derivation_and_withdraws_inferences() -> None:
+    state = fold_all(affinity_events())
+    assert derive(state, {}, CONFIG)
+    fold(state, command("x1", "opt_out", t=40), CONFIG)
+    fold_all(shown_three_times(C, 1), state=state)
+    fold_all([engaged("c9", B, t=60), engaged("c10", B, t=61)], state=state)
+    assert derive(state, {}, CONFIG) == []
+    assert derive(state, {(COLOR, "red"): 1.25}, CONFIG) == []
+    assert state.inferences == {}
+    # Exposures are still measured after the opt-out.
+    assert any(e.ref == C for e in state.exposures("self"))
+
+
+def test_opt_out_gives_the_same_result_wherever_it_falls() -> None:
+    early = fold_all([command("x0", "opt_out", t=-1), *affinity_events()])
+    late = fold_all([*affinity_events(), command("x0", "opt_out", t=-1)])
+    assert derive(early, {}, CONFIG) == derive(late, {}, CONFIG) == []
+    assert early.exposures("self") == late.exposures("self")
+
+
+def test_never_a_preference_and_never_hard() -> None:
+    state = fold_all([preference("pr1"), *affinity_events(), *shown_three_times(C, 1)])
+    inferences = derive(state, {}, CONFIG)
+    assert {i.kind for i in inferences} == {"affinity", "interest", "implicit_negative"}
+    assert {i.polarity for i in inferences} == {"prefer", "avoid"}
+
+
+def test_created_at_stays_and_updated_at_follows_changes() -> None:
+    state = fold_all(affinity_events())
+    [first] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    fold(state, engaged("c3", A, t=40), CONFIG)
+    [changed] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    assert (changed.created_at, changed.updated_at, changed.weight) == (at(30), at(40), 0.4)
+    fold(state, preference("pr1", t=50), CONFIG)
+    [same] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    assert same == changed
+    assert first.id == same.id
+
+
+def test_inference_ids_are_deterministic() -> None:
+    iid = inference_id("acme", "p1", "self", "affinity", COLOR, "red")
+    digest = hashlib.sha256(b"acme\x1fp1\x1fself\x1faffinity\x1fitem_variant.color\x1fred")
+    assert iid == "inf_" + digest.hexdigest()[:24]
+    assert re.fullmatch(r"inf_[0-9a-f]{24}", iid)
+    parts = ["acme", "p1", "self", "affinity", COLOR, "red"]
+    for i in range(len(parts)):
+        changed = [*parts]
+        changed[i] += "x"
+        assert inference_id(*changed) != iid
+
+
+def test_derivation_is_idempotent() -> None:
+    state = fold_all([*affinity_events(), *shown_three_times(C, 1), *size_events()])
+    first = derive(state, {}, CONFIG)
+    assert derive(state, {}, CONFIG) == first
+    other = fold_all([*affinity_events(), *shown_three_times(C, 1), *size_events()])
+    assert derive(other, {}, CONFIG) == first
+    assert [Inference.from_dict(i.to_dict()) for i in first] == first

@@ -1,0 +1,209 @@
+"""The ingest rule: validation, the features gate and idempotency keys."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from turnstream.config import Settings, SpaceConfig
+from turnstream.core.identity import profile_id_for
+from turnstream.core.ingest import Reason, Source, decide, refused_by_store, too_large_to_fan_out
+from turnstream.core.messages import accepted_for
+from turnstream.models import Handle
+from turnstream.sinks.rows import rows_for
+
+SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "s3cret"},
+        "spaces": {
+            "acme": {"features": ["signals", "claims", "turns"]},
+            "quiet": {"features": []},
+            "turnsonly": {"features": ["turns"]},
+        },
+    }
+)
+SRC = Source("turnstream.interactions", 2, 41)
+
+
+def _pref(**changes: Any) -> bytes:
+    item = {
+        "type": "interaction",
+        "space_id": "acme",
+        "idempotency_key": "pref-1",
+        "handle": {"type": "phone_e164", "value": "+5511900005678"},
+        "source": "whatsapp",
+        "conversation_id": "wa-1",
+        "occurred_at": "2026-09-29T14:02:11Z",
+        "interaction": {
+            "kind": "preference",
+            "attr": "item_variant.color",
+            "op": "not_in",
+            "values": ["black"],
+            "strength": "must_not",
+            "source": "stated",
+        },
+    }
+    item.update(changes)
+    return json.dumps(item).encode()
+
+
+def _turn(space: str, interactions: int = 0) -> bytes:
+    presented = {
+        "kind": "seen",
+        "exposure_id": "0190d5a4-1c2b-7d3e-8f4a-123456789abc",
+        "max_index_seen": 3,
+    }
+    return json.dumps(
+        {
+            "type": "turn",
+            "space_id": space,
+            "idempotency_key": "turn-1",
+            "profile_id": "p_1",
+            "source": "web",
+            "occurred_at": "2026-09-29T14:02:11Z",
+            "turn_id": "t1",
+            "agent": "sales",
+            "interactions": [presented] * interactions,
+        }
+    ).encode()
+
+
+def never(_: str) -> Source | None:
+    return None
+
+
+def test_a_valid_item_is_accepted_with_its_hashed_profile() -> None:
+    decision = decide(_pref(), SRC, SETTINGS, never)
+    assert decision.item is not None and decision.refusal is None
+    handle = Handle(type="phone_e164", value="+5511900005678")
+    assert decision.profile_id == profile_id_for("acme", handle, b"s3cret")
+    assert decision.profile_id.startswith("p_") and "5678" not in decision.profile_id
+
+
+def test_invalid_bytes_are_refused_with_the_field_path() -> None:
+    decision = decide(_pref(occurred_at="2026-09-29T14:02:11"), SRC, SETTINGS, never)
+    assert decision.item is None
+    assert decision.refusal is not None
+    assert decision.refusal.reason is Reason.invalid
+    assert decision.refusal.field_path == "occurred_at"
+    assert "timezone" in decision.refusal.message
+
+
+def test_unknown_space_is_refused() -> None:
+    decision = decide(_pref(space_id="ghost"), SRC, SETTINGS, never)
+    assert decision.item is None
+    assert decision.refusal is not None and decision.refusal.reason is Reason.unknown_space
+
+
+def test_interaction_for_a_space_without_signals_is_refused() -> None:
+    decision = decide(_pref(space_id="quiet"), SRC, SETTINGS, never)
+    assert decision.item is None
+    assert decision.refusal is not None
+    assert decision.refusal.reason is Reason.signals_disabled
+
+
+def test_turn_for_a_space_without_turns_is_refused() -> None:
+    decision = decide(_turn("quiet"), SRC, SETTINGS, never)
+    assert decision.item is None
+    assert decision.refusal is not None and decision.refusal.reason is Reason.turns_disabled
+
+
+def test_interactions_inside_a_turn_without_signals_are_refused_but_the_turn_kept() -> None:
+    decision = decide(_turn("turnsonly", interactions=2), SRC, SETTINGS, never)
+    assert decision.item is not None
+    assert decision.refusal is not None
+    assert decision.refusal.reason is Reason.signals_disabled
+    assert decision.refusal.field_path == "interactions"
+    assert not decision.keep_interactions
+
+
+def test_a_turn_without_interactions_in_a_turns_only_space_is_clean() -> None:
+    decision = decide(_turn("turnsonly"), SRC, SETTINGS, never)
+    assert decision.item is not None and decision.refusal is None and decision.keep_interactions
+
+
+def test_a_key_taken_by_another_message_is_a_duplicate() -> None:
+    first = decide(_pref(), SRC, SETTINGS, never)
+    taken = {first.dedup_key: SRC}
+    again = decide(_pref(), Source(SRC.topic, SRC.partition, 99), SETTINGS, taken.get)
+    assert again.duplicate and again.item is None and again.refusal is None
+
+
+def test_the_same_message_redelivered_is_not_a_duplicate() -> None:
+    first = decide(_pref(), SRC, SETTINGS, never)
+    redelivered = decide(_pref(), SRC, SETTINGS, {first.dedup_key: SRC}.get)
+    assert not redelivered.duplicate and redelivered.item is not None
+
+
+def test_keys_are_per_space() -> None:
+    a = decide(_pref(), SRC, SETTINGS, never)
+    b = decide(_pref(space_id="quiet"), SRC, SETTINGS, never)
+    assert a.dedup_key != b.dedup_key
+
+
+def test_the_same_invalid_bytes_twice_are_one_dead_letter() -> None:
+    raw = b'{"type": "turn", "broken": '
+    first = decide(raw, SRC, SETTINGS, never)
+    again = decide(raw, Source(SRC.topic, 0, 7), SETTINGS, {first.dedup_key: SRC}.get)
+    assert first.refusal is not None and again.duplicate
+
+
+def test_a_handle_without_a_secret_is_a_config_error() -> None:
+    from turnstream.errors import ConfigError
+
+    settings = Settings(spaces={"acme": SpaceConfig(features=frozenset({"signals"}))})
+    with pytest.raises(ConfigError, match=r"identity\.secret"):
+        decide(_pref(), SRC, settings, never)
+
+
+def _legacy_accepted(decision: Any) -> dict[str, Any]:
+    """The accepted message as a plain ``model_dump`` spells it (the reference form)."""
+    body = decision.item.model_dump(mode="json", by_alias=True, exclude={"handle"})
+    body["profile_id"] = decision.profile_id
+    if not decision.keep_interactions and "interactions" in body:
+        body["interactions"] = []
+    return body
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [_pref(), _turn("acme", interactions=2), _turn("turnsonly", interactions=2), _turn("acme")],
+    ids=["hashed-handle", "turn-with-interactions", "interactions-refused", "plain-turn"],
+)
+def test_the_accepted_message_is_the_item_without_its_handle(raw: bytes) -> None:
+    decision = decide(raw, SRC, SETTINGS, never)
+    message = json.loads(accepted_for(decision))
+    assert message == _legacy_accepted(decision)
+    assert "handle" not in message and message["profile_id"] == decision.profile_id
+    assert b"+5511900005678" not in accepted_for(decision)
+
+
+def test_a_message_the_store_refuses_keeps_its_key_and_becomes_a_dead_letter() -> None:
+    accepted = decide(_pref(), SRC, SETTINGS, lambda _: None)
+    refused = refused_by_store(accepted, "interactions refused it: Code: 469 ...")
+    assert refused.item is None and refused.profile_id is None and not refused.duplicate
+    assert (refused.source, refused.raw, refused.dedup_key) == (
+        accepted.source,
+        accepted.raw,
+        accepted.dedup_key,  # a copy of it is a duplicate, in a replay as the first time
+    )
+    assert refused.refusal is not None
+    assert refused.refusal.reason is Reason.store_refused
+    assert refused.refusal.message == "interactions refused it: Code: 469 ..."
+    rows = rows_for(refused, SETTINGS, datetime.now(UTC))
+    assert set(rows) == {"idempotency_keys", "dead_letters"}
+    assert rows["dead_letters"][0]["reason"] == "store_refused"
+    assert rows["dead_letters"][0]["idempotency_key"] == "pref-1"  # read from the bytes
+
+
+def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() -> None:
+    accepted = decide(_pref(), SRC, SETTINGS, lambda _: None)
+    refused = too_large_to_fan_out(accepted, 1_573_214, 1_047_564)
+    assert refused.refusal is not None and refused.refusal.reason is Reason.too_large
+    assert refused.refusal.message == (
+        "its accepted message would be 1573214 bytes; the accepted topic takes 1047564"
+    )
+    assert refused.dedup_key == accepted.dedup_key and refused.item is None

@@ -1,0 +1,138 @@
+"""The bootstrap: the one place where the worker's parts are chosen, built and wired.
+
+:func:`run_worker` opens the store; :func:`build_parts` builds the sinks, the key
+registry, the priors cache, the derivation engine and the commands producer once, and
+hands them to the drivers; then the Faust app runs them. :func:`build_replay` builds the
+same parts for the replay driver. Nothing else opens a store for a driver or builds a
+sink.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from dataclasses import dataclass
+
+import faust
+
+from turnstream.config import Settings
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.jobs.runner import run_job_here
+from turnstream.producer import Producer
+from turnstream.replay import Replay
+from turnstream.sinks.derivations import DerivationSink
+from turnstream.sinks.keys import KeyRegistry
+from turnstream.sinks.priors import PriorsCache
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.store import AsyncStore, Store
+from turnstream.sinks.writer import RawSink
+from turnstream.streams.admin import ensure_topics, max_message_bytes
+from turnstream.streams.app import build_app
+from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
+from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
+from turnstream.streams.topology import topology_of
+
+__all__ = ["WorkerParts", "build_parts", "build_replay", "run_worker", "tune_gc"]
+
+log = logging.getLogger(__name__)
+
+
+#: Allocations between young-generation collections (CPython's default: 700). A worker
+#: allocates a few hundred objects per item and keeps many alive (a batch's decisions,
+#: the idempotency-key cache, the signals states), so at the default the collector
+#: walks them over and over: validating a batch took twice as long (bench/hot_path.py).
+GC_YOUNG_THRESHOLD = 50_000
+
+#: Bytes a record batch of one message adds to its key and value (header, lengths).
+RECORD_BATCH_OVERHEAD = 1024
+
+
+def tune_gc() -> None:
+    """Freeze what start-up allocated (never collected again) and collect the young
+    generation less often. Reference counting still frees almost everything at once;
+    only cycles wait longer."""
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+
+
+@dataclass
+class WorkerParts:
+    """Everything a worker runs, built once."""
+
+    store: AsyncStore
+    ingest: IngestDriver
+    derivation: DerivationDriver
+    producer: Producer
+
+
+def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
+    """The drivers on ``store``, with their sinks, key registry, priors cache and engine,
+    and the producer the routes publish commands with (started on first use)."""
+    topology = topology_of(settings)
+    derived = DerivationSink(store.store)
+    engine = SignalsEngine(
+        settings.signals,
+        priors_for=PriorsCache(store.store).get,
+        load_state=derived.load_state,
+        max_states=MAX_STATES_IN_MEMORY,
+    )
+    return WorkerParts(
+        store=store,
+        ingest=IngestDriver(
+            settings, topology, store, RawSink(store.store), KeyRegistry(store.store)
+        ),
+        derivation=DerivationDriver(settings, topology, store, engine, derived),
+        producer=Producer(settings),
+    )
+
+
+def build_replay(settings: Settings, store: Store) -> Replay:
+    """The replay driver on ``store``: the same sinks and engine as live, with the priors
+    read once (a replay is one moment) and every state kept in memory."""
+    derived = DerivationSink(store)
+    engine = SignalsEngine(
+        settings.signals,
+        priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
+        load_state=derived.load_state,
+    )
+    return Replay(settings, store, RawSink(store), derived, engine)
+
+
+def run_worker(settings: Settings, loglevel: str = "info") -> None:
+    """Open the store, apply migrations, then run the Faust worker until stopped."""
+    store = AsyncStore.open(settings.store.dsn, settings.store.database)
+    try:
+        applied = store.call(apply_migrations, store.store)
+        if applied:
+            log.info("schema migrations applied: %s", applied)
+        # Create the topics (with their partition count and the largest message each
+        # takes) before anything subscribes.
+        names = topology_of(settings).names
+        asyncio.run(
+            ensure_topics(
+                settings.broker.bootstrap,
+                names.every,
+                settings.worker.partitions,
+                configs=names.configs(),
+            )
+        )
+        parts = build_parts(settings, store)
+        # An accepted topic made elsewhere may take less: refuse what it would refuse.
+        taken = asyncio.run(max_message_bytes(settings.broker.bootstrap, names.accepted))
+        parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
+        log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
+        app = build_app(
+            settings, store, parts.ingest, parts.derivation, parts.producer, run_job_here
+        )
+        url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+        store.call(store.store.claim_ownership, url)
+        tune_gc()
+        worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+        worker.execute_from_commandline()
+    finally:
+        store.call(store.store.release_ownership)
+        store.call(store.store.close)
+        store.shutdown()

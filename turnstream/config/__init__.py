@@ -1,0 +1,34 @@
+"""The configuration: one frozen, validated settings object, read from one TOML file.
+
+``load_settings`` reads it; nothing else in the product reads the environment.
+"""
+
+from turnstream.config.derivation import SignalsConfig
+from turnstream.config.settings import (
+    MAX_BATCH_SIZE,
+    BrokerSettings,
+    Feature,
+    IdentitySettings,
+    JobsSettings,
+    RuleConfig,
+    Settings,
+    SpaceConfig,
+    StoreSettings,
+    WorkerSettings,
+    load_settings,
+)
+
+__all__ = [
+    "MAX_BATCH_SIZE",
+    "BrokerSettings",
+    "Feature",
+    "IdentitySettings",
+    "JobsSettings",
+    "RuleConfig",
+    "Settings",
+    "SignalsConfig",
+    "SpaceConfig",
+    "StoreSettings",
+    "WorkerSettings",
+    "load_settings",
+]

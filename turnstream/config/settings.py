@@ -1,0 +1,205 @@
+"""One frozen, validated settings object; the product reads the environment only here
+(the development tools in :mod:`turnstream.dev` read their own: the jar cache, Java)."""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints, ValidationError
+
+from turnstream.config.derivation import SignalsConfig
+from turnstream.errors import ConfigError
+
+__all__ = [
+    "MAX_BATCH_SIZE",
+    "BrokerSettings",
+    "Feature",
+    "IdentitySettings",
+    "JobsSettings",
+    "RuleConfig",
+    "Settings",
+    "SpaceConfig",
+    "StoreSettings",
+    "WorkerSettings",
+    "load_settings",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Feature(StrEnum):
+    """A space's features: each is off unless listed."""
+
+    signals = "signals"
+    claims = "claims"
+    turns = "turns"
+
+
+class RuleConfig(_Section):
+    """One of the company's own rules, delivered with the constraints block."""
+
+    id: str
+    rank: int = Field(ge=0)
+    origin: str = Field(pattern=r"^(code|db:.+|prompt:.+|policy:.+)$")
+    text: str
+    attr: str | None = None
+    op: str | None = None
+    values: tuple[str | int | float | bool, ...] = ()
+
+
+class SpaceConfig(_Section):
+    """One tenant's features document, its rules and its tool bindings."""
+
+    language: Literal["pt", "en", "es"] = "en"
+    features: frozenset[Feature] = frozenset()
+    rules: tuple[RuleConfig, ...] = ()
+    #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool``.
+    tool_bindings: str | None = None
+    #: Field labels for the block's text, by ``type.field``.
+    labels: dict[str, str] = Field(default_factory=dict)
+
+    def has(self, feature: Feature) -> bool:
+        """Whether ``feature`` is on for this space."""
+        return feature in self.features
+
+
+class BrokerSettings(_Section):
+    bootstrap: str = "127.0.0.1:9092"
+
+
+class StoreSettings(_Section):
+    #: ``chdb:///path`` (embedded, the default) or ``http(s)://user:pass@host:port``.
+    dsn: str = "chdb://var/store"
+    database: Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] = "turnstream"
+
+
+class IdentitySettings(_Section):
+    #: Key of the keyed hash that turns a handle into a profile id.
+    secret: SecretStr | None = None
+
+
+#: The largest ``worker.batch_size``: the largest batch the fault tests write (10,000
+#: idempotency keys of 256 characters in one batch, tests/chaos/test_long_keys.py). A
+#: bigger batch gains little (batches of 5,000 already spend most of their time per
+#: item) and holds a rebalance longer: partitions move only once the batches in flight
+#: are written and committed.
+MAX_BATCH_SIZE = 10_000
+
+
+class WorkerSettings(_Section):
+    app_id: str = "turnstream"
+    topic_prefix: str = "turnstream"
+    partitions: int = Field(default=4, ge=1)
+    web_host: str = "127.0.0.1"
+    web_port: int = Field(default=6066, ge=1, le=65535)
+    #: Messages per batch, at most :data:`MAX_BATCH_SIZE`.
+    batch_size: int = Field(default=5000, ge=1, le=MAX_BATCH_SIZE)
+    batch_seconds: float = Field(default=0.5, gt=0)
+    #: Faust's own data directory; default: ``<store path>.faust`` beside an embedded
+    #: store, ``var/faust`` with a server.
+    data_dir: str | None = None
+    #: Seconds before the broker gives a silent worker's partitions to another one; short,
+    #: so that a restarted worker gets its partitions back quickly after a crash.
+    session_timeout: float = Field(default=10.0, ge=6.0)
+
+
+class JobsSettings(_Section):
+    """When the scheduler runs each job (crontab expressions) and in which time zone."""
+
+    timezone: str = "UTC"
+    priors_cron: str = "15 3 * * *"
+    retention_cron: str = "45 3 * * *"
+    experiments_cron: str = "30 4 * * *"
+    #: The measurement document (experiments); none: no experiment job.
+    measurement: str | None = None
+    #: The priors' floor of distinct people: never lower than 10.
+    priors_floor: int = Field(default=10, ge=10)
+
+
+class Settings(_Section):
+    """Everything turnstream is configured with."""
+
+    broker: BrokerSettings = BrokerSettings()
+    store: StoreSettings = StoreSettings()
+    identity: IdentitySettings = IdentitySettings()
+    worker: WorkerSettings = WorkerSettings()
+    signals: SignalsConfig = SignalsConfig()
+    jobs: JobsSettings = JobsSettings()
+    spaces: dict[
+        Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")], SpaceConfig
+    ] = Field(default_factory=dict)
+    #: Where the file came from (None: built-in defaults).
+    source: Path | None = None
+
+    def space(self, space_id: str) -> SpaceConfig | None:
+        """The space's features document, or None for a space not configured."""
+        return self.spaces.get(space_id)
+
+    def faust_dir(self) -> Path:
+        """Where Faust keeps its local data."""
+        if self.worker.data_dir:
+            return Path(self.worker.data_dir)
+        dsn = self.store.dsn
+        if dsn.startswith("chdb:"):
+            path = dsn[len("chdb:") :].removeprefix("//")
+            return Path(path + ".faust")
+        return Path("var/faust")
+
+    def secret_bytes(self) -> bytes:
+        """The hashing secret; a clear error when it is not configured."""
+        if self.identity.secret is None or not self.identity.secret.get_secret_value():
+            raise ConfigError(
+                "identity.secret is not set: put it in the config file's [identity] section "
+                "or in TURNSTREAM_SECRET"
+            )
+        return self.identity.secret.get_secret_value().encode()
+
+
+def load_settings(
+    path: str | Path | None = None,
+    *,
+    dsn: str | None = None,
+    broker: str | None = None,
+    environ: dict[str, str] | None = None,
+) -> Settings:
+    """Read the TOML file (``path``, ``TURNSTREAM_CONFIG`` or ``./turnstream.toml``).
+
+    Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
+    the file; ``TURNSTREAM_SECRET`` beats the file's secret.
+    """
+    env = os.environ if environ is None else environ
+    chosen = path or env.get("TURNSTREAM_CONFIG")
+    if chosen is None and Path("turnstream.toml").is_file():
+        chosen = "turnstream.toml"
+    data: dict = {}
+    if chosen is not None:
+        file = Path(chosen)
+        try:
+            data = tomllib.loads(file.read_text())
+        except FileNotFoundError:
+            raise ConfigError(f"config file {file} does not exist") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"config file {file} is not valid TOML: {exc}") from None
+        data["source"] = file.resolve()
+    overrides = {
+        ("store", "dsn"): dsn or env.get("TURNSTREAM_DSN"),
+        ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
+        ("identity", "secret"): env.get("TURNSTREAM_SECRET"),
+    }
+    for (section, key), value in overrides.items():
+        if value:
+            data.setdefault(section, {})[key] = value
+    try:
+        return Settings.model_validate(data)
+    except ValidationError as exc:
+        where = f" in {chosen}" if chosen else ""
+        problems = "; ".join(
+            ".".join(str(p) for p in e["loc"]) + f": {e['msg']}" for e in exc.errors()
+        )
+        raise ConfigError(f"invalid configuration{where}: {problems}") from None

@@ -1,0 +1,398 @@
+"""The constraints block of one person and one ``for``: what must hold, what is preferred,
+what the person is, and which entries clash.
+
+:func:`build_block` is pure: the HTTP layer reads the records from the store and passes
+them in, with ``now``. The rules are those of the reference's "The constraints block".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from turnstream.core.constraints.conditions import canonical, clashes, refusing, signs
+from turnstream.core.constraints.inputs import (
+    BlockRequest,
+    CompanyRule,
+    Disliked,
+    InvalidViewInput,
+    Presented,
+    StatedAttribute,
+    StatedPreference,
+)
+from turnstream.core.constraints.text import render_text
+from turnstream.core.derivation.events import format_time
+from turnstream.core.derivation.inference import Inference
+
+__all__ = [
+    "PRECEDENCE",
+    "SAID_SOURCES",
+    "SESSION_LIFETIME",
+    "build_block",
+    "version_of",
+]
+
+#: What wins over what, first to last.
+PRECEDENCE = ("current_utterance", "stated_persistent", "inferred")
+#: How long a session constraint lasts at most.
+SESSION_LIFETIME = timedelta(hours=24)
+#: Sources of an attribute the person said; any other applies only when asked.
+SAID_SOURCES = frozenset({"stated", "tool_args", "correction"})
+_SOFT_KINDS = frozenset({"affinity", "implicit_negative", "interest"})
+_HARD = ("must", "must_not")
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """What conflict judging needs of one entry of the block."""
+
+    section: str  # hard, soft, attributes or rules
+    id: str
+    attr: str | None
+    stated: bool  # a rule counts as stated: only two inferred entries are never judged
+    op: str | None = None
+    values: tuple[Any, ...] = ()
+    leans: Mapping[str, int] = field(default_factory=dict)
+    occurred_at: datetime | None = None
+    rank: int = 0
+    system: str | None = None
+
+
+def _check_aware(now: datetime) -> None:
+    if now.tzinfo is None or now.utcoffset() is None:
+        raise InvalidViewInput("now has no zone")
+
+
+def _current(
+    request: BlockRequest, preferences: Iterable[StatedPreference], now: datetime
+) -> list[StatedPreference]:
+    """The preferences of the requested ``for`` that still hold at ``now``."""
+    kept = []
+    for pref in preferences:
+        if pref.for_ != request.for_ or pref.scope == "turn":
+            continue  # a turn constraint never reaches the server
+        if pref.scope == "session":
+            if pref.occurred_at <= now - SESSION_LIFETIME:
+                continue
+            if request.session is not None and pref.session != request.session:
+                continue
+        kept.append(pref)
+    return kept
+
+
+def _expires_at(pref: StatedPreference) -> str | None:
+    if pref.scope == "session":
+        return format_time(pref.occurred_at + SESSION_LIFETIME)
+    return None
+
+
+def _newest_first(prefs: Iterable[StatedPreference]) -> list[StatedPreference]:
+    by_id = sorted(prefs, key=lambda p: p.id)
+    return sorted(by_id, key=lambda p: p.occurred_at, reverse=True)
+
+
+def _hard(prefs: Sequence[StatedPreference]) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    rows, entries = [], []
+    for pref in _newest_first(p for p in prefs if p.strength in _HARD):
+        op = refusing(pref.op) if pref.strength == "must_not" else pref.op
+        rows.append(
+            {
+                "id": pref.id,
+                "attr": pref.attr,
+                "op": op,
+                "values": list(pref.values),
+                "source": pref.source,
+                "scope": pref.scope,
+                "category": pref.category,
+                "relax": "never" if pref.strength == "must_not" else "ask",
+                "origin": pref.origin,
+                "expires_at": _expires_at(pref),
+            }
+        )
+        entries.append(
+            _Entry(
+                "hard",
+                pref.id,
+                pref.attr,
+                True,
+                op,
+                pref.values,
+                signs(op, pref.values, "prefer"),
+                occurred_at=pref.occurred_at,
+            )
+        )
+    return rows, entries
+
+
+# An avoid names the values avoided: ``avoid not_in [x]`` is read as ``avoid in [x]``.
+_AVOIDED = {"not_in": "in", "ne": "eq"}
+
+
+def _soft(
+    prefs: Sequence[StatedPreference], inferences: Iterable[Inference]
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    rows, entries = [], []
+    for pref in _newest_first(p for p in prefs if p.strength not in _HARD):
+        op = _AVOIDED.get(pref.op, pref.op) if pref.strength == "avoid" else pref.op
+        rows.append(
+            {
+                "id": pref.id,
+                "attr": pref.attr,
+                "op": op,
+                "values": list(pref.values),
+                "polarity": pref.strength,
+                "weight": 1.0,
+                "confidence": 1.0,
+                "kind": "preference",
+                "source": pref.source,
+                "scope": pref.scope,
+                "category": pref.category,
+                "origin": pref.origin,
+                "expires_at": _expires_at(pref),
+                "inferred": False,
+            }
+        )
+        entries.append(
+            _Entry(
+                "soft",
+                pref.id,
+                pref.attr,
+                True,
+                op,
+                pref.values,
+                signs(op, pref.values, pref.strength),
+                occurred_at=pref.occurred_at,
+            )
+        )
+    for inf in sorted(inferences, key=lambda i: (-i.weight, i.id)):
+        assert inf.polarity is not None  # soft kinds always lean one way
+        rows.append(
+            {
+                "id": inf.id,
+                "attr": inf.attr,
+                "op": "eq",
+                "values": [inf.value],
+                "polarity": inf.polarity,
+                "weight": inf.weight,
+                "confidence": inf.confidence,
+                "kind": inf.kind,
+                "source": "inferred",
+                "scope": None,
+                "category": None,
+                "origin": None,
+                "expires_at": None,
+                "inferred": True,
+            }
+        )
+        entries.append(
+            _Entry(
+                "soft",
+                inf.id,
+                inf.attr,
+                False,
+                "eq",
+                (inf.value,),
+                signs("eq", (inf.value,), inf.polarity),
+            )
+        )
+    return rows, entries
+
+
+def _asked(attr: str, asked: Sequence[str]) -> bool:
+    field_part = attr.split(".", 1)[1] if "." in attr else attr
+    return attr in asked or field_part in asked
+
+
+def _attributes(
+    request: BlockRequest, stated: Iterable[StatedAttribute], inferred: Iterable[Inference]
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    rows, entries = [], []
+    said = sorted(stated, key=lambda a: (a.attr, a.id))
+    for fact in sorted(said, key=lambda a: a.occurred_at, reverse=True):
+        applies = "always" if fact.source in SAID_SOURCES else "when_asked"
+        if applies == "when_asked" and not _asked(fact.attr, request.asked):
+            continue
+        rows.append(
+            {
+                "id": fact.id,
+                "attr": fact.attr,
+                "value": fact.value,
+                "system": fact.system,
+                "source": fact.source,
+                "applies": applies,
+                "confidence": 1.0,
+                "inferred": False,
+                "origin": fact.origin,
+            }
+        )
+        entries.append(
+            _Entry(
+                "attributes",
+                fact.id,
+                fact.attr,
+                True,
+                values=(fact.value,),
+                occurred_at=fact.occurred_at,
+                system=fact.system,
+            )
+        )
+    for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
+        if not _asked(inf.attr, request.asked):
+            continue  # an attribute the person did not say applies only when asked
+        rows.append(
+            {
+                "id": inf.id,
+                "attr": inf.attr,
+                "value": inf.value,
+                "system": None,
+                "source": "inferred",
+                "applies": "when_asked",
+                "confidence": inf.confidence,
+                "inferred": True,
+                "origin": None,
+            }
+        )
+        entries.append(_Entry("attributes", inf.id, inf.attr, False, values=(inf.value,)))
+    rows_order = {row["id"]: i for i, row in enumerate(rows)}
+    rows.sort(key=lambda row: (row["attr"], rows_order[row["id"]]))
+    return rows, entries
+
+
+def _rules(rules: Iterable[CompanyRule]) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    ordered = sorted(rules, key=lambda r: (r.rank, r.id))
+    rows = [{"id": r.id, "rank": r.rank, "origin": r.origin, "text": r.text} for r in ordered]
+    entries = [_Entry("rules", r.id, r.attr, True, r.op, r.values, rank=r.rank) for r in ordered]
+    return rows, entries
+
+
+def _judge(a: _Entry, b: _Entry) -> tuple[_Entry, _Entry, str]:
+    """The winner, the loser and why: rank for rules, else the newest stated, else stated."""
+    if a.section == "rules":
+        winner = min((a, b), key=lambda e: (e.rank, e.id))
+        return winner, b if winner is a else a, "rule_rank"
+    if a.stated and b.stated:
+        # The newest wins; a tie goes to the hard entry, then to the greater id.
+        winner = max((a, b), key=lambda e: (e.occurred_at, e.section == "hard", e.id))
+        return winner, b if winner is a else a, "current_utterance"
+    winner = a if a.stated else b
+    return winner, b if winner is a else a, "stated_over_inferred"
+
+
+def _clash(a: _Entry, b: _Entry) -> bool:
+    """Whether two entries of the block cannot both hold (both inferred: never judged)."""
+    if a.attr is None or a.attr != b.attr or not (a.stated or b.stated):
+        return False
+    if a.section == "rules" or b.section == "rules":
+        if a.section != b.section or a.op is None or b.op is None:
+            return False
+        return clashes(a.op, a.values, b.op, b.values)
+    if a.section == "attributes" or b.section == "attributes":
+        if a.section != b.section:
+            return False
+        same_system = a.system is None or b.system is None or a.system == b.system
+        return same_system and canonical(a.values[0]) != canonical(b.values[0])
+    if a.section == b.section == "hard":
+        assert a.op is not None and b.op is not None
+        return clashes(a.op, a.values, b.op, b.values)
+    return any(b.leans.get(key) == -sign for key, sign in a.leans.items())
+
+
+def _conflicts(entries: Sequence[_Entry]) -> tuple[list[dict[str, Any]], set[tuple[str, str]]]:
+    """Every clashing pair, the one kept and why; and the losers as (section, id)."""
+    found, lost = [], set()
+    for i, a in enumerate(entries):
+        for b in entries[i + 1 :]:
+            if not _clash(a, b):
+                continue
+            winner, loser, reason = _judge(a, b)
+            found.append({"entries": sorted([a.id, b.id]), "kept": winner.id, "reason": reason})
+            lost.add((loser.section, loser.id))
+    found.sort(key=lambda c: (c["entries"], c["kept"]))
+    return found, lost
+
+
+def _mark_lost(rows: list[dict[str, Any]], section: str, lost: set[tuple[str, str]]) -> None:
+    for row in rows:
+        if (section, row["id"]) in lost:
+            row["lost"] = True
+
+
+def _presented(presented: Iterable[Presented]) -> list[dict[str, Any]]:
+    times: dict[str, int] = {}
+    for item in presented:
+        times[item.ref] = times.get(item.ref, 0) + item.times
+    return [{"ref": ref, "times": times[ref]} for ref in sorted(times)]
+
+
+def version_of(block: Mapping[str, Any]) -> str:
+    """``cv_`` and 16 hex digits of SHA-256 over the block's canonical JSON, without
+    ``text`` and ``version``."""
+    content = {k: v for k, v in block.items() if k not in ("text", "version")}
+    canonical_json = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return "cv_" + hashlib.sha256(canonical_json.encode()).hexdigest()[:16]
+
+
+def build_block(
+    request: BlockRequest,
+    preferences: Iterable[StatedPreference],
+    attributes: Iterable[StatedAttribute],
+    inferences: Iterable[Inference],
+    presented: Iterable[Presented],
+    disliked: Iterable[Disliked],
+    rules: Iterable[CompanyRule],
+    now: datetime,
+    *,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    """The constraints block of ``request.profile_id`` for ``request.for_``, at ``now``.
+
+    Only entries of the requested ``for`` enter; only active inferences; a gift has no
+    attributes. ``labels`` maps ``type.field`` to the words ``text`` uses for it.
+    """
+    _check_aware(now)
+    prefs = _current(request, preferences, now)
+    mine = [
+        inf
+        for inf in inferences
+        if inf.status == "active"
+        and inf.for_ == request.for_
+        and inf.profile_id == request.profile_id
+        and inf.space_id == request.space_id
+    ]
+    hard_rows, hard = _hard(prefs)
+    soft_rows, soft = _soft(prefs, [i for i in mine if i.kind in _SOFT_KINDS])
+    if request.for_ == "gift":  # a gift never becomes an attribute of anyone
+        attr_rows, attrs = [], []
+    else:
+        said = [a for a in attributes if a.for_ == request.for_]
+        attr_rows, attrs = _attributes(request, said, [i for i in mine if i.kind == "attribute"])
+    rule_rows, rule_entries = _rules(rules)
+    conflicts, lost = _conflicts([*hard, *soft, *attrs, *rule_entries])
+    for rows, section in (
+        (hard_rows, "hard"),
+        (soft_rows, "soft"),
+        (attr_rows, "attributes"),
+        (rule_rows, "rules"),
+    ):
+        _mark_lost(rows, section, lost)
+    relaxable = [row["id"] for row in hard_rows if row["relax"] == "ask" and not row.get("lost")]
+    block: dict[str, Any] = {
+        "subject": {"profile_id": request.profile_id, "for": request.for_},
+        "hard": hard_rows,
+        "soft": soft_rows,
+        "attributes": attr_rows,
+        "exclude": sorted({item.ref for item in disliked}),
+        "already_presented": _presented(presented),
+        "relaxation_order": ["soft", *relaxable],
+        "precedence": list(PRECEDENCE),
+        "rules": rule_rows,
+        "conflicts": conflicts,
+        "ask": ["for_whom"] if request.delivery_elsewhere else [],
+    }
+    block["text"] = render_text(block, request.language, labels)
+    block["version"] = version_of(block)
+    return block

@@ -1,0 +1,236 @@
+"""The inference rules: what the evidence of one person says, by docs/signals.md.
+
+:func:`derive` is pure but for one thing: it records the current set in
+``state.inferences``, which is how an inference keeps its ``created_at`` and how a
+tombstoned one stays listed as deleted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.evidence import MICRO, Keyed
+from turnstream.core.derivation.inference import (
+    Evidence,
+    Inference,
+    InferenceKind,
+    inference_id,
+)
+from turnstream.core.derivation.state import BucketState, ProfileState, resolved
+from turnstream.core.derivation.values import ref_type
+
+__all__ = ["derive"]
+
+#: Digits weights, confidences, lifts and evidence figures are rounded to.
+_DIGITS = 6
+
+
+def _round(value: float) -> float:
+    return round(value, _DIGITS)
+
+
+def _confidence(count: int) -> float:
+    return _round(1 - 1 / (1 + count))
+
+
+def _keys(keyed: Keyed) -> tuple[str, ...]:
+    return tuple(key for _, key in keyed)
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """An inference before its id, owner and times are known."""
+
+    kind: InferenceKind
+    attr: str
+    value: str
+    polarity: Literal["prefer", "avoid"] | None
+    weight: float
+    confidence: float
+    evidence: Evidence
+    origin_events: tuple[str, ...]
+    applies: Literal["always", "when_asked"] = "always"
+
+
+def _affinities(
+    bucket: BucketState, priors: Mapping[tuple[str, str], float], config: SignalsConfig
+) -> Iterator[_Draft]:
+    for attr, by_value in sorted(bucket.values.items()):
+        if config.is_sensitive(attr):
+            continue
+        for value, stats in sorted(by_value.items()):
+            signal = _round(stats.signal_micro / MICRO)
+            exposure = _round(stats.exposure_micro / MICRO)
+            prior = priors.get((attr, value))
+            if prior is None or prior <= 0:
+                prior = config.neutral_prior
+            lift = _round(signal / exposure / prior) if exposure > 0 else 0.0
+            if (
+                signal >= config.affinity_min_signal
+                and stats.events >= config.affinity_min_events
+                and len(stats.sessions) >= config.affinity_min_sessions
+                and lift >= config.affinity_min_lift
+            ):
+                yield _Draft(
+                    kind="affinity",
+                    attr=attr,
+                    value=value,
+                    polarity="prefer",
+                    weight=_round(min(1.0, signal / config.affinity_weight_scale)),
+                    confidence=_confidence(stats.events),
+                    evidence=Evidence(exposure, signal, stats.events, len(stats.sessions), lift),
+                    origin_events=_keys(stats.origin),
+                )
+
+
+def _per_ref(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
+    """Implicit negatives and interests, one ref at a time."""
+    for ref, stats in sorted(bucket.refs.items()):
+        kind_of_ref = ref_type(ref)
+        if config.is_sensitive(kind_of_ref):
+            continue
+        attr = f"{kind_of_ref}.ref"
+        exposure = _round(stats.exposure_micro / MICRO)
+        signal = _round(stats.engagement_micro / MICRO)
+        if (
+            stats.exposures >= config.negative_min_exposures
+            and exposure >= config.negative_min_effective_exposure
+            and stats.engagements == 0
+            and stats.outcomes == 0
+            and stats.feedback == 0
+        ):
+            yield _Draft(
+                kind="implicit_negative",
+                attr=attr,
+                value=ref,
+                polarity="avoid",
+                weight=_round(config.negative_weight),
+                confidence=_confidence(stats.exposures),
+                evidence=Evidence(effective_exposure=exposure, exposures=stats.exposures),
+                origin_events=_keys(stats.exposure_keys),
+            )
+        if stats.engagements >= config.interest_min_engagements:
+            lift = _round(signal / exposure / config.neutral_prior) if exposure > 0 else 0.0
+            yield _Draft(
+                kind="interest",
+                attr=attr,
+                value=ref,
+                polarity="prefer",
+                weight=_round(min(1.0, stats.engagements / config.interest_weight_scale)),
+                confidence=_confidence(stats.engagements),
+                evidence=Evidence(
+                    exposure,
+                    signal,
+                    stats.engagements,
+                    len(stats.sessions),
+                    lift,
+                    stats.exposures,
+                ),
+                origin_events=_keys(stats.engaged_keys),
+            )
+
+
+def _sizes(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
+    """The size with the highest net count (at least 1, and alone at the top) per attr."""
+    for attr, by_size in sorted(bucket.sizes.items()):
+        if config.is_sensitive(attr) or not by_size:
+            continue
+        best = max(stats.net for stats in by_size.values())
+        top = [size for size, stats in by_size.items() if stats.net == best]
+        if best < 1 or len(top) != 1:
+            continue
+        stats = by_size[top[0]]
+        yield _Draft(
+            kind="attribute",
+            attr=attr,
+            value=top[0],
+            polarity=None,
+            weight=1.0,
+            confidence=_confidence(stats.net),
+            evidence=Evidence(
+                weighted_signal=float(stats.net), events=stats.events, sessions=len(stats.sessions)
+            ),
+            origin_events=_keys(stats.origin),
+            applies="when_asked",
+        )
+
+
+def _drafts(
+    bucket: BucketState,
+    for_: str,
+    priors: Mapping[tuple[str, str], float],
+    config: SignalsConfig,
+) -> Iterator[_Draft]:
+    yield from _affinities(bucket, priors, config)
+    yield from _per_ref(bucket, config)
+    if for_ != "gift":  # a gift never becomes an attribute of anyone
+        yield from _sizes(bucket, config)
+
+
+def _ordered(inferences: Mapping[str, Inference]) -> list[Inference]:
+    return sorted(inferences.values(), key=lambda i: (i.for_, i.kind, i.attr, i.value, i.id))
+
+
+def derive(
+    state: ProfileState,
+    priors: Mapping[tuple[str, str], float],
+    config: SignalsConfig,
+) -> list[Inference]:
+    """The current inferences of the person: active ones from the rules, and deleted ones.
+
+    ``priors`` maps ``(attr, value)`` to the space's prior rate (absent or not positive:
+    ``config.neutral_prior``). An inference is stamped with the ``occurred_at`` of the
+    newest folded event when it first appears (``created_at``) and when any of its
+    content changes (``updated_at``). A tombstoned id is never active again; one that
+    was emitted stays listed as deleted. After an opt-out the stored set is returned
+    as it is. Updates ``state.inferences`` to the returned set.
+    """
+    if state.space_id is None or state.profile_id is None:
+        return _ordered(state.inferences)
+    if state.opted_out:
+        # An objection to profiling: nothing is derived, and what was is withdrawn.
+        state.inferences = {}
+        return []
+    now = state.newest_occurred_at
+    assert now is not None  # a state with an owner has folded an event
+    current: dict[str, Inference] = {
+        iid: old for iid, old in state.inferences.items() if iid in state.tombstones
+    }
+    for for_, bucket in sorted(resolved(state, config).buckets.items()):
+        for draft in _drafts(bucket, for_, priors, config):
+            iid = inference_id(
+                state.space_id, state.profile_id, for_, draft.kind, draft.attr, draft.value
+            )
+            if iid in current:
+                continue  # tombstoned and already listed as deleted
+            fresh = Inference(
+                id=iid,
+                space_id=state.space_id,
+                profile_id=state.profile_id,
+                for_=for_,
+                kind=draft.kind,
+                attr=draft.attr,
+                value=draft.value,
+                polarity=draft.polarity,
+                weight=draft.weight,
+                confidence=draft.confidence,
+                evidence=draft.evidence,
+                origin_events=draft.origin_events,
+                applies=draft.applies,
+                # A tombstone that came before the evidence: listed as deleted, never
+                # active, so the order of a delete and its evidence does not matter.
+                status="deleted" if iid in state.tombstones else "active",
+                created_at=now,
+                updated_at=now,
+            )
+            old = state.inferences.get(iid)
+            if old is not None:
+                fresh = replace(fresh, created_at=old.created_at, updated_at=old.updated_at)
+                if fresh != old:
+                    fresh = replace(fresh, updated_at=now)
+            current[iid] = fresh
+    state.inferences = current
+    return _ordered(current)

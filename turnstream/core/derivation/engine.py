@@ -1,0 +1,254 @@
+"""Pending sessions, triggers and derivation, driven by a clock the caller passes in.
+
+The live driver passes processing time, the replay driver ``occurred_at``; both get the
+same inferences once every event is folded, because derivation depends only on the
+folded evidence, never on when a trigger fired.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from itertools import islice
+from typing import Any
+
+from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.derive import derive
+from turnstream.core.derivation.events import SignalEvent
+from turnstream.core.derivation.exposure import ExposedItem
+from turnstream.core.derivation.inference import Inference
+from turnstream.core.derivation.state import ProfileState, fold
+from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
+
+__all__ = ["Derivation", "Held", "PersonKey", "SessionKey", "SignalsEngine"]
+
+#: Whose state it is: ``(space_id, profile_id)``. A profile id is only unique in its space.
+PersonKey = tuple[str, str]
+#: One pending session: ``(space_id, profile_id, session)``.
+SessionKey = tuple[str, str, str]
+
+
+@dataclass(frozen=True)
+class Held:
+    """A pending event and where it came from (the driver's own position, if any)."""
+
+    event: SignalEvent
+    position: Any = None
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """What one firing produced for one person."""
+
+    profile_id: str
+    space_id: str
+    exposures: list[ExposedItem]
+    inferences: list[Inference]
+    state: ProfileState
+    #: The person was erased: their derived rows are to be deleted, not written.
+    erased: bool = False
+
+
+def _person(event: SignalEvent) -> PersonKey:
+    return (event.space_id, event.profile_id)
+
+
+@dataclass
+class SignalsEngine:
+    """Holds pending events per person and session; folds and derives when due.
+
+    Due times are kept in a heap, so a tick costs the sessions that are due (plus a
+    logarithmic step per session), not a scan of every pending session. Positions a
+    driver passes as ``(partition, offset)`` are indexed per partition, so
+    :meth:`oldest_held` answers without walking every held event.
+    """
+
+    config: SignalsConfig
+    #: The latest priors of a space ((attr, value) -> rate); none: the neutral prior.
+    priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
+    #: The saved state of ``(space_id, profile_id)``, if any.
+    load_state: Callable[[str, str], ProfileState | None] = lambda _space, _profile: None
+    #: States kept in memory at most, people with nothing pending evicted first, least
+    #: recently derived first; None: no limit. Only for a driver that saves each
+    #: derivation's state before the next firing (the live loop), so an evicted state
+    #: is loaded back exactly as it was.
+    max_states: int | None = None
+    states: dict[PersonKey, ProfileState] = field(default_factory=dict)
+    pending: dict[SessionKey, PendingSession] = field(default_factory=dict)
+    held: dict[SessionKey, list[Held]] = field(default_factory=dict)
+    #: (due at, session) entries; an entry is current while ``_scheduled`` agrees.
+    _heap: list[tuple[datetime, SessionKey]] = field(default_factory=list, repr=False)
+    _scheduled: dict[SessionKey, datetime] = field(default_factory=dict, repr=False)
+    #: partition -> heap of held offsets, and how many times each offset is held.
+    _offsets: dict[Any, list[int]] = field(default_factory=dict, repr=False)
+    _live: Counter[tuple[Any, int]] = field(default_factory=Counter, repr=False)
+    #: Pending sessions per person (who may not be evicted).
+    _sessions: Counter[PersonKey] = field(default_factory=Counter, repr=False)
+
+    def offer(self, event: SignalEvent, received_at: datetime, position: Any = None) -> None:
+        """Hold an event until its session's derivation fires."""
+        key = (event.space_id, event.profile_id, event.session)
+        if key not in self.pending:
+            self._sessions[key[:2]] += 1
+        pending = add_pending(
+            self.pending.get(key),
+            received_at,
+            event.idempotency_key,
+            profile_id=event.profile_id,
+            session=event.session,
+        )
+        self.pending[key] = pending
+        self.held.setdefault(key, []).append(Held(event, position))
+        self._hold(position)
+        # New items only move the quiet trigger later, except an item received earlier
+        # than the oldest (replay of an unsorted file): reschedule only when earlier.
+        due_at = next_due_at(pending, self.config)
+        scheduled = self._scheduled.get(key)
+        if scheduled is None or due_at < scheduled:
+            self._scheduled[key] = due_at
+            heapq.heappush(self._heap, (due_at, key))
+
+    def next_due(self) -> datetime | None:
+        """When the next session may be due (never later than the real time; it may be
+        earlier when newer items moved a session's quiet trigger)."""
+        return self._heap[0][0] if self._heap else None
+
+    def due_sessions(self, now: datetime) -> list[SessionKey]:
+        """The sessions whose trigger is due at ``now`` (a scan; for inspection)."""
+        return sorted(key for key, p in self.pending.items() if due(p, now, self.config))
+
+    def fire_due(self, now: datetime) -> list[Derivation]:
+        """Fire every session due at ``now``."""
+        return self.fire(self._take_due(now))
+
+    def fire_all(self) -> list[Derivation]:
+        """Fire every pending session (the clock moved past every trigger)."""
+        return self.fire(list(self.pending))
+
+    def fire(self, keys: Iterable[SessionKey]) -> list[Derivation]:
+        """Fold the sessions' held events and derive for each person touched."""
+        touched: dict[PersonKey, None] = {}
+        erased: set[PersonKey] = set()
+        for key in keys:
+            for held in self._release(key):
+                person = _person(held.event)
+                fold(self._state(person), held.event, self.config)
+                touched[person] = None
+                if held.event.kind == "command" and held.event.name == "erase":
+                    erased.add(person)
+        out = []
+        for person in touched:
+            state = self.states[person]
+            if state.space_id is None:
+                continue
+            if person in erased:
+                # Nothing of the person is kept, not even the state that says so, nor
+                # what other sessions of theirs still held.
+                self.states.pop(person)
+                for key in [k for k in self.pending if k[:2] == person]:
+                    self._release(key)
+                out.append(Derivation(person[1], person[0], [], [], state, erased=True))
+                continue
+            before = dict(state.inferences)
+            inferences = derive(state, self.priors_for(person[0]), self.config)
+            current = {i.id for i in inferences}
+            # An inference whose rule no longer holds (or whose person opted out) is
+            # retracted, so a store that keeps one row per id never keeps a stale one.
+            inferences += [
+                replace(old, status="retracted", weight=0.0)  # type: ignore[arg-type]
+                for iid, old in before.items()
+                if iid not in current
+            ]
+            exposures = [e for for_ in sorted(state.buckets) for e in state.exposures(for_)]
+            out.append(Derivation(person[1], person[0], exposures, inferences, state))
+            self.states[person] = self.states.pop(person)  # most recently derived last
+        self._evict()
+        return out
+
+    def _evict(self) -> None:
+        """Drop the least recently derived states of people with nothing pending."""
+        if self.max_states is None or len(self.states) <= self.max_states:
+            return
+        excess = len(self.states) - self.max_states
+        idle = list(islice((p for p in self.states if not self._sessions.get(p)), excess))
+        for person in idle:
+            del self.states[person]
+
+    def forget(self, lost: Callable[[Any], bool]) -> int:
+        """Drop the sessions holding an event whose position is ``lost`` (a partition
+        another worker now owns), and the states of their people; returns how many."""
+        keys = [k for k, items in self.held.items() if any(lost(h.position) for h in items)]
+        for key in keys:
+            self._release(key)
+            self.states.pop(key[:2], None)
+        return len(keys)
+
+    def held_positions(self) -> list[Any]:
+        """Positions of every event still pending (a walk; for inspection)."""
+        return [h.position for items in self.held.values() for h in items]
+
+    def oldest_held(self) -> dict[Any, int]:
+        """Per partition, the lowest offset still held (what a live driver may not
+        commit past), for the positions given as ``(partition, offset)``."""
+        out: dict[Any, int] = {}
+        for partition, offsets in list(self._offsets.items()):
+            while offsets and not self._live.get((partition, offsets[0])):
+                heapq.heappop(offsets)
+            if offsets:
+                out[partition] = offsets[0]
+            else:
+                del self._offsets[partition]
+        return out
+
+    def _take_due(self, now: datetime) -> list[SessionKey]:
+        """Pop the sessions due at ``now`` off the heap, in due order."""
+        fired: list[SessionKey] = []
+        while self._heap and self._heap[0][0] <= now:
+            due_at, key = heapq.heappop(self._heap)
+            if self._scheduled.get(key) != due_at:
+                continue  # superseded by an earlier entry, or fired already
+            actual = next_due_at(self.pending[key], self.config)
+            if actual <= now:
+                fired.append(key)
+            else:  # newer items moved the quiet trigger: wait for the new time
+                self._scheduled[key] = actual
+                heapq.heappush(self._heap, (actual, key))
+        return fired
+
+    def _release(self, key: SessionKey) -> list[Held]:
+        """Take a session's held events out of every index."""
+        if self.pending.pop(key, None) is not None:
+            self._sessions[key[:2]] -= 1
+            if self._sessions[key[:2]] <= 0:
+                del self._sessions[key[:2]]
+        self._scheduled.pop(key, None)
+        held = self.held.pop(key, [])
+        for h in held:
+            if _is_offset(h.position):
+                slot = (h.position[0], h.position[1])
+                self._live[slot] -= 1
+                if self._live[slot] <= 0:
+                    del self._live[slot]
+        return held
+
+    def _hold(self, position: Any) -> None:
+        if not _is_offset(position):
+            return
+        slot = (position[0], position[1])
+        if not self._live[slot]:
+            heapq.heappush(self._offsets.setdefault(slot[0], []), slot[1])
+        self._live[slot] += 1
+
+    def _state(self, person: PersonKey) -> ProfileState:
+        state = self.states.get(person)
+        if state is None:
+            state = self.load_state(*person) or ProfileState()
+            self.states[person] = state
+        return state
+
+
+def _is_offset(position: Any) -> bool:
+    return isinstance(position, tuple) and len(position) == 2 and isinstance(position[1], int)

@@ -1,0 +1,50 @@
+"""The messages the ingest rule sends on: an accepted item (fanned out for derivation) and a
+dead letter (a refusal with the original bytes). Pure: the time is passed in."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from datetime import datetime
+
+from turnstream.core.ingest import Decision
+from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
+
+__all__ = ["accepted_for", "dead_letter_for"]
+
+
+def dead_letter_for(decision: Decision, received_at: datetime) -> bytes:
+    """The dead-letter topic's message for a refusal: reason, path and original bytes,
+    stamped with ``received_at`` (when the driver took the message)."""
+    assert decision.refusal is not None
+    src = decision.source
+    letter = DeadLetter(
+        reason=decision.refusal.reason.value,
+        field_path=decision.refusal.field_path,
+        message=decision.refusal.message,
+        topic=src.topic,
+        partition=src.partition,
+        offset=src.offset,
+        received_at=received_at,
+        original=""
+        if len(decision.raw) > MAX_ORIGINAL_BYTES
+        else base64.b64encode(decision.raw).decode(),
+        original_size=len(decision.raw),
+        original_sha256=hashlib.sha256(decision.raw).hexdigest(),
+    )
+    return letter.model_dump_json().encode()
+
+
+def accepted_for(decision: Decision) -> bytes:
+    """The fan-out message of an accepted item: the item without its handle, with its
+    profile id (and without its interactions when they were refused)."""
+    assert decision.item is not None and decision.profile_id is not None
+    exclude = {"handle", "profile_id"}
+    if not decision.keep_interactions and "interactions" in type(decision.item).model_fields:
+        exclude.add("interactions")
+    body = decision.item.model_dump_json(by_alias=True, exclude=exclude).encode()
+    tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
+    if "interactions" in exclude:
+        tail += b',"interactions":[]'
+    return body[:-1] + tail + b"}"  # an item always has fields: body is never "{}"

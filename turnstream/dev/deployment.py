@@ -1,0 +1,135 @@
+"""An isolated worker deployment on a broker: its own topics, consumer group, web port and
+on-disk store, so tests and benchmarks never see each other's data. Development tooling:
+the tests' ``deployment_factory`` fixture and ``bench/`` build on it."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from turnstream.config import Settings, load_settings
+from turnstream.dev import free_port
+from turnstream.dev.worker_process import WorkerProcess
+from turnstream.producer import Producer
+from turnstream.sinks.summary import table_counts
+from turnstream.streams.admin import wait_until_drained
+from turnstream.streams.topology import Topology, topology_of
+from turnstream.worker_client import read_query
+
+__all__ = ["SPACES", "Deployment", "new_deployment"]
+
+#: The spaces every deployment has: one per language, with different features.
+SPACES = """
+[spaces.acme]
+language = "pt"
+features = ["signals", "claims", "turns"]
+
+[spaces.lumen]
+language = "en"
+features = ["signals", "turns"]
+
+[spaces.vida]
+language = "es"
+features = ["turns", "claims"]
+"""
+
+
+@dataclass
+class Deployment:
+    """One isolated turnstream deployment: config, worker process and helpers."""
+
+    settings: Settings
+    config: Path
+    worker: WorkerProcess
+
+    async def _publish(self, lines: list[bytes]) -> None:
+        async with Producer(self.settings) as producer:
+            for raw in lines:
+                try:
+                    await producer.publish(raw)
+                except Exception:
+                    await producer.publish_raw(raw)
+
+    @property
+    def topology(self) -> Topology:
+        """The deployment's topics and consumer groups."""
+        return topology_of(self.settings)
+
+    def publish(self, lines: list[bytes]) -> None:
+        """Publish valid lines keyed by profile, invalid ones as they are."""
+        asyncio.run(self._publish(lines))
+
+    def drain(self, timeout: float = 120.0) -> None:
+        """Wait until the worker has committed everything published."""
+        asyncio.run(
+            wait_until_drained(
+                self.settings.broker.bootstrap,
+                self.topology.ingest.group,
+                self.topology.ingest.reads,
+                timeout=timeout,
+                alive=self.worker.alive,
+            )
+        )
+
+    def drain_signals(self, timeout: float = 120.0) -> None:
+        """Wait until every accepted item is folded, derived and written."""
+        asyncio.run(
+            wait_until_drained(
+                self.settings.broker.bootstrap,
+                self.topology.derivation.group,
+                self.topology.derivation.reads,
+                timeout=timeout,
+                alive=self.worker.alive,
+            )
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Rows per raw table (through the worker when it runs)."""
+        return table_counts(lambda q: read_query(self.settings, q))
+
+    def dead_letters(self) -> dict[str, int]:
+        """Dead letters by reason."""
+        sql = "SELECT reason, count() FROM dead_letters GROUP BY reason"
+        return {r: int(n) for r, n in read_query(self.settings, sql).rows}
+
+
+def new_deployment(
+    kafka_broker: str,
+    parent: Path,
+    batch_size: int = 200,
+    batch_seconds: float = 0.2,
+    extra: str = "",
+) -> Deployment:
+    """A deployment with its own topics, group, port and store under ``parent``."""
+    name = f"t{uuid.uuid4().hex[:10]}"
+    home = parent / name
+    home.mkdir()
+    port = free_port()
+    config = home / "turnstream.toml"
+    config.write_text(
+        f"""
+[broker]
+bootstrap = "{kafka_broker}"
+
+[store]
+dsn = "chdb://{home / "store"}"
+
+[identity]
+secret = "test-secret"
+
+[worker]
+app_id = "{name}"
+topic_prefix = "{name}"
+partitions = 4
+web_port = {port}
+data_dir = "{home / "faust"}"
+batch_size = {batch_size}
+batch_seconds = {batch_seconds}
+{SPACES}
+{extra}"""
+    )
+    settings = load_settings(config, environ={})
+    worker = WorkerProcess(config=config, log_path=home / "worker.log", web_port=port)
+    return Deployment(settings, config, worker)

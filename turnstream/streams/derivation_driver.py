@@ -1,0 +1,160 @@
+"""The derivation driver: accepted items in; exposures, inferences and their events out,
+on processing time. It runs on the one batch loop (:mod:`turnstream.streams.batch_loop`).
+
+Pending events live in memory and are never committed: the loop commits, per partition,
+only below the oldest event still pending, so after a crash the pending events are
+simply consumed again. Folded evidence is saved in ``signal_state`` with each
+derivation, and folding skips events it already folded, so nothing counts twice.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import TopicPartition
+
+from turnstream.config import Settings
+from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation.engine import Derivation, SignalsEngine
+from turnstream.sinks.derivations import DerivationSink
+from turnstream.sinks.store import AsyncStore
+from turnstream.streams.batch_loop import Step
+from turnstream.streams.liveness import Liveness
+from turnstream.streams.topology import Topology
+
+__all__ = ["MAX_STATES_IN_MEMORY", "MIN_FIRE_INTERVAL", "DerivationDriver", "Parsed"]
+
+log = logging.getLogger(__name__)
+
+#: People whose folded state stays in memory between derivations; beyond it, the least
+#: recently derived with nothing pending are dropped and loaded back from
+#: ``signal_state`` when they next fire (one query each).
+MAX_STATES_IN_MEMORY = 20_000
+
+#: The driver fires as soon as a session is due, but not more often than this (seconds):
+#: each firing writes its derivations and may commit.
+MIN_FIRE_INTERVAL = 0.1
+
+#: Per accepted message: its partition, its offset and its signal events.
+Parsed = list[tuple[TopicPartition, int, list[Any]]]
+
+
+class DerivationDriver:
+    """The accepted topic: hold events per session, fire due triggers every ``tick``
+    seconds at most (sooner when the next session is due)."""
+
+    name = "derivation"
+    tick_when_idle = True
+    max_records: int | None = None
+    producer_options = {"acks": "all"}
+
+    def __init__(
+        self,
+        settings: Settings,
+        topology: Topology,
+        store: AsyncStore,
+        engine: SignalsEngine,
+        sink: DerivationSink,
+        tick: float = 1.0,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.engine = engine
+        self.sink = sink
+        self.tick = tick
+        self.inferences_topic = topology.names.inferences
+        processor = topology.derivation
+        self.group = processor.group
+        self.topics = processor.reads
+        self.derivations = 0
+        self.liveness = Liveness()
+        self._consumed: dict[TopicPartition, int] = {}
+        self._last_fire = 0.0
+        # The engine's next due time as of its last change, read by the fetch stage
+        # while the store thread may be changing the engine.
+        self._next_due: datetime | None = None
+
+    def poll_seconds(self) -> float:
+        """Wake for the next due session (the heap knows when), not only every tick."""
+        upcoming = self._next_due
+        if upcoming is None:
+            return self.tick
+        ahead = (upcoming - datetime.now(UTC)).total_seconds()
+        return min(self.tick, max(MIN_FIRE_INTERVAL, ahead))
+
+    def prepare(self, messages: list[Any]) -> Parsed:
+        """The signal events of each accepted message (pure; off the store thread)."""
+        out = []
+        for m in messages:
+            tp = TopicPartition(m.topic, m.partition)
+            try:
+                events = events_from_accepted(json.loads(m.value))
+            except (ValueError, KeyError, TypeError) as exc:
+                log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
+                events = []
+            out.append((tp, m.offset, events))
+        return out
+
+    def _offer(self, parsed: Parsed, now: datetime) -> None:
+        for tp, offset, events in parsed:
+            self._consumed[tp] = offset + 1
+            for event in events:
+                self.engine.offer(event, now, position=(tp, offset))
+        self._next_due = self.engine.next_due()
+
+    def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
+        derivations = self.engine.fire_due(now)
+        if derivations:
+            self.sink.write(derivations)
+        self._next_due = self.engine.next_due()
+        safe = dict(self._consumed)
+        for tp, offset in self.engine.oldest_held().items():
+            safe[tp] = min(safe.get(tp, offset), offset)
+        return derivations, safe
+
+    async def finish(self, parsed: Parsed) -> Step:
+        """Hold the batch's events; when a tick has passed (or a session is due), fire
+        and write what is due. The inferences to send; the offsets safe to commit."""
+        now = datetime.now(UTC)
+        if parsed:
+            await self.store.run(self._offer, parsed, now)
+        since = time.monotonic() - self._last_fire
+        upcoming = self._next_due
+        due_now = upcoming is not None and upcoming <= now
+        if since < (MIN_FIRE_INTERVAL if due_now else self.tick):
+            return Step()
+        self._last_fire = time.monotonic()
+        derivations, safe = await self.store.run(self._fire, now)
+        self.derivations += len(derivations)
+        return Step(
+            messages=[
+                (
+                    self.inferences_topic,
+                    json.dumps(i.to_dict(), default=str).encode(),
+                    d.profile_id.encode(),
+                )
+                for d in derivations
+                for i in d.inferences
+            ],
+            offsets=safe,
+        )
+
+    async def on_revoked(self, partitions: set[TopicPartition]) -> None:
+        """Partitions that move to another worker take their pending sessions with them."""
+        dropped = await self.store.run(self._forget, partitions)
+        if dropped:
+            log.info("handed over %d pending sessions with %d partitions", dropped, len(partitions))
+
+    def _forget(self, partitions: set[TopicPartition]) -> int:
+        dropped = self.engine.forget(lambda position: position[0] in partitions)
+        for tp in partitions:
+            self._consumed.pop(tp, None)
+        self._next_due = self.engine.next_due()
+        return dropped
+
+    async def on_assigned(self, partitions: set[TopicPartition]) -> None:
+        """Nothing to do: the events of new partitions arrive from their last commit."""

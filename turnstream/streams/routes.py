@@ -1,0 +1,275 @@
+"""The worker's read side over HTTP: the constraints block and the reviewable profile.
+
+Handlers only move data: bodies are validated by :mod:`turnstream.models.requests`, the
+person's data is read by :mod:`turnstream.sinks.profile_reads` on the store thread, the
+block is built by the pure :mod:`turnstream.core.constraints`, and every change to a profile is a
+command published on the commands topic, so it is ordered with the person's events and
+survives restarts.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime
+from typing import Any, Protocol, TypeVar
+
+import faust
+from faust.web import Request, Response, View
+from pydantic import BaseModel, ValidationError
+
+from turnstream.config import Feature, Settings
+from turnstream.core.constraints import (
+    BlockRequest,
+    CompanyRule,
+    binding_for,
+    build_block,
+    load_bindings,
+    render_for_tool,
+)
+from turnstream.core.identity import profile_id_for
+from turnstream.errors import InvalidItem, TurnstreamError
+from turnstream.models.items import error_pairs
+from turnstream.models.requests import (
+    ConstraintsRequest,
+    CorrectRequest,
+    ResolveRequest,
+    ReviewRequestIn,
+    SpaceRequest,
+)
+from turnstream.sinks.profile_reads import inference_dicts, load_inferences, load_inputs
+from turnstream.sinks.review_requests import (
+    ReviewAlreadyResolved,
+    ReviewNotFound,
+    open_review,
+    resolve_review,
+)
+from turnstream.sinks.store import AsyncStore, Store
+
+__all__ = ["Publisher", "register_routes"]
+
+B = TypeVar("B", bound=BaseModel)
+
+
+class _HttpError(Exception):
+    def __init__(self, status: int, body: dict[str, Any]) -> None:
+        self.status = status
+        self.body = body
+
+
+async def _body(request: Request, model: type[B]) -> B:
+    try:
+        data = await request.json()
+    except ValueError:
+        raise _HttpError(400, {"error": "the body is not JSON"}) from None
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = [{"field": p or "<body>", "message": m} for p, m in error_pairs(exc)]
+        raise _HttpError(422, {"error": "invalid body", "errors": errors}) from None
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class Publisher(Protocol):
+    """What the routes need of :class:`turnstream.producer.Producer` (the bootstrap builds
+    it; the routes start it on first use)."""
+
+    async def start(self) -> None: ...
+
+    async def publish(self, item: dict[str, Any]) -> Any: ...
+
+    async def flush(self) -> None: ...
+
+
+class _Commands:
+    """Publishes profile commands on the commands topic."""
+
+    def __init__(self, producer: Publisher) -> None:
+        self._producer = producer
+        self._started = False
+
+    async def send(self, space_id: str, profile_id: str, command: str, **fields: Any) -> str:
+        key = f"api-{uuid.uuid4().hex}"
+        item = {
+            "type": "command",
+            "space_id": space_id,
+            "idempotency_key": key,
+            "profile_id": profile_id,
+            "source": "profile-api",
+            "occurred_at": _now().isoformat(),
+            "command": command,
+            **fields,
+        }
+        if not self._started:
+            await self._producer.start()
+            self._started = True
+        try:
+            await self._producer.publish(item)
+        except InvalidItem as exc:
+            errors = [{"field": p, "message": m} for p, m in exc.errors]
+            raise _HttpError(422, {"error": "invalid command", "errors": errors}) from None
+        await self._producer.flush()
+        return key
+
+
+def _space(settings: Settings, space_id: str, need_signals: bool = False) -> Any:
+    space = settings.space(space_id)
+    if space is None:
+        raise _HttpError(404, {"error": f"space {space_id!r} is not configured"})
+    if need_signals and not space.has(Feature.signals):
+        raise _HttpError(404, {"error": f"the signals feature is off for space {space_id!r}"})
+    return space
+
+
+def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[str, Any]:
+    space = _space(settings, body.space_id, need_signals=True)
+    if (body.profile_id is None) == (body.handle is None):
+        raise _HttpError(422, {"error": "invalid body", "errors": [
+            {"field": "handle", "message": "exactly one of handle and profile_id is required"}
+        ]})  # fmt: skip
+    profile_id = body.profile_id or profile_id_for(
+        body.space_id,
+        body.handle,
+        settings.secret_bytes(),  # type: ignore[arg-type]
+    )
+    inputs = load_inputs(store, body.space_id, profile_id, body.for_)
+    request = BlockRequest(
+        space_id=body.space_id,
+        profile_id=profile_id,
+        for_=body.for_,
+        language=space.language,
+        session=body.session_id,
+        asked=tuple(body.asked),
+        delivery_elsewhere=body.delivery_elsewhere,
+    )
+    rules = [
+        CompanyRule(r.id, r.rank, r.origin, r.attr, r.op, tuple(r.values), r.text)
+        for r in space.rules
+    ]
+    block = build_block(
+        request,
+        inputs.preferences,
+        inputs.attributes,
+        [i for i in inputs.inferences if i.status == "active"],
+        inputs.presented,
+        inputs.disliked,
+        rules,
+        _now(),
+        labels=space.labels,
+    )
+    if body.tool is not None:
+        doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
+        binding = binding_for(doc, body.tool, body.source or "") if doc else None
+        if binding is None:
+            raise _HttpError(422, {"error": f"tool {body.tool!r} is not bound for source "
+                                   f"{body.source!r} in space {body.space_id!r}"})  # fmt: skip
+        block["rendered"] = render_for_tool(block, binding)
+    return block
+
+
+def register_routes(
+    app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
+) -> None:
+    """Add the read side's routes to the worker's app; changes go out through
+    ``producer`` as commands."""
+    commands = _Commands(producer)
+
+    def _json(view: View, data: Any, status: int = 200) -> Response:
+        return view.bytes(
+            json.dumps(data, default=str).encode(), content_type="application/json", status=status
+        )
+
+    async def _guard(view: View, work: Any) -> Response:
+        try:
+            status, data = await work()
+        except _HttpError as exc:
+            return _json(view, exc.body, exc.status)
+        except TurnstreamError as exc:
+            return _json(view, {"error": str(exc)}, 400)
+        return _json(view, data, status)
+
+    @app.page("/v1/constraints")
+    class ConstraintsView(View):
+        async def post(self, request: Request) -> Response:
+            async def work() -> tuple[int, Any]:
+                body = await _body(request, ConstraintsRequest)
+                return 200, await store.run(_block, store.store, settings, body)
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/inferences")
+    class InferencesView(View):
+        async def get(self, request: Request, profile_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                space_id = request.query.get("space_id", "")
+                _space(settings, space_id)
+                found = await store.run(load_inferences, store.store, space_id, profile_id)
+                return 200, {"profile_id": profile_id, "inferences": inference_dicts(found)}
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}/correct")
+    class CorrectView(View):
+        async def post(self, request: Request, profile_id: str, inference_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                body = await _body(request, CorrectRequest)
+                _space(settings, body.space_id)
+                key = await commands.send(
+                    body.space_id, profile_id, "correct", inference_id=inference_id,
+                    replacement=body.replacement.model_dump(mode="json", exclude={"for_"}),
+                )  # fmt: skip
+                return 202, {"command_id": key, "status": "accepted"}
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}")
+    class InferenceView(View):
+        async def delete(self, request: Request, profile_id: str, inference_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                space_id = request.query.get("space_id", "")
+                _space(settings, space_id)
+                key = await commands.send(space_id, profile_id, "delete", inference_id=inference_id)
+                return 202, {"command_id": key, "status": "accepted"}
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/traits/opt-out")
+    class OptOutView(View):
+        async def post(self, request: Request, profile_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                body = await _body(request, SpaceRequest)
+                _space(settings, body.space_id)
+                key = await commands.send(body.space_id, profile_id, "opt_out")
+                return 202, {"command_id": key, "status": "accepted"}
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/review-requests")
+    class ReviewRequestsView(View):
+        async def post(self, request: Request, profile_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                body = await _body(request, ReviewRequestIn)
+                _space(settings, body.space_id)
+                return 201, await store.run(open_review, store.store, profile_id, body)
+
+            return await _guard(self, work)
+
+    @app.page("/v1/profiles/{profile_id}/review-requests/{request_id}/resolve")
+    class ResolveView(View):
+        async def post(self, request: Request, profile_id: str, request_id: str) -> Response:
+            async def work() -> tuple[int, Any]:
+                body = await _body(request, ResolveRequest)
+                _space(settings, body.space_id)
+                try:
+                    return 200, await store.run(
+                        resolve_review, store.store, profile_id, request_id, body
+                    )
+                except ReviewNotFound as exc:
+                    raise _HttpError(404, {"error": str(exc)}) from None
+                except ReviewAlreadyResolved as exc:
+                    raise _HttpError(409, {"error": str(exc)}) from None
+
+            return await _guard(self, work)

@@ -1,0 +1,114 @@
+"""The one HTTP client to a running worker, and the read path that goes through it.
+
+An embedded (chDB) store belongs to one process: the worker that owns it writes an owner
+file with its pid and URL, and every other process (``turnstream sql``, the jobs, the
+tests) asks that worker instead of opening the store: ``/v1/sql``, ``/v1/jobs/NAME/``,
+``/v1/status``. With a ClickHouse server, or when no worker owns the store, queries go to
+the store directly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import urllib.error
+import urllib.request
+from typing import Any
+
+from turnstream.config import Settings
+from turnstream.errors import StoreError
+from turnstream.processes import pid_alive
+from turnstream.sinks.store import QueryResult, Store, chdb_path, owner_file
+
+__all__ = ["WorkerClient", "WorkerError", "owner_url", "read_query"]
+
+
+class WorkerError(StoreError, OSError):
+    """The worker refused a request or did not answer (an ``OSError`` too, as
+    ``urllib``'s own errors are, so callers that wait for a worker keep working)."""
+
+
+def owner_url(settings: Settings) -> str | None:
+    """The URL of the live worker that owns the embedded store, if there is one."""
+    path = chdb_path(settings.store.dsn)
+    if path is None:
+        return None
+    try:
+        owner = json.loads(owner_file(path).read_text())
+    except (FileNotFoundError, ValueError):
+        return None
+    pid = owner.get("pid")
+    if not isinstance(pid, int) or pid == os.getpid() or not pid_alive(pid):
+        return None
+    return owner.get("url")
+
+
+class WorkerClient:
+    """Talks JSON to a worker's HTTP API at ``url`` (``http://host:port``)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url.rstrip("/")
+
+    @classmethod
+    def configured(cls, settings: Settings) -> WorkerClient:
+        """The worker at the configured ``worker.web_host`` and ``worker.web_port``."""
+        return cls(f"http://{settings.worker.web_host}:{settings.worker.web_port}")
+
+    def status(self, timeout: float = 5.0) -> dict[str, Any]:
+        """The worker's counters (``/v1/status``)."""
+        return self._call("/v1/status", None, timeout, "the status request")
+
+    def sql(
+        self, sql: str, parameters: dict[str, Any] | None = None, timeout: float = 60.0
+    ) -> QueryResult:
+        """Run a read-only query on the worker's store (``/v1/sql``); values as
+        ``{name:Type}`` ``parameters``, never in ``sql``."""
+        body = self._call(
+            "/v1/sql", {"sql": sql, "parameters": parameters or {}}, timeout, "the query"
+        )
+        return QueryResult(body["columns"], body["types"], [tuple(r) for r in body["rows"]])
+
+    def run_job(self, name: str, params: dict[str, str], timeout: float = 3600) -> dict[str, Any]:
+        """Run job ``name`` in the worker, on its store thread (``/v1/jobs/NAME/``)."""
+        return self._call(f"/v1/jobs/{name}/", params, timeout, f"job {name}")
+
+    def _call(self, path: str, body: Any, timeout: float, what: str) -> Any:
+        """GET ``path`` (no body) or POST ``body`` as JSON; the JSON answer."""
+        request = urllib.request.Request(
+            self.url + path,
+            data=None if body is None else json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+            method="GET" if body is None else "POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
+                return json.loads(response.read())
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")
+            with contextlib.suppress(ValueError, AttributeError):
+                detail = json.loads(detail).get("error", detail)
+            raise WorkerError(f"the worker at {self.url} refused {what}: {detail}") from None
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            reason = getattr(exc, "reason", exc)
+            raise WorkerError(
+                f"the worker at {self.url} did not answer {what} ({reason}); is it starting?"
+            ) from exc
+
+
+def read_query(
+    settings: Settings,
+    sql: str,
+    parameters: dict[str, Any] | None = None,
+    timeout: float = 60.0,
+) -> QueryResult:
+    """Run a read-only query against the configured store, wherever it is; values as
+    ``{name:Type}`` ``parameters`` (JSON values: text, numbers, lists), never in ``sql``."""
+    url = owner_url(settings)
+    if url is not None:
+        return WorkerClient(url).sql(sql, parameters, timeout)
+    store = Store(settings.store.dsn, settings.store.database)
+    try:
+        return store.read_only(sql, parameters)
+    finally:
+        store.close()
