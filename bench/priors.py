@@ -289,11 +289,13 @@ def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: 
     rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows)
     timings = []
+    cpu = []
     reports = []
     for _ in range(2):
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         report = recompute_priors(store, as_of, limits=limits)
         timings.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
         reports.append(report.as_dict())
     edges = dict(
         store.query(
@@ -307,6 +309,7 @@ def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: 
         json.dumps(
             {
                 "seconds": timings,
+                "cpu_seconds": cpu,
                 "peak_rss": peak,
                 "rss_after_open": rss_open,
                 "report": reports[0],
@@ -392,10 +395,13 @@ def main() -> None:
         result = json.loads(child.stdout.strip().splitlines()[-1])
         first, second = result["seconds"]
         report = result["report"]
+        cpu_first, cpu_second = result["cpu_seconds"]
+        load = Path("/proc/loadavg").read_text().split()[0]
         print(
-            f"priors job: {first:.2f} s (second run {second:.2f} s, unchanged: "
-            f"{result['second_unchanged']}), peak RSS {result['peak_rss'] / 2**30:.2f} GiB "
-            f"(after opening the store: {result['rss_after_open'] / 2**30:.2f} GiB)"
+            f"priors job: {first:.2f} s, {cpu_first:.2f} s of CPU (second run {second:.2f} s, "
+            f"{cpu_second:.2f} s of CPU, unchanged: {result['second_unchanged']}), peak RSS "
+            f"{result['peak_rss'] / 2**30:.2f} GiB (after opening the store: "
+            f"{result['rss_after_open'] / 2**30:.2f} GiB); load average {load}"
         )
         print(
             f"  {report['values']:,} values, {report['priors']:,} priors, runs: "

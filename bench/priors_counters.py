@@ -129,7 +129,7 @@ def main() -> None:
         db.query("USE counters")
         exactness(db, trials)
         sizes(db)
-        merges(db, 20_000, 30)
+        merges(db, 2_000, 30)
         db.close()
 
 
