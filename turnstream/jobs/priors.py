@@ -75,6 +75,8 @@ the signals rules use (``value_key``: ``200.0``, ``1e-05``).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -108,6 +110,8 @@ __all__ = [
     "window_of",
     "window_parameters",
 ]
+
+log = logging.getLogger(__name__)
 
 #: No prior rests on fewer people than this, whatever the configuration says.
 MIN_FLOOR = 10
@@ -516,7 +520,9 @@ def recompute_priors(
     runs: dict[str, list[str]] = {}
     values = found_total = written = 0
     unchanged = True
-    for space_id in sorted(set(spaces) | set(old_spaces)):
+    every = sorted(set(spaces) | set(old_spaces))
+    for n, space_id in enumerate(every, 1):
+        started = time.monotonic()
         found, space_values, space_runs = _aggregates(
             store, space_id, window, floor, limits, sensitive
         )
@@ -532,6 +538,16 @@ def recompute_priors(
             per_space[space_id] = len(rows)
         if space_runs:
             runs[space_id] = space_runs
+        log.info(
+            "priors %d/%d: space %s, %d values, %d priors, %d run(s), %.1f s",
+            n,
+            len(every),
+            space_id,
+            space_values,
+            len(rows),
+            len(space_runs),
+            time.monotonic() - started,
+        )
     return PriorsReport(
         as_of=as_of,
         version=version,
