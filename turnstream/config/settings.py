@@ -174,8 +174,7 @@ def _secret_file(env: Mapping[str, str]) -> str | None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise ConfigError(
-            f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which cannot be read "
-            f"({reason})"
+            f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which cannot be read ({reason})"
         ) from None
     if not secret:
         raise ConfigError(f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which is empty")
