@@ -225,11 +225,13 @@ def _jobs(settings: Settings) -> Iterator[Finding]:
 
 def _experiments(doc: MeasurementDocument) -> str:
     ids = ", ".join(e.id for e in doc.experiments)
-    return f"{len(doc.experiments)} experiments ({ids})" if ids else "no experiments"
+    count = len(doc.experiments)
+    return f"{count} experiment{'' if count == 1 else 's'} ({ids})" if ids else "no experiments"
 
 
 def _bindings(doc: BindingsDocument) -> str:
-    return f"{len(doc.bindings)} tool bindings"
+    count = len(doc.bindings)
+    return f"{count} tool binding{'' if count == 1 else 's'}"
 
 
 #: Every check, in the order the report prints them. A document the configuration
