@@ -93,6 +93,6 @@ def test_a_secret_file_missing_or_empty_names_identity_secret(
 
 def test_no_secret_anywhere_names_identity_secret_and_the_three_places(tmp_path: Path) -> None:
     settings = load_settings(None, environ={})
-    with pytest.raises(ConfigError, match="identity.secret is not set") as caught:
+    with pytest.raises(ConfigError, match=r"identity\.secret is not set") as caught:
         settings.secret_bytes()
     assert "TURNSTREAM_SECRET_FILE" in str(caught.value)
