@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit
 
+from aiokafka.conn import collect_hosts
 from pydantic import TypeAdapter, ValidationError
 
 from turnstream.config import Settings, SpaceConfig
@@ -97,7 +98,8 @@ def check_settings(settings: Settings, checks: Sequence[Check] | None = None) ->
     findings: list[Finding] = []
     for check in CHECKS if checks is None else checks:
         try:
-            findings.extend(check.run(settings))
+            for finding in check.run(settings):  # what it found before it raised stays
+                findings.append(finding)
         except TurnstreamError as exc:
             findings.append(Finding(check.setting, str(exc), Level.error))
     return Report(settings.source, tuple(findings))
@@ -139,12 +141,14 @@ def per_space_document(field: str, load: Callable[[str], D], describe: Callable[
 
 def _broker(settings: Settings) -> Iterator[Finding]:
     bootstrap = settings.broker.bootstrap
-    for server in bootstrap.split(","):
-        host, _, port = server.strip().rpartition(":")
-        if not host or not port.isdigit():
-            yield Finding("broker.bootstrap", f"{server!r} is not host:port", Level.error)
-            return
-    yield Finding("broker.bootstrap", bootstrap)
+    try:  # aiokafka's own parse of bootstrap_servers: host[:port], comma-separated
+        hosts = collect_hosts(bootstrap, randomize=False)
+    except ValueError:
+        hosts = []
+    if not hosts or not all(host for host, _, _ in hosts):
+        yield Finding("broker.bootstrap", f"{bootstrap!r} is not host[:port],...", Level.error)
+        return
+    yield Finding("broker.bootstrap", ", ".join(f"{host}:{port}" for host, port, _ in hosts))
 
 
 def _store(settings: Settings) -> Iterator[Finding]:
