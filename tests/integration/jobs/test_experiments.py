@@ -71,19 +71,21 @@ def _turns(store: Store, rows: list[tuple[str, str, str, str, str, datetime]]) -
 
 
 def _token(exposure_id: str) -> str:
-    return f"nx1.{exposure_id}.1.abcd" if exposure_id else ""
+    return f"nx1.{exposure_id}.1.{'A' * 22}" if exposure_id else ""
 
 
 def _outcomes(store: Store, rows: list[tuple[str, str, str, str, datetime]]) -> None:
     store.insert(
         "outcomes",
         [
-            (space, p, "web", kind, "sku:1", f"o-{i}", _token(x), x, 1 if x else 0, t)
+            # As the ingest rule writes a verified token: exposure_id only when valid.
+            (space, p, "web", kind, "sku:1", f"o-{i}", _token(x), x, 1 if x else 0,
+             "valid" if x else "absent", t)
             for i, (space, p, kind, x, t) in enumerate(rows)
         ],
         [
             "space_id", "profile_id", "source", "outcome", "ref", "order_id",
-            "exposure_token", "exposure_id", "exposure_pos", "occurred_at",
+            "exposure_token", "exposure_id", "exposure_pos", "token_status", "occurred_at",
         ],
     )  # fmt: skip
 

@@ -207,3 +207,83 @@ def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() ->
         "its accepted message would be 1573214 bytes; the accepted topic takes 1047564"
     )
     assert refused.dedup_key == accepted.dedup_key and refused.item is None
+
+
+# --------------------------------------------------------------------------- exposure tokens
+
+_EXPOSURE = "019a22bc-6f90-7c28-81e1-6dad0003138d"
+_KEYS = {
+    "acme": ["acme-current-key-000000", "acme-previous-key-11111"],
+    "lumen": ["lumen-key-2222222222"],
+}
+TOKEN_SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "s3cret"},
+        "spaces": {
+            space: {"features": ["signals", "turns"], "exposure_keys": keys}
+            for space, keys in _KEYS.items()
+        }
+        | {"nokeys": {"features": ["signals", "turns"]}},
+    }
+)
+
+
+def _outcome(space: str = "acme", token: str | None = None) -> bytes:
+    item: dict[str, Any] = {
+        "type": "outcome",
+        "space_id": space,
+        "idempotency_key": f"o-{token}",
+        "profile_id": "p_1",
+        "source": "web",
+        "occurred_at": "2026-09-29T15:00:00Z",
+        "outcome": "purchase",
+        "ref": "item_variant:acme:991",
+        "order_id": "ord-1",
+    }
+    if token is not None:
+        item["exposure_token"] = token
+    return json.dumps(item).encode()
+
+
+def _signed(space: str, pos: int, key: str) -> str:
+    from turnstream.core.exposure_tokens import mint_token
+
+    return mint_token(space, _EXPOSURE, pos, key.encode())
+
+
+@pytest.mark.parametrize(
+    ("space", "token", "status"),
+    [
+        ("acme", _signed("acme", 2, _KEYS["acme"][0]), "valid"),
+        ("acme", _signed("acme", 2, _KEYS["acme"][1]), "valid"),  # the previous key
+        ("acme", _signed("lumen", 2, _KEYS["lumen"][0]), "invalid"),  # another space's
+        ("acme", _signed("acme", 2, "a-forger-s-own-key-000"), "invalid"),
+        ("acme", _signed("acme", 2, _KEYS["acme"][0]).replace(".2.", ".5."), "invalid"),
+        ("nokeys", _signed("nokeys", 2, _KEYS["acme"][0]), "invalid"),  # no key to verify
+        ("acme", "nx1.not-a-token", "malformed"),
+        ("acme", None, "absent"),
+    ],
+    ids=["valid", "previous-key", "another-space", "forged", "other-pos", "no-keys",
+         "malformed", "absent"],
+)  # fmt: skip
+def test_an_outcome_is_kept_with_its_token_status_and_attributed_only_when_valid(
+    space: str, token: str | None, status: str
+) -> None:
+    decision = decide(_outcome(space, token), SRC, TOKEN_SETTINGS, never)
+    assert decision.refusal is None and decision.token is not None
+    assert decision.token.status == status
+    (row,) = rows_for(decision, TOKEN_SETTINGS, datetime.now(UTC))["outcomes"]
+    assert row["token_status"] == status
+    assert row["exposure_token"] == (token or "")
+    valid = status == "valid"
+    assert (row["exposure_id"], row["exposure_pos"]) == ((_EXPOSURE, 2) if valid else ("", 0))
+    message = json.loads(accepted_for(decision))
+    assert message["token_status"] == status
+    # Derivation reads the token from the accepted message: only a valid one travels on.
+    assert message.get("exposure_token") == (token if valid else None)
+
+
+def test_other_items_carry_no_token_status() -> None:
+    decision = decide(_pref(), SRC, SETTINGS, never)
+    assert decision.token is None
+    assert "token_status" not in json.loads(accepted_for(decision))
