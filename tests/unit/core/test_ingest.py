@@ -287,3 +287,37 @@ def test_other_items_carry_no_token_status() -> None:
     decision = decide(_pref(), SRC, SETTINGS, never)
     assert decision.token is None
     assert "token_status" not in json.loads(accepted_for(decision))
+
+
+@pytest.mark.parametrize(
+    ("key", "attributed"),
+    [(_KEYS["acme"][0], True), ("a-forger-s-own-key-000", False)],
+    ids=["valid", "forged"],
+)
+def test_derivation_follows_only_a_valid_token(key: str, attributed: bool) -> None:
+    """Ingest → accepted message → derivation, as live and replay both run it: a gift's
+    list; the purchase's token leads to the gift's bucket only when it verifies."""
+    from turnstream.config import SignalsConfig
+    from turnstream.core.derivation import ProfileState, events_from_accepted, fold
+    from turnstream.core.derivation.state import resolved
+
+    shown = {
+        "type": "interaction", "space_id": "acme", "idempotency_key": "p-1", "profile_id": "p_1",
+        "source": "web", "occurred_at": "2026-09-29T14:59:00Z", "for": "gift",
+        "interaction": {
+            "kind": "presented", "exposure_id": _EXPOSURE, "list_id": "l1", "list_kind": "search",
+            "delivered_at": "2026-09-29T14:59:00Z", "visible_k": 2,
+            "items": [{"pos": 2, "ref": "item_variant:acme:991", "shown": {"color": "red"}}],
+        },
+    }  # fmt: skip
+    state, config = ProfileState(), SignalsConfig()
+    for offset, raw in enumerate(
+        [json.dumps(shown).encode(), _outcome("acme", _signed("acme", 2, key))]
+    ):
+        decision = decide(raw, Source("t", 0, offset), TOKEN_SETTINGS, never)
+        for event in events_from_accepted(json.loads(accepted_for(decision))):
+            fold(state, event, config)
+    buckets = resolved(state, config).buckets
+    gift_outcomes = buckets["gift"].event_counts.get("outcome", 0)
+    own_outcomes = buckets["self"].event_counts.get("outcome", 0) if "self" in buckets else 0
+    assert (gift_outcomes, own_outcomes) == ((1, 0) if attributed else (0, 1))
