@@ -3,15 +3,13 @@ real broker, through the worker, into ClickHouse (chDB)."""
 
 from __future__ import annotations
 
-import asyncio
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fixtures.loop_thread import LoopThread
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import EXPOSURE_KEYS
 from turnstream.producer import Producer
@@ -32,30 +30,6 @@ def _price(value: float, field: str = "price_sale") -> dict[str, Any]:
 
 def _rows(deployment: Deployment, sql: str, **params: Any) -> list[tuple[Any, ...]]:
     return [tuple(r) for r in read_query(deployment.settings, sql, params or None).rows]
-
-
-class LoopThread:
-    """An event loop in a thread of its own, where a sync agent's producer runs."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Any, timeout: float = 60) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-
-
-@pytest.fixture
-def loop_thread() -> Iterator[LoopThread]:
-    made = LoopThread()
-    yield made
-    made.close()
 
 
 def _conversation(producer: Producer, conversation_id: str, **kw: Any) -> Conversation:

@@ -175,11 +175,24 @@ class TurnScope:
         self._token = activate(self.frame)
         return self.frame
 
-    def _leave(self) -> dict[str, Any]:
+    def _leave(self, exc_type: type[BaseException] | None) -> dict[str, Any] | None:
+        """The turn's record, or None when it is not to be published: an interrupt or a
+        cancelled task (``frame.record`` keeps it all the same)."""
         try:
-            return self.conversation._finish(self.frame)
+            record = self.conversation._finish(self.frame)
         finally:
             deactivate(self._token)
+        return record if exc_type is None or issubclass(exc_type, Exception) else None
+
+    def _not_published(self, exc: BaseException | None) -> None:
+        """Called while a publish's error is handled: it goes on when the body went well;
+        when the body raised, the body's error goes on and this one is logged."""
+        if exc is None:
+            raise  # the publish's error, which the caller is handling
+        _log.exception(
+            "turn %s raised, and its record could not be published (frame.record keeps it)",
+            self.frame.turn_id,
+        )
 
     def __exit__(
         self,
@@ -187,15 +200,12 @@ class TurnScope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        record = self._leave()
-        if exc_type is not None and not issubclass(exc_type, Exception):
-            return
-        try:
-            self.conversation._deliver(record)
-        except Exception:
-            if exc is None:
-                raise
-            _log.exception("the turn %s raised, and its record could not be published", record)
+        record = self._leave(exc_type)
+        if record is not None:
+            try:
+                self.conversation._deliver(record)
+            except Exception:
+                self._not_published(exc)
 
     async def __aenter__(self) -> TurnFrame:
         return self.__enter__()
@@ -206,15 +216,12 @@ class TurnScope:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        record = self._leave()
-        if exc_type is not None and not issubclass(exc_type, Exception):
-            return
-        try:
-            await self.conversation._deliver_async(record)
-        except Exception:
-            if exc is None:
-                raise
-            _log.exception("the turn %s raised, and its record could not be published", record)
+        record = self._leave(exc_type)
+        if record is not None:
+            try:
+                await self.conversation._deliver_async(record)
+            except Exception:
+                self._not_published(exc)
 
 
 class Conversation:

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.fixtures.loop_thread import LoopThread
 from turnstream.core.exposure_tokens import check_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import Turn, parse_item
@@ -315,32 +314,23 @@ def test_a_record_the_worker_would_refuse_fails_at_the_turn() -> None:
 
 
 class LoopPublisher:
-    """A publisher on its own event loop in a thread, as ``Producer`` runs under a sync
+    """A publisher on an event loop in another thread, as ``Producer`` runs under a sync
     agent: records what it was asked to publish (the real broker is in the integration
     test)."""
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
         self.settings = None
         self.published: list[dict[str, Any]] = []
-        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self._thread.start()
 
     async def publish(self, item: dict[str, Any]) -> None:
         assert asyncio.get_running_loop() is self.loop
         self.published.append(item)
 
-    def close(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self._thread.join(5)
-        self.loop.close()
-
 
 @pytest.fixture
-def publisher() -> Iterator[LoopPublisher]:
-    made = LoopPublisher()
-    yield made
-    made.close()
+def publisher(loop_thread: LoopThread) -> LoopPublisher:
+    return LoopPublisher(loop_thread.loop)
 
 
 def test_a_sync_turn_publishes_through_the_producer_s_loop(publisher: LoopPublisher) -> None:
@@ -422,3 +412,16 @@ def test_turns_of_concurrent_tasks_keep_their_own_frames() -> None:
     asyncio.run(main())
     tools = {r["turn_id"]: [c["tool"] for c in r["constraints"]] for r in records}
     assert tools == {"t1": ["tool1"], "t2": ["tool2"]}
+
+
+def test_a_failed_publish_raises_unless_the_body_did(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(record: dict[str, Any]) -> None:
+        raise ConnectionError("broker down")
+
+    conv = conversation([], recorder=broken)
+    with pytest.raises(ConnectionError, match="broker down"), conv.turn() as frame:
+        conv.agent("Restam 3 unidades em estoque.")
+    assert frame.record is not None  # kept, to publish again with the same key
+    with pytest.raises(ValueError, match="the body's"), conv.turn():
+        raise ValueError("the body's")
+    assert "could not be published" in caplog.text and "+5511" not in caplog.text
