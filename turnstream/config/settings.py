@@ -17,6 +17,7 @@ from pydantic import (
     SecretStr,
     StringConstraints,
     ValidationError,
+    model_validator,
 )
 
 from turnstream.config.derivation import SignalsConfig
@@ -169,6 +170,19 @@ class Settings(_Section):
     ] = Field(default_factory=dict)
     #: Where the file came from (None: built-in defaults).
     source: Path | None = None
+
+    @model_validator(mode="after")
+    def _token_keys_are_not_the_identity_secret(self) -> Settings:
+        # A token key goes to the agents' processes; the identity secret must not.
+        secret = self.identity.secret.get_secret_value() if self.identity.secret else None
+        for space_id, space in self.spaces.items():
+            for i, key in enumerate(space.exposure_keys):
+                if secret and key.get_secret_value() == secret:
+                    raise ValueError(
+                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
+                        "identity.secret"
+                    )
+        return self
 
     def space(self, space_id: str) -> SpaceConfig | None:
         """The space's features document, or None for a space not configured."""

@@ -91,3 +91,12 @@ def test_a_short_exposure_key_is_refused_with_its_setting_and_without_its_value(
         load_settings(config, environ={})
     assert "tooshort" not in str(caught.value)
     assert "at least 16 characters" in str(caught.value)
+
+
+def test_the_identity_secret_is_never_an_exposure_key(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('[spaces.acme]\nexposure_keys = ["same-secret-0123456789"]\n')
+    env = {"TURNSTREAM_SECRET": "same-secret-0123456789"}
+    with pytest.raises(ConfigError, match=r"may not be identity\.secret") as caught:
+        load_settings(config, environ=env)
+    assert "same-secret" not in str(caught.value)
