@@ -34,6 +34,7 @@ from typing import Any, Protocol
 
 from pydantic import SecretStr
 
+from turnstream.config import Settings
 from turnstream.core.exposure_tokens import mint_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
@@ -58,7 +59,7 @@ class Publisher(Protocol):
     ``publish``, the event loop it runs on, and its settings (for the space's keys)."""
 
     loop: asyncio.AbstractEventLoop | None
-    settings: Any
+    settings: Settings | None
 
     def publish(self, item: dict[str, Any]) -> Awaitable[Any]: ...
 
@@ -251,7 +252,7 @@ class Conversation:
         producer: Publisher | None = None,
         recorder: Recorder | None = None,
         exposure_key: str | bytes | SecretStr | None = None,
-        settings: Any = None,
+        settings: Settings | None = None,
         context: str | None = None,
         language: Language | None = None,
         build: str | None = None,
@@ -295,7 +296,7 @@ class Conversation:
         self.claims = ConversationClaims(self)
         self._turns = 0
 
-    def _key(self, key: str | bytes | SecretStr | None, settings: Any) -> bytes | None:
+    def _key(self, key: str | bytes | SecretStr | None, settings: Settings | None) -> bytes | None:
         if key is not None:
             return key_bytes(key)
         settings = settings or (self.producer.settings if self.producer is not None else None)
