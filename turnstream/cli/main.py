@@ -249,7 +249,7 @@ def sample(
     from turnstream.dev.sample import sample_day
 
     when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
-    lines = sample_day(when, seed)
+    lines = guarded(lambda: sample_day(when, seed))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_bytes(b"\n".join(lines) + b"\n")
     out.print(f"wrote {len(lines)} items for {when} to {output}")
