@@ -25,6 +25,7 @@ from turnstream.cli.common import (
     progress_bar,
     settings_from,
 )
+from turnstream.cli.config import config_app, refuse_to_start_unless_ready
 from turnstream.cli.contract import contract_app
 from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
@@ -43,6 +44,7 @@ app = typer.Typer(
 )
 app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
+app.add_typer(config_app, name="config")
 app.add_typer(exposure_app, name="exposure")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
@@ -65,6 +67,7 @@ def worker(
     from turnstream.bootstrap import run_worker
 
     settings = settings_from(config, dsn, broker)
+    refuse_to_start_unless_ready(settings)  # the checks `turnstream config check` prints
     if owner_url(settings):
         err.print(f"[red]error:[/red] another worker owns the store {settings.store.dsn}")
         raise typer.Exit(2)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
@@ -202,10 +203,29 @@ class Settings(_Section):
         """The hashing secret; a clear error when it is not configured."""
         if self.identity.secret is None or not self.identity.secret.get_secret_value():
             raise ConfigError(
-                "identity.secret is not set: put it in the config file's [identity] section "
-                "or in TURNSTREAM_SECRET"
+                "identity.secret is not set: put it in the config file's [identity] section, "
+                "in TURNSTREAM_SECRET or in a file named by TURNSTREAM_SECRET_FILE"
             )
         return self.identity.secret.get_secret_value().encode()
+
+
+def _secret_file(env: Mapping[str, str]) -> str | None:
+    """The secret in the file ``TURNSTREAM_SECRET_FILE`` names (a Docker secret is mounted
+    as ``/run/secrets/<name>``), without the whitespace around it: an editor's final
+    newline is not part of the key."""
+    name = env.get("TURNSTREAM_SECRET_FILE")
+    if not name:
+        return None
+    try:
+        secret = Path(name).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which cannot be read ({reason})"
+        ) from None
+    if not secret:
+        raise ConfigError(f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which is empty")
+    return secret
 
 
 def exposure_keys_variable(space_id: str) -> str:
@@ -223,7 +243,8 @@ def load_settings(
     """Read the TOML file (``path``, ``TURNSTREAM_CONFIG`` or ``./turnstream.toml``).
 
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
-    the file; ``TURNSTREAM_SECRET`` beats the file's secret, and
+    the file; ``TURNSTREAM_SECRET`` beats ``TURNSTREAM_SECRET_FILE`` (a file holding the
+    secret, such as a Docker secret), which beats the file's secret; and
     ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's ``exposure_keys``.
     """
     env = os.environ if environ is None else environ
@@ -243,7 +264,7 @@ def load_settings(
     overrides = {
         ("store", "dsn"): dsn or env.get("TURNSTREAM_DSN"),
         ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
-        ("identity", "secret"): env.get("TURNSTREAM_SECRET"),
+        ("identity", "secret"): env.get("TURNSTREAM_SECRET") or _secret_file(env),
     }
     for (section, key), value in overrides.items():
         if value:
