@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 from aiokafka.conn import collect_hosts
 from pydantic import TypeAdapter, ValidationError
 
-from turnstream.config import Settings, SpaceConfig
+from turnstream.config import Feature, Settings, SpaceConfig, exposure_keys_variable
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
@@ -227,6 +227,38 @@ def _jobs(settings: Settings) -> Iterator[Finding]:
     yield Finding("jobs", f"{crons} ({settings.jobs.timezone})")
 
 
+def _exposure_keys(settings: Settings) -> Iterator[Finding]:
+    """Per space, how many token keys (never the keys); a space with signals and no key
+    verifies no token (every outcome reads ``invalid``), and a key shared by two spaces
+    lets one space's tokens attribute in the other's."""
+    owners: dict[bytes, list[str]] = {}
+    for space_id, space in settings.spaces.items():
+        setting = f"spaces.{space_id}.exposure_keys"
+        keys = space.token_keys()
+        for key in keys:
+            owners.setdefault(key, []).append(space_id)
+        if keys:
+            rotation = f", {len(keys) - 1} still verifying" if len(keys) > 1 else ""
+            yield Finding(
+                setting, f"{len(keys)} key{'s' if len(keys) > 1 else ''} (1 signs{rotation})"
+            )
+        elif space.has(Feature.signals):
+            yield Finding(
+                setting,
+                f"none: signals are on, so every outcome's token reads 'invalid' and nothing "
+                f"is attributed; set {exposure_keys_variable(space_id)} or exposure_keys",
+                Level.warning,
+            )
+    for spaces in owners.values():
+        if len(spaces) > 1:
+            yield Finding(
+                "spaces.*.exposure_keys",
+                f"spaces {', '.join(spaces)} share a key: a token one of them minted "
+                "verifies in the others",
+                Level.warning,
+            )
+
+
 def _experiments(doc: MeasurementDocument) -> str:
     ids = ", ".join(e.id for e in doc.experiments)
     count = len(doc.experiments)
@@ -247,6 +279,7 @@ CHECKS: tuple[Check, ...] = (
     Check("worker", _worker),
     Check("spaces", _spaces),
     per_space_document("tool_bindings", load_bindings, _bindings),
+    Check("spaces.*.exposure_keys", _exposure_keys),
     Check("jobs", _jobs),
     document("jobs.measurement", lambda s: s.jobs.measurement, load_measurement, _experiments),
 )

@@ -183,3 +183,31 @@ def test_a_check_that_raises_becomes_an_error_and_the_others_still_run(tmp_path:
         "jobs",
         "jobs.measurement",
     }
+
+
+def test_exposure_keys_are_counted_never_shown(tmp_path: Path) -> None:
+    keys = ["first-key-0123456789", "older-key-0123456789"]
+    text = f'[spaces.acme]\nfeatures = ["signals"]\nexposure_keys = {json.dumps(keys)}\n'
+    report = check_settings(_settings(tmp_path, text))
+    lines = [f.line() for f in report.findings]
+    assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in lines
+    assert not report.at(Level.warning)
+    assert all(key not in line for key in keys for line in lines)
+
+
+def test_a_space_with_signals_and_no_exposure_key_warns_naming_its_variable(
+    tmp_path: Path,
+) -> None:
+    text = '[spaces.shop-2]\nfeatures = ["signals"]\n[spaces.quiet]\nfeatures = ["turns"]\n'
+    report = check_settings(_settings(tmp_path, text))
+    warnings = {f.setting: f.text for f in report.at(Level.warning)}
+    assert list(warnings) == ["spaces.shop-2.exposure_keys"]
+    assert "TURNSTREAM_EXPOSURE_KEYS_SHOP_2" in warnings["spaces.shop-2.exposure_keys"]
+    assert report.would_start() and not report.would_start(strict=True)
+
+
+def test_a_key_shared_by_two_spaces_warns(tmp_path: Path) -> None:
+    key = json.dumps(["shared-key-0123456789"])
+    text = f"[spaces.a]\nexposure_keys = {key}\n[spaces.b]\nexposure_keys = {key}\n"
+    warnings = check_settings(_settings(tmp_path, text)).at(Level.warning)
+    assert [(f.setting, "a, b" in f.text) for f in warnings] == [("spaces.*.exposure_keys", True)]

@@ -49,23 +49,30 @@ def test_each_service_passes_config_check_as_the_container_sees_it(
     assert "store.dsn: http://clickhouse:8123" in result.stdout
     # The shipped secret passes, loudly; it is never printed.
     assert "warning: identity.secret: is a placeholder" in result.stdout
+    assert "warning: spaces.acme.exposure_keys: none" in result.stdout
     assert PLACEHOLDER.read_text().strip() not in result.stdout + result.stderr
 
 
 def test_strict_refuses_the_placeholder_secret(tmp_path: Path) -> None:
     result = _check(SERVICES["worker"], tmp_path, "--strict")
     assert result.returncode == 1
-    assert "identity.secret" in result.stdout
-    assert "the worker would not start: 1 warning and --strict" in result.stdout
+    assert "warning: identity.secret" in result.stdout
+    assert "warning: spaces.acme.exposure_keys" in result.stdout
+    assert "the worker would not start: 2 warnings and --strict" in result.stdout
 
 
 def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> None:
     # `TURNSTREAM_SECRET=... docker compose up`: compose interpolates it into the service.
-    view = services_built_here(COMPOSE, env={"TURNSTREAM_SECRET": "a-real-one-from-the-shell"})
+    keys = "acme-key-from-the-shell-1,acme-key-from-the-shell-0"
+    env = {"TURNSTREAM_SECRET": "a-real-one-from-the-shell", "TURNSTREAM_EXPOSURE_KEYS_ACME": keys}
+    view = services_built_here(COMPOSE, env=env)
     result = _check(view[0], tmp_path, "--strict")
     assert result.returncode == 0, result.stdout
     assert "identity.secret: set" in result.stdout
-    assert "a-real-one-from-the-shell" not in result.stdout
+    assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in result.stdout
+    assert (
+        "a-real-one-from-the-shell" not in result.stdout and "from-the-shell-1" not in result.stdout
+    )
 
 
 @pytest.mark.parametrize(
