@@ -3,7 +3,7 @@ exactness at the 10-person floor, bytes per state, and the cost of merging 90 da
 
     .venv/bin/python bench/priors_counters.py [TRIALS]
 
-Counters: ``uniqExact`` (what value_daily kept before migration 10), ``uniqCombined``
+Counters: ``uniqExact`` (what value_daily kept before migration 11), ``uniqCombined``
 (32-bit hash: an array, then a hash table, then HyperLogLog), ``uniqCombined64`` (the
 same with a 64-bit hash), and the capped levels of ``turnstream/sinks/people_sets.py``
 (``groupUniqArray(64)`` of sipHash64 keys by level: what value_daily keeps now). Profile

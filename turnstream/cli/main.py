@@ -25,7 +25,9 @@ from turnstream.cli.common import (
     progress_bar,
     settings_from,
 )
+from turnstream.cli.config import config_app, refuse_to_start_unless_ready
 from turnstream.cli.contract import contract_app
+from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.report import docs_app, report_app
@@ -42,6 +44,8 @@ app = typer.Typer(
 )
 app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
+app.add_typer(config_app, name="config")
+app.add_typer(exposure_app, name="exposure")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
 app.add_typer(priors_app, name="priors")
@@ -63,6 +67,7 @@ def worker(
     from turnstream.bootstrap import run_worker
 
     settings = settings_from(config, dsn, broker)
+    refuse_to_start_unless_ready(settings)  # the checks `turnstream config check` prints
     if owner_url(settings):
         err.print(f"[red]error:[/red] another worker owns the store {settings.store.dsn}")
         raise typer.Exit(2)
@@ -247,7 +252,7 @@ def sample(
     from turnstream.dev.sample import sample_day
 
     when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
-    lines = sample_day(when, seed)
+    lines = guarded(lambda: sample_day(when, seed))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_bytes(b"\n".join(lines) + b"\n")
     out.print(f"wrote {len(lines)} items for {when} to {output}")

@@ -5,11 +5,21 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.errors import ConfigError
@@ -25,6 +35,7 @@ __all__ = [
     "SpaceConfig",
     "StoreSettings",
     "WorkerSettings",
+    "exposure_keys_variable",
     "load_settings",
 ]
 
@@ -53,6 +64,20 @@ class RuleConfig(_Section):
     values: tuple[str | int | float | bool, ...] = ()
 
 
+#: At least 16 characters: shorter keys are within reach of a search (HMAC's strength is
+#: the key's).
+_MIN_KEY_CHARS = 16
+
+
+def _long_enough(key: SecretStr) -> SecretStr:
+    if len(key.get_secret_value()) < _MIN_KEY_CHARS:
+        raise ValueError(f"an exposure key has at least {_MIN_KEY_CHARS} characters")
+    return key
+
+
+ExposureKey = Annotated[SecretStr, AfterValidator(_long_enough)]
+
+
 class SpaceConfig(_Section):
     """One tenant's features document, its rules and its tool bindings."""
 
@@ -63,10 +88,20 @@ class SpaceConfig(_Section):
     tool_bindings: str | None = None
     #: Field labels for the block's text, by ``type.field``.
     labels: dict[str, str] = Field(default_factory=dict)
+    #: Keys of the space's exposure tokens (HMAC-SHA256): the first signs, every one
+    #: verifies (rotation: put the new key first and keep the old one until the tokens it
+    #: signed are no longer expected). ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` (comma-separated)
+    #: beats the file. Not ``identity.secret``: a token key may be handed to an agent's
+    #: process, the identity secret never.
+    exposure_keys: tuple[ExposureKey, ...] = ()
 
     def has(self, feature: Feature) -> bool:
         """Whether ``feature`` is on for this space."""
         return feature in self.features
+
+    def token_keys(self) -> tuple[bytes, ...]:
+        """The exposure-token keys as bytes, the signing key first."""
+        return tuple(k.get_secret_value().encode() for k in self.exposure_keys)
 
 
 class BrokerSettings(_Section):
@@ -151,6 +186,19 @@ class Settings(_Section):
         ``[signals] sensitive``; an object types document may add its markings here)."""
         return self.signals.sensitive
 
+    @model_validator(mode="after")
+    def _token_keys_are_not_the_identity_secret(self) -> Settings:
+        # A token key goes to the agents' processes; the identity secret must not.
+        secret = self.identity.secret.get_secret_value() if self.identity.secret else None
+        for space_id, space in self.spaces.items():
+            for i, key in enumerate(space.exposure_keys):
+                if secret and key.get_secret_value() == secret:
+                    raise ValueError(
+                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
+                        "identity.secret"
+                    )
+        return self
+
     def space(self, space_id: str) -> SpaceConfig | None:
         """The space's features document, or None for a space not configured."""
         return self.spaces.get(space_id)
@@ -169,10 +217,34 @@ class Settings(_Section):
         """The hashing secret; a clear error when it is not configured."""
         if self.identity.secret is None or not self.identity.secret.get_secret_value():
             raise ConfigError(
-                "identity.secret is not set: put it in the config file's [identity] section "
-                "or in TURNSTREAM_SECRET"
+                "identity.secret is not set: put it in the config file's [identity] section, "
+                "in TURNSTREAM_SECRET or in a file named by TURNSTREAM_SECRET_FILE"
             )
         return self.identity.secret.get_secret_value().encode()
+
+
+def _secret_file(env: Mapping[str, str]) -> str | None:
+    """The secret in the file ``TURNSTREAM_SECRET_FILE`` names (a Docker secret is mounted
+    as ``/run/secrets/<name>``), without the whitespace around it: an editor's final
+    newline is not part of the key."""
+    name = env.get("TURNSTREAM_SECRET_FILE")
+    if not name:
+        return None
+    try:
+        secret = Path(name).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which cannot be read ({reason})"
+        ) from None
+    if not secret:
+        raise ConfigError(f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which is empty")
+    return secret
+
+
+def exposure_keys_variable(space_id: str) -> str:
+    """The environment variable holding a space's exposure keys (``-`` becomes ``_``)."""
+    return "TURNSTREAM_EXPOSURE_KEYS_" + space_id.upper().replace("-", "_")
 
 
 def load_settings(
@@ -185,7 +257,9 @@ def load_settings(
     """Read the TOML file (``path``, ``TURNSTREAM_CONFIG`` or ``./turnstream.toml``).
 
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
-    the file; ``TURNSTREAM_SECRET`` beats the file's secret.
+    the file; ``TURNSTREAM_SECRET`` beats ``TURNSTREAM_SECRET_FILE`` (a file holding the
+    secret, such as a Docker secret), which beats the file's secret; and
+    ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's ``exposure_keys``.
     """
     env = os.environ if environ is None else environ
     chosen = path or env.get("TURNSTREAM_CONFIG")
@@ -204,11 +278,16 @@ def load_settings(
     overrides = {
         ("store", "dsn"): dsn or env.get("TURNSTREAM_DSN"),
         ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
-        ("identity", "secret"): env.get("TURNSTREAM_SECRET"),
+        ("identity", "secret"): env.get("TURNSTREAM_SECRET") or _secret_file(env),
     }
     for (section, key), value in overrides.items():
         if value:
             data.setdefault(section, {})[key] = value
+    spaces = data.get("spaces")
+    for space_id, space in spaces.items() if isinstance(spaces, dict) else ():
+        keys = env.get(exposure_keys_variable(str(space_id)))
+        if keys and isinstance(space, dict):
+            space["exposure_keys"] = [k.strip() for k in keys.split(",") if k.strip()]
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

@@ -5,7 +5,7 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4 and 10 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4 and 11 in ``turnstream/sinks/schema.py``)::
 
     interactions ──presented──► value_daily_exposed_mv ──► value_daily
        (raw, 45 days)            visible items: one row per shown field      (space, attr,

@@ -65,7 +65,7 @@ RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
 
 #: The table of the subjects of erasures in progress (migration 9).
 SUBJECTS = "erase_subjects"
-#: The keys of erased people not yet taken out of the aggregates (migration 10).
+#: The keys of erased people not yet taken out of the aggregates (migration 11).
 ERASED_KEYS = "erased_people"
 #: The aggregates that hold person keys: :func:`purge_erased` takes them out.
 PERSON_AGGREGATES = ("value_daily",)

@@ -601,10 +601,22 @@ WHERE command = 'correct' AND replacement != ''""",
 TTL toDateTime(requested_at) + INTERVAL 1 DAY""",
         ),
     ),
+    # Issue 13: exposure tokens are signed; the ingest rule verifies each outcome's token
+    # and fills exposure_id/exposure_pos only when it is valid. Rows written before this
+    # migration were never verified: they read 'unverified' (or 'absent' without a token),
+    # and nothing attributes through them (experiments read token_status = 'valid').
+    Migration(
+        10,
+        "outcomes.token_status",
+        (
+            """ALTER TABLE outcomes ADD COLUMN IF NOT EXISTS token_status LowCardinality(String)
+    DEFAULT if(exposure_token = '', 'absent', 'unverified') AFTER exposure_pos""",
+        ),
+    ),
 )
 
 
-# --------------------------------------------------------------------------- migration 10
+# --------------------------------------------------------------------------- migration 11
 # Issue 20 and issue 15 (item 4): the daily value aggregates bounded, erasable and blind
 # to sensitive names. `value_daily` kept an exact set (uniqExact) of every person per
 # value and day: 28 GB and 30-50 GiB of job memory projected at 1B presented items over
@@ -720,9 +732,10 @@ _VALUE_DAILY = f""" (
 ) ENGINE = AggregatingMergeTree ORDER BY (space_id, attr, value, day, level)
 TTL day + INTERVAL 100 DAY {_DEDUP}"""
 
+# (11, not 10: main's migration 10 adds outcomes.token_status, issue 13.)
 MIGRATIONS += (
     Migration(
-        10,
+        11,
         "priors: bounded, erasable daily value aggregates; sensitive names by count only",
         (
             # The old views first, so nothing feeds the old table while it is moved.

@@ -1,6 +1,6 @@
 """The daily aggregates and privacy, on real ClickHouse (chDB): an erased person leaves no
 trace in any table or view once the priors job has run (found by scanning every column
-of the database), sensitive types and fields are counted by name only, and migration 10
+of the database), sensitive types and fields are counted by name only, and migration 11
 rebuilds the aggregates from what the old ones and the raw table hold."""
 
 from __future__ import annotations
@@ -168,12 +168,12 @@ def test_sensitive_types_and_fields_are_counted_by_name_only(store: Store) -> No
     assert not store.scalar("SELECT count() FROM value_daily WHERE attr = 'item_variant.color'")
 
 
-def test_migration_10_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_sums(
+def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_sums(
     chdb_path: Path, store_factory: Callable[[], Store]
 ) -> None:
     store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
     try:
-        assert apply_migrations(store, until=9) == list(range(1, 10))
+        assert apply_migrations(store, until=10) == list(range(1, 11))
         _insert(
             store,
             [_presented(f"p{i}", RECENT, [BLACK], 1) for i in range(10)]
@@ -187,7 +187,7 @@ def test_migration_10_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
         )
         assert store.scalar("SELECT uniqExactMerge(people) FROM value_daily") == 22
 
-        assert apply_migrations(store) == [10]
+        assert apply_migrations(store) == [11]
 
         recompute_priors(store, TODAY)
         assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
