@@ -146,7 +146,7 @@ def summary(config: ConfigOpt = None, dsn: DsnOpt = None, fmt: FormatOpt = Forma
 @app.command()
 def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     """Apply the schema migrations (the worker also does it at start-up)."""
-    from turnstream.sinks.schema import apply_migrations
+    from turnstream.bootstrap import prepare_store
     from turnstream.sinks.store import Store
 
     settings = settings_from(config, dsn)
@@ -157,7 +157,7 @@ def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     def _run() -> list[int]:
         store = Store(settings.store.dsn, settings.store.database)
         try:
-            return apply_migrations(store)
+            return prepare_store(store, settings)
         finally:
             store.close()
 
@@ -267,8 +267,7 @@ def replay(
     dsn: DsnOpt = None,
 ) -> None:
     """Run a file through the same core on event time, without a broker, into the store."""
-    from turnstream.bootstrap import build_replay
-    from turnstream.sinks.schema import apply_migrations
+    from turnstream.bootstrap import build_replay, prepare_store
     from turnstream.sinks.store import Store
 
     settings = settings_from(config, dsn)
@@ -280,7 +279,7 @@ def replay(
     def _run():  # type: ignore[no-untyped-def]
         store = Store(settings.store.dsn, settings.store.database)
         try:
-            apply_migrations(store)
+            prepare_store(store, settings)
             with progress_bar("replaying", total) as bar:
                 task = bar.add_task("replay", total=total)
                 return build_replay(settings, store).run(file, on_line=lambda: bar.advance(task))

@@ -153,8 +153,16 @@ class JobsSettings(_Section):
     experiments_cron: str = "30 4 * * *"
     #: The measurement document (experiments); none: no experiment job.
     measurement: str | None = None
-    #: The priors' floor of distinct people: never lower than 10.
-    priors_floor: int = Field(default=10, ge=10)
+    #: The priors' floor of distinct people: never lower than 10, at most 64 (the most
+    #: the daily aggregates count exactly).
+    priors_floor: int = Field(default=10, ge=10, le=64)
+    #: Bytes of memory one query of the priors job may use (the store's
+    #: ``max_memory_usage``); half of it is held by a GROUP BY or a sort before spilling
+    #: to disk. Past it the job fails with a message saying so, and the process lives.
+    priors_max_memory: int = Field(default=2 << 30, ge=64 << 20)
+    #: A space with more value-day rows than this in the window runs one attribute at a
+    #: time, so its largest attribute, not the whole space, sets the job's memory.
+    priors_split_rows: int = Field(default=2_000_000, ge=1)
 
 
 class Settings(_Section):
@@ -171,6 +179,12 @@ class Settings(_Section):
     ] = Field(default_factory=dict)
     #: Where the file came from (None: built-in defaults).
     source: Path | None = None
+
+    def sensitive_names(self) -> frozenset[str]:
+        """The sensitive types and ``type.field`` names: never aggregated by value, never
+        inferred. Every reader of sensitivity outside derivation goes through here (today
+        ``[signals] sensitive``; an object types document may add its markings here)."""
+        return self.signals.sensitive
 
     @model_validator(mode="after")
     def _token_keys_are_not_the_identity_secret(self) -> Settings:
