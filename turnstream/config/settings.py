@@ -61,8 +61,13 @@ class SpaceConfig(_Section):
     rules: tuple[RuleConfig, ...] = ()
     #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool``.
     tool_bindings: str | None = None
-    #: Field labels for the block's text, by ``type.field``.
+    #: Field labels for the block's text, by ``type.field``; they win over the types
+    #: document's labels.
     labels: dict[str, str] = Field(default_factory=dict)
+    #: The object types document (TOML or JSON; several spaces may share one): every
+    #: field's labels, claim class and role in derivation. Without one, nothing is a
+    #: taste: no affinity, no inferred size (docs/signals.md, "Object types").
+    types: str | None = None
 
     def has(self, feature: Feature) -> bool:
         """Whether ``feature`` is on for this space."""
