@@ -18,21 +18,27 @@ from turnstream.streams.admin import wait_until_drained
 from turnstream.streams.topology import Topology, topology_of
 from turnstream.worker_client import read_query
 
-__all__ = ["SPACES", "Deployment", "new_deployment"]
+__all__ = ["SAMPLE_TYPES", "SPACES", "Deployment", "new_deployment"]
+
+#: The object types of the sample day's spaces (the example document of the checkout).
+SAMPLE_TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
 #: The spaces every deployment has: one per language, with different features.
-SPACES = """
+SPACES = f"""
 [spaces.acme]
 language = "pt"
 features = ["signals", "claims", "turns"]
+types = "{SAMPLE_TYPES}"
 
 [spaces.lumen]
 language = "en"
 features = ["signals", "turns"]
+types = "{SAMPLE_TYPES}"
 
 [spaces.vida]
 language = "es"
 features = ["turns", "claims"]
+types = "{SAMPLE_TYPES}"
 """
 
 

@@ -135,15 +135,28 @@ def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [entry for entry in block.get(key, ()) if not entry.get("lost")]
 
 
-def _soft_line(
-    words: Mapping[str, str], entry: Mapping[str, Any], labels: Mapping[str, str] | None
-) -> str:
-    kind = entry.get("kind", "preference")
-    if kind in _ABOUT_AN_OBJECT:
-        return f"{words[kind]} {_joined(words, entry['values'])}"
-    lead = words["affinity"] if kind == "affinity" else words[entry["polarity"]]
-    field = field_words(entry["attr"], labels)
-    return f"{lead} {_condition(words, field, entry['op'], entry['values'])}"
+def _soft_lines(
+    words: Mapping[str, str], entries: list[Mapping[str, Any]], labels: Mapping[str, str] | None
+) -> list[str]:
+    """One line per entry on a field; the objects of one kind (interest, no interest)
+    together on one line, where the first of them stands."""
+    lines: list[str] = []
+    objects: dict[str, list[Scalar]] = {}
+    at: dict[str, int] = {}
+    for entry in entries:
+        kind = entry.get("kind", "preference")
+        if kind in _ABOUT_AN_OBJECT:
+            if kind not in objects:
+                at[kind] = len(lines)
+                lines.append("")
+            objects.setdefault(kind, []).extend(entry["values"])
+            continue
+        lead = words["affinity"] if kind == "affinity" else words[entry["polarity"]]
+        field = field_words(entry["attr"], labels)
+        lines.append(f"{lead} {_condition(words, field, entry['op'], entry['values'])}")
+    for kind, refs in objects.items():
+        lines[at[kind]] = f"{words[kind]} {', '.join(format_value(r) for r in refs)}"
+    return lines
 
 
 def render_text(
@@ -157,7 +170,7 @@ def render_text(
         lines.append(
             f"{words['required']} {_condition(words, field, entry['op'], entry['values'])}"
         )
-    lines.extend(_soft_line(words, entry, labels) for entry in _standing(block, "soft"))
+    lines.extend(_soft_lines(words, _standing(block, "soft"), labels))
     for entry in _standing(block, "attributes"):
         lead = words["person_inferred"] if entry.get("inferred") else words["person"]
         line = f"{lead} {field_words(entry['attr'], labels)} {format_value(entry['value'])}"

@@ -160,3 +160,15 @@ def test_a_block_with_nothing_to_say_has_an_empty_text() -> None:
     got = block(rules=[rule("r1", 1, "")])
     assert got["text"] == ""
     assert block()["text"] == ""
+
+
+def test_objects_of_one_kind_share_a_line() -> None:
+    inferred = [
+        inference("i1", "interest", "item_variant.ref", "item_variant:acme:7", weight=0.8),
+        inference("i2", "affinity", "item_variant.brand", "brisa", weight=0.7),
+        inference("i3", "interest", "item_variant.ref", "item_variant:acme:9", weight=0.6),
+    ]
+    assert block(inferences=inferred)["text"].split("\n") == [
+        "Showed interest in (inferred): item_variant:acme:7, item_variant:acme:9",
+        "Seems to like (inferred): brand brisa",
+    ]
