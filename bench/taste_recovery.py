@@ -21,6 +21,9 @@ a fresh embedded store; then it prints, against the hidden truth:
   value, or an inferred size `attribute`), the share that names a true taste of the
   person (an affinity on a price or a stock flag is a false one);
 * recall: of the true tastes (3 per person), the share some such inference names;
+* each twice: without priors (none yet: the reference is the field's mean prior, else
+  the person's own rate), then with the priors the nightly job computes from the same
+  days (`recompute_priors`, the file replayed again so that derivation reads them);
 * the share of people's blocks (`build_block`, the read side's pure core) whose `soft`
   holds an entry on a field the types document declares `state` (price, stock).
 
@@ -51,6 +54,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from turnstream.bootstrap import build_replay
 from turnstream.config import SpaceConfig, load_settings
 from turnstream.core.constraints import BlockRequest, build_block
+from turnstream.jobs.priors import recompute_priors
 from turnstream.sinks.profile_reads import load_inputs
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
@@ -66,6 +70,9 @@ VISIBLE = 4
 SECRET = "bench-taste-recovery"
 ROOT = Path(__file__).resolve().parents[1]
 TYPES = ROOT / "examples" / "types.toml"
+#: Session n is on day START + n: recent, so that the raw tables' 45-day TTL and the
+#: daily aggregates' 100 days keep everything the priors job reads.
+START = datetime.combine(datetime.now(UTC).date() - timedelta(days=14), datetime.min.time(), UTC)
 
 
 @dataclass(frozen=True)
@@ -157,7 +164,7 @@ class Writer:
 def session_lines(person: Person, number: int, items: list[Item], seed: int) -> list:
     """Session ``number`` (1-based) of ``person``: the same for a given seed, whatever N."""
     rand = random.Random(f"{seed}:{person.pid}:{number}")
-    at = datetime(2026, 6, 1, 12, tzinfo=UTC) + timedelta(days=number, minutes=rand.randrange(600))
+    at = START + timedelta(days=number, minutes=rand.randrange(600))
     w = Writer(person, number)
     for _ in range(LISTS_PER_SESSION):
         at += timedelta(seconds=rand.randint(20, 90))
@@ -236,12 +243,54 @@ def _block(request: BlockRequest, inputs: Any, space: SpaceConfig, now: datetime
     )
 
 
-def measure(persons: list[Person], items: list[Item], sessions: int, seed: int) -> dict:
+def score(store: Store, persons: list[Person], space: SpaceConfig, now: datetime) -> dict:
+    """Precision, recall and blocks with a state field in soft, against the truth."""
+    found = claimed = true_found = state_blocks = soft_total = 0
+    by_field: dict[str, list[int]] = {}
+    for person in persons:
+        inputs = load_inputs(store, "acme", person.pid, "self")
+        truth = {("color", person.color), ("brand", person.brand), ("size", person.size)}
+        named: set[tuple[str, str]] = set()
+        for inf in inputs.inferences:
+            if inf.status != "active" or inf.for_ != "self":
+                continue
+            taste = (inf.kind == "affinity" and inf.polarity == "prefer") or (
+                inf.kind == "attribute"
+            )
+            if not taste:
+                continue
+            claimed += 1
+            key = (inf.attr.split(".", 1)[1], inf.value)
+            found += key in truth
+            tally = by_field.setdefault(f"{inf.kind}:{key[0]}", [0, 0])
+            tally[0] += key in truth
+            tally[1] += 1
+            named.add(key)
+        true_found += len(truth & named)
+        request = BlockRequest("acme", person.pid, language="pt", asked=("size",))
+        block = _block(request, inputs, space, now)
+        soft_total += len(block["soft"])
+        state_blocks += any(e["attr"] in STATE_FIELDS for e in block["soft"])
+    return {
+        "inferred": claimed,
+        "precision": found / claimed if claimed else float("nan"),
+        "recall": true_found / (3 * len(persons)),
+        "state_in_soft": state_blocks / len(persons),
+        "soft_per_block": soft_total / len(persons),
+        "by_field": {k: f"{v[0]}/{v[1]}" for k, v in sorted(by_field.items())},
+    }
+
+
+def measure(persons: list[Person], items: list[Item], sessions: int, seed: int) -> list[dict]:
+    """The scores after replaying N sessions: without priors, then with the nightly
+    job's priors (computed from the same days, then the file replayed again: folding
+    skips what it folded, derivation runs again with the priors)."""
     lines: list[tuple[datetime, bytes]] = []
     for person in persons:
         for number in range(1, sessions + 1):
             lines.extend(session_lines(person, number, items, seed))
     lines.sort(key=lambda pair: pair[0])
+    out = []
     with tempfile.TemporaryDirectory(prefix="taste-") as tmp:
         home = Path(tmp)
         events = home / "events.jsonl"
@@ -250,55 +299,24 @@ def measure(persons: list[Person], items: list[Item], sessions: int, seed: int) 
         store = Store(settings.store.dsn, settings.store.database)
         try:
             apply_migrations(store)
-            started = time.perf_counter()
-            build_replay(settings, store).run(events)
-            replay_s = time.perf_counter() - started
             space = settings.space("acme")
             assert space is not None
             now = lines[-1][0] + timedelta(hours=1)
-            found = claimed = true_found = state_blocks = soft_total = 0
-            by_field: dict[str, list[int]] = {}
-            for person in persons:
-                inputs = load_inputs(store, "acme", person.pid, "self")
-                truth = {
-                    ("color", person.color),
-                    ("brand", person.brand),
-                    ("size", person.size),
-                }
-                named: set[tuple[str, str]] = set()
-                for inf in inputs.inferences:
-                    if inf.status != "active" or inf.for_ != "self":
-                        continue
-                    taste = (inf.kind == "affinity" and inf.polarity == "prefer") or (
-                        inf.kind == "attribute"
-                    )
-                    if not taste:
-                        continue
-                    claimed += 1
-                    key = (inf.attr.split(".", 1)[1], inf.value)
-                    found += key in truth
-                    tally = by_field.setdefault(f"{inf.kind}:{key[0]}", [0, 0])
-                    tally[0] += key in truth
-                    tally[1] += 1
-                    named.add(key)
-                true_found += len(truth & named)
-                request = BlockRequest("acme", person.pid, language="pt", asked=("size",))
-                block = _block(request, inputs, space, now)
-                soft_total += len(block["soft"])
-                state_blocks += any(e["attr"] in STATE_FIELDS for e in block["soft"])
+            started = time.perf_counter()
+            build_replay(settings, store).run(events)
+            first = time.perf_counter() - started
+            out.append({"priors": "none", "replay_s": first} | score(store, persons, space, now))
+            report = recompute_priors(store, now.date() + timedelta(days=1))
+            started = time.perf_counter()
+            build_replay(settings, store).run(events)
+            second = time.perf_counter() - started
+            with_priors = score(store, persons, space, now)
+            out.append({"priors": str(report.priors), "replay_s": second} | with_priors)
         finally:
             store.close()
-    return {
-        "sessions": sessions,
-        "lines": len(lines),
-        "replay_s": replay_s,
-        "inferred": claimed,
-        "precision": found / claimed if claimed else float("nan"),
-        "recall": true_found / (3 * len(persons)),
-        "state_in_soft": state_blocks / len(persons),
-        "soft_per_block": soft_total / len(persons),
-        "by_field": {k: f"{v[0]}/{v[1]}" for k, v in sorted(by_field.items())},
-    }
+    for row in out:
+        row |= {"sessions": sessions, "lines": len(lines)}
+    return out
 
 
 def main() -> None:
@@ -313,16 +331,18 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(f"{args.people} people, 3 true tastes each, catalogue of {CATALOGUE}, seed {args.seed}")
     print(f"load average {load:.2f}")
-    header = "sessions  lines  inferred  precision  recall  state-in-soft  soft/block  replay s"
+    header = (
+        "sessions  lines  priors  inferred  precision  recall  state-in-soft  soft/block  replay s"
+    )
     print(header)
     for n in (int(x) for x in args.sessions.split(",")):
-        r = measure(persons, items, n, args.seed)
-        print(
-            f"{r['sessions']:>8}  {r['lines']:>5}  {r['inferred']:>8}  {r['precision']:>9.3f}"
-            f"  {r['recall']:>6.3f}  {r['state_in_soft']:>13.3f}  {r['soft_per_block']:>10.1f}"
-            f"  {r['replay_s']:>8.1f}"
-        )
-        print(f"          true/inferred by kind and field: {r['by_field']}")
+        for r in measure(persons, items, n, args.seed):
+            print(
+                f"{r['sessions']:>8}  {r['lines']:>5}  {r['priors']:>6}  {r['inferred']:>8}"
+                f"  {r['precision']:>9.3f}  {r['recall']:>6.3f}  {r['state_in_soft']:>13.3f}"
+                f"  {r['soft_per_block']:>10.1f}  {r['replay_s']:>8.1f}"
+            )
+            print(f"          true/inferred by kind and field: {r['by_field']}")
 
 
 if __name__ == "__main__":
