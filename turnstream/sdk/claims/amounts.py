@@ -23,12 +23,14 @@ _BETWEEN = re.compile(r"(?:entre|between)\s+\Z", re.IGNORECASE)
 _AND = frozenset({"e", "and", "y"})
 _OF = re.compile(r"\s+(?:de|of)\s+", re.IGNORECASE)  # "2 milhões de reais"
 _SCALE_WORD = re.compile(
-    r"(?:mil|milhões|milhão|milhoes|milhao|bilhões|bilhão|million|billion|thousand|millones|"
-    r"millón)\Z",
+    r"(?:mil|milhões|milhão|milhoes|milhao|bilhões|bilhão|bilhoes|bilhao|trilhões|trilhão|"
+    r"trilhoes|trilhao|million|billion|trillion|thousand|millones|millón|billones|billón|"
+    r"billon|trillones|trillón)\Z",
     re.IGNORECASE,
 )
 # The number said again in words, between brackets, before the unit (legal style).
 _SAID = re.compile(r"[ \u00a0]?\([^()0-9]{2,60}\)")
+_NUMBER_NEXT = re.compile(r"[ \u00a0\u202f]?[0-9]")
 _BARE_TIME = frozenset({"day", "week", "month", "year"})
 _SIGN = frozenset("-\u2212")
 
@@ -46,11 +48,18 @@ class _Side:
         if prefix is not None:
             self.start, self.unit = prefix[0], Unit("money", prefix[1])
         after = unit_after(text, num.end)
-        if after is None and not num.in_words and (said := _SAID.match(text, num.end)):
+        if (
+            after is None
+            and not num.in_words
+            and "(" in text[num.end : num.end + 2]
+            and (said := _SAID.match(text, num.end))
+        ):
             after = unit_after(text, said.end())  # "30 (trinta) dias", "15 (quince) días"
         scaled = num.scaled or (num.in_words and _SCALE_WORD.search(text, num.start, num.end))
         if after is None and scaled and (of := _OF.match(text, num.end)):
             after = unit_after(text, of.end() - 1)
+        if after is not None and prefix is not None and _NUMBER_NEXT.match(text, after[0]):
+            after = None  # "R$ 139,99 R$ 135,99": the sign after is the next price's
         if after is not None and (self.unit is None or after[1].cls == "money"):
             self.end = after[0]
             self.unit = after[1] if self.unit is None or after[1].unit != "$" else self.unit
@@ -64,6 +73,8 @@ def read_amounts(taken: Taken, nums: Sequence[Numeral]) -> None:
         if not taken.free(num.start, num.end):
             continue
         prefix = None if num.in_words else currency_before(text, num.start)
+        if prefix is not None and not taken.free(prefix[0], num.start):
+            prefix = None  # "3,49 zł 1,75 zł": the symbol before is the last amount's
         one = _Side(text, num, prefix)
         two = _second(taken, by_start, one)
         mention = _mention(text, one, two)

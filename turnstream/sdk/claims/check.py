@@ -8,9 +8,11 @@ adds the guard (``turnstream.sdk.claims.guard``) with its time budgets.
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from turnstream.sdk.claims.actions import (
@@ -117,6 +119,10 @@ def evaluate(
                 )
             )
             edits.append((start, end, section.replace_with))
+    # The numbers of a candidate's sentence by bisection (a scan of all of them per price
+    # cost 0.1 ms an output); a reader's mentions come sorted, a custom reader's may not.
+    ordered = sorted(mentions, key=attrgetter("start"))
+    starts = [m.start for m in ordered]
     for cand in detector.detect(text, sentences, mentions, agent):
         if any(s < cand.end and cand.start < e for s, e in redacted):
             continue  # the passage is redacted: what it claimed never leaves
@@ -124,7 +130,8 @@ def evaluate(
         action = decide(cand.category, j.verdict, context)
         rewrite_to = None
         if action == "rewrite_if_unequivocal":
-            in_sentence = [m for m in mentions if cand.sentence[0] <= m.start < cand.sentence[1]]
+            lo = bisect_left(starts, cand.sentence[0])
+            in_sentence = ordered[lo : bisect_left(starts, cand.sentence[1], lo)]
             if cand.mention is not None and unequivocal(cand, j, mutable, in_sentence):
                 assert j.fresh is not None
                 rewrite_to = rewrite_text(cand.mention, j.fresh.item.value, lang)

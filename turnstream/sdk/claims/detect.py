@@ -127,30 +127,27 @@ class _Compiled:
     roles: tuple[tuple[str, re.Pattern[str]], ...]
 
 
-@dataclass(slots=True)
-class _Sentence:
-    span: tuple[int, int]
-    starts: list[int]  # word starts (mentions are one word each)
-    ends: list[int]
+class _WordIndex:
+    """The words of one sentence, in order, each mention one word (for role distances)."""
+
+    __slots__ = ("starts",)
+
+    def __init__(self, text: str, span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> None:
+        tokens = list(spans)
+        k, count = 0, len(spans)
+        for w in _WORD.finditer(text, span[0], span[1]):
+            start = w.start()
+            while k < count and spans[k][1] <= start:
+                k += 1
+            if k < count and start < spans[k][1] and w.end() > spans[k][0]:
+                continue  # inside a mention
+            tokens.append(w.span())
+        tokens.sort()
+        self.starts = [start for start, _ in tokens]
 
     def word_at(self, offset: int) -> int:
+        """The index of the word that holds (or last started before) ``offset``."""
         return max(0, bisect.bisect_right(self.starts, offset) - 1)
-
-
-def _sentence_words(
-    text: str, span: tuple[int, int], mentions: Sequence[NumberMention]
-) -> _Sentence:
-    tokens = [(m.start, m.end) for m in mentions]
-    taken = iter(tokens)
-    nxt = next(taken, None)
-    for w in _WORD.finditer(text, span[0], span[1]):
-        while nxt is not None and nxt[1] <= w.start():
-            nxt = next(taken, None)
-        if nxt is not None and w.start() < nxt[1] and w.end() > nxt[0]:
-            continue  # inside a mention
-        tokens.append(w.span())
-    tokens.sort()
-    return _Sentence(span, [s for s, _ in tokens], [e for _, e in tokens])
 
 
 class Detector:
@@ -180,20 +177,29 @@ class Detector:
     ) -> list[Candidate]:
         """Every claim of ``text`` for ``agent``'s categories, in text order."""
         folded = lower(text)
-        numbers = [m for m in mentions if m.cls != "label"]
-        by_sentence: list[list[NumberMention]] = [[] for _ in sentences]
         starts = [s for s, _ in sentences]
-        for m in numbers:
+        # The numbers of each sentence that holds any (most sentences hold none).
+        by_sentence: dict[int, list[NumberMention]] = {}
+        for m in mentions:
+            if m.cls == "label":
+                continue
             i = bisect.bisect_right(starts, m.start) - 1
             if i >= 0 and m.end <= sentences[i][1]:
-                by_sentence[i].append(m)
-        words: dict[int, _Sentence] = {}
+                by_sentence.setdefault(i, []).append(m)
+        # Each sentence's words, made only for sentences whose roles are looked at; the
+        # mentions inside one found by bisection (a scan of all of them per sentence was
+        # O(sentences x mentions)).
+        spans = sorted((m.start, m.end) for m in mentions)
+        mention_starts = [start for start, _ in spans]
+        index: dict[int, _WordIndex] = {}
 
-        def sentence_words(i: int) -> _Sentence:
-            if i not in words:
-                inside = [m for m in mentions if sentences[i][0] <= m.start < sentences[i][1]]
-                words[i] = _sentence_words(text, sentences[i], inside)
-            return words[i]
+        def word_index(i: int) -> _WordIndex:
+            if i not in index:
+                s, e = sentences[i]
+                lo = bisect.bisect_left(mention_starts, s)
+                hi = bisect.bisect_left(mention_starts, e)
+                index[i] = _WordIndex(text, (s, e), spans[lo:hi])
+            return index[i]
 
         found: list[Candidate] = []
         for comp in self._compiled:
@@ -201,9 +207,9 @@ class Detector:
             if not cat.applies_to(agent):
                 continue
             if cat.detect.classes or comp.roles:
-                found.extend(self._numbers(comp, folded, sentences, by_sentence, sentence_words))
+                found.extend(self._numbers(comp, folded, sentences, by_sentence, word_index))
             if comp.terms is not None and not cat.detect.classes:
-                found.extend(_terms_alone(comp, text, folded, sentences))
+                found.extend(_terms_alone(comp, text, folded, sentences, starts))
             for name in cat.detect.patterns:
                 for start, end, cite in find_pattern(name, text):
                     found.append(
@@ -221,21 +227,23 @@ class Detector:
         comp: _Compiled,
         folded: str,
         sentences: Sequence[tuple[int, int]],
-        by_sentence: list[list[NumberMention]],
-        sentence_words: Callable[[int], _Sentence],
+        by_sentence: dict[int, list[NumberMention]],
+        word_index: Callable[[int], _WordIndex],
     ) -> Iterator[Candidate]:
         cat = comp.category
         classes = set(cat.detect.classes)
-        for i, span in enumerate(sentences):
-            mentions = [m for m in by_sentence[i] if not classes or m.cls in classes]
+        # with classes, terms only say which sentences count
+        needed = comp.terms if cat.detect.classes else None
+        for i, inside in sorted(by_sentence.items()):
+            span = sentences[i]
+            mentions = [m for m in inside if m.cls in classes] if classes else inside
             if not mentions:
                 continue
-            needs_term = comp.terms is not None and cat.detect.classes
-            if needs_term and comp.terms.search(folded, span[0], span[1]) is None:
+            if needed is not None and needed.search(folded, span[0], span[1]) is None:
                 continue
             roles: dict[int, dict[str, int]] = {}
             if comp.roles:
-                roles = _roles(comp, folded, span, mentions, sentence_words(i))
+                roles = _roles(comp, folded, span, mentions, word_index(i))
             for k, m in enumerate(mentions):
                 nearest = roles.get(k, {})
                 if not classes and not nearest:
@@ -258,7 +266,7 @@ def _roles(
     folded: str,
     span: tuple[int, int],
     mentions: list[NumberMention],
-    words: _Sentence,
+    words: _WordIndex,
 ) -> dict[int, dict[str, int]]:
     """For each number (by index), the distance of the nearest term of each role it got."""
     matches: list[tuple[int, int, str]] = []
@@ -298,25 +306,52 @@ def _negated(folded: str, sentence_start: int, term_start: int) -> bool:
 
 
 def _terms_alone(
-    comp: _Compiled, text: str, folded: str, sentences: Sequence[tuple[int, int]]
+    comp: _Compiled,
+    text: str,
+    folded: str,
+    sentences: Sequence[tuple[int, int]],
+    starts: list[int],
 ) -> list[Candidate]:
+    """Each occurrence of a term of the trade inside one sentence, not negated.
+
+    One scan of the whole output (a scan per sentence cost ~30 calls per category); a match
+    that runs over a sentence's end is looked for again within the sentences it touches.
+    """
     assert comp.terms is not None
-    out: list[Candidate] = []
-    for s, e in sentences:
-        for m in comp.terms.finditer(folded, s, e):
-            if _negated(folded, s, m.start()):
-                continue
-            out.append(
-                Candidate(
-                    comp.category,
-                    "term",
-                    m.start(),
-                    m.end(),
-                    (s, e),
-                    value=text[m.start() : m.end()],
-                )
+    out: list[Candidate | None] = []
+    redo: set[int] = set()
+    for m in comp.terms.finditer(folded):
+        i = bisect.bisect_right(starts, m.start()) - 1
+        if i < 0 or m.start() >= sentences[i][1]:
+            continue  # between sentences: only spaces
+        s, e = sentences[i]
+        if m.end() > e:
+            redo.update(range(i, bisect.bisect_left(starts, m.end()) + 1))
+            continue
+        out.append(_term(comp, text, folded, m, (s, e)))
+    for i in sorted(redo):
+        if i < len(sentences):
+            s, e = sentences[i]
+            out.extend(
+                _term(comp, text, folded, m, (s, e)) for m in comp.terms.finditer(folded, s, e)
             )
-    return out
+    seen: set[tuple[int, int]] = set()
+    kept: list[Candidate] = []
+    for cand in sorted((c for c in out if c is not None), key=lambda c: (c.start, c.end)):
+        if (cand.start, cand.end) not in seen:
+            seen.add((cand.start, cand.end))
+            kept.append(cand)
+    return kept
+
+
+def _term(
+    comp: _Compiled, text: str, folded: str, m: re.Match[str], sentence: tuple[int, int]
+) -> Candidate | None:
+    if _negated(folded, sentence[0], m.start()):
+        return None
+    return Candidate(
+        comp.category, "term", m.start(), m.end(), sentence, value=text[m.start() : m.end()]
+    )
 
 
 def _enclosing(sentences: Sequence[tuple[int, int]], offset: int) -> tuple[int, int]:

@@ -26,6 +26,15 @@ _PATTERNS: list[tuple[str, str]] = [
     ("phone", r"(?:[0-9]{2} )?9[0-9]{4}-[0-9]{4}(?![\w-])"),
     ("phone", r"[2-5][0-9]{3}-[0-9]{4}(?![\w-])"),
     ("phone", r"0[38]00[ -]?[0-9]{3}[ -]?[0-9]{4}(?![\w-])"),
+    # national numbers grouped by spaces: 91 123 45 67 and 612 34 56 78 (Spain), 912 345 678
+    # (Spain, Portugal), 555 123 4567 (North America); never before a currency or a unit
+    # ("123 456 789 €" is an amount in the SI style), checked in _shape
+    ("spaced_phone", r"[6-9][0-9] [0-9]{3} [0-9]{2} [0-9]{2}(?![\w-]|[.,][0-9]| [0-9])"),
+    ("spaced_phone", r"[6-9][0-9]{2}(?: [0-9]{2}){3}(?![\w-]|[.,][0-9]| [0-9])"),
+    ("spaced_phone", r"[2-9][0-9]{2} [0-9]{3} [0-9]{3,4}(?![\w-]|[.,][0-9]| [0-9])"),
+    # "24/7", "24x7": every hour of every day, a schedule (never 24 July, unless a word that
+    # introduces a date stands before it: checked in _shape)
+    ("schedule", r"24 ?[/x\u00d7] ?7(?![\w/]|[.,][0-9])"),
     # postal codes: CEP 01310-100 (and 01.310-100), ZIP+4 90210-1234
     ("postal_code", r"[0-9]{2}\.?[0-9]{3}-[0-9]{3}(?![\w-])"),
     ("postal_code", r"[0-9]{5}-[0-9]{4}(?![\w-])"),
@@ -91,6 +100,13 @@ _MARKERS = frozenset(
     }
 )
 _LINKS = frozenset({"do", "da", "de", "del", "of", "the", "o", "el"})
+# A verb between the keyword and the number: "O CEP é 01310100", "¿Tu código postal es
+# 28013?", "Your zip code is 94107". Like a link, it counts only after a keyword.
+_COPULAS = frozenset({"é", "es", "is", "era", "was", "são", "son", "are", "será"})
+# Words that introduce a date: after them "24/7" is 24 July.
+_DATE_WORDS = frozenset(
+    {"dia", "em", "até", "ate", "desde", "el", "día", "hasta", "on", "by", "until", "from"}
+)
 _PLURAL = frozenset({"arts.", "artigos", "articles", "artículos", "páginas", "pages", "págs."})
 # Kinds whose word is also a verb or common ("order 3 pizzas", "código 7") need a marker,
 # or four characters or more.
@@ -101,6 +117,7 @@ _RELEVANT = frozenset(
     | _MARKERS
     | {"às", "as", "das", "las", "at"}
     | {"do", "da", "de", "del", "of", "the", "o", "el", ""}
+    | _COPULAS
     | {f"{key}nº" for key in _BEFORE}
     | {f"{key}n°" for key in _BEFORE}
 )
@@ -168,8 +185,8 @@ def read_labels(taken: Taken, runs: list[tuple[int, int]], lang: Language) -> No
         if last not in _RELEVANT:
             continue
         words = _words_before(text, start)
-        if last in _LINKS and not (len(words) > 1 and _key_word(words[-2])):
-            continue  # "de 3 a 5", "el 15": a link after no keyword
+        if (last in _LINKS or last in _COPULAS) and not (len(words) > 1 and _key_word(words[-2])):
+            continue  # "de 3 a 5", "el 15", "é 20": a link after no keyword
         if not _at_hour(taken, start, words):
             _by_word(taken, start, words)
 
@@ -189,7 +206,7 @@ def _last_word(text: str, start: int) -> str:
     return words[-1].lower().rstrip(":#").lstrip(_OPENERS) if words else ""
 
 
-_SHAPE_GOES_ON = frozenset("-.:/)hHaApP")
+_SHAPE_GOES_ON = frozenset("-.:/)hHaApPx\u00d7")
 _SPACE_THEN = frozenset("0123456789aApP")
 
 
@@ -206,7 +223,20 @@ def _shape(taken: Taken, at: int, lang: Language) -> bool:
         return False  # too short or long for a phone; "2024-2025" is two years
     if kind == "phone" and lang == "en" and _ZIP4.fullmatch(found):
         kind = "postal_code"  # 90210-1234: a ZIP+4 in English, a mobile number in Brazil
+    if kind == "spaced_phone":
+        if _amount_around(text, at, m.end()):
+            return False
+        kind = "phone"
+    if kind == "schedule" and _last_word(text, at) in _DATE_WORDS:
+        return False  # "até 24/7": the 24th of July
     return taken.label(at, m.end(), kind)
+
+
+def _amount_around(text: str, start: int, end: int) -> bool:
+    """Whether a currency stands before ``start`` or a unit after ``end``."""
+    from turnstream.sdk.claims.units import currency_before, unit_after
+
+    return currency_before(text, start) is not None or unit_after(text, end) is not None
 
 
 def _key_word(word: str) -> bool:
@@ -261,7 +291,7 @@ def _keyword(text: str, start: int, words: list[str]) -> tuple[str, bool] | None
             words[-1] = word[:-2]
         else:
             break
-    if len(words) > 1 and words[-1] in _LINKS:
+    if len(words) > 1 and (words[-1] in _LINKS or words[-1] in _COPULAS):
         words.pop()
     for n in (2, 1):
         if len(words) >= n:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 
 from turnstream.sdk.claims.amounts import read_amounts
-from turnstream.sdk.claims.dates import read_dates
+from turnstream.sdk.claims.dates import read_dates, read_word_dates
 from turnstream.sdk.claims.labels import read_codes, read_labels
 from turnstream.sdk.claims.mention import Language, Mention, NumberClass, Value
-from turnstream.sdk.claims.numerals import Numeral, numerals
+from turnstream.sdk.claims.numerals import Numeral, Words, numerals
 from turnstream.sdk.claims.spans import Taken
 
 __all__ = ["LANGUAGES", "Language", "Mention", "NumberClass", "Value", "read_numbers"]
@@ -40,7 +40,9 @@ def read_numbers(text: str, lang: Language) -> list[Mention]:
     runs = [start for start, _ in spans]
     read_labels(taken, spans, lang)
     read_dates(taken, lang, spans)
-    nums = numerals(text, lang, runs, taken.mask)
+    words = Words.of(text)
+    nums = numerals(text, lang, runs, taken.mask, words)
+    read_word_dates(taken, lang, nums, words)
     read_amounts(taken, nums)
     read_codes(taken, runs)
     _read_rest(taken, nums)
@@ -66,4 +68,28 @@ def _read_rest(taken: Taken, nums: list[Numeral]) -> None:
         elif num.decimals == 2:
             taken.add(Mention(num.start, num.end, raw, "money", num.value, None))
         elif isinstance(num.value, int) and _WORD_AFTER.match(text, num.end):
-            taken.add(Mention(num.start, num.end, raw, "count", num.value, None))
+            if _after_name(text, num.start):
+                taken.label(num.start, num.end, "name")
+            else:
+                taken.add(Mention(num.start, num.end, raw, "count", num.value, None))
+
+
+_NAME_BEFORE = re.compile(r"(?<![\w.-])([^\W\d_]*[A-Z][^\W\d_]*) \Z")
+_SENTENCE_OPENS = frozenset(".!?:;\n¡¿\"'(\u201c\u00ab")
+
+
+def _after_name(text: str, start: int) -> bool:
+    """Whether the number at ``start`` follows a name inside its sentence ("o iPhone 15 Pro",
+    "the PlayStation 5 Slim", "Windows 11"): it is part of the name and counts nothing.
+
+    "An integer before a word is a count" reads "3 pizzas": the number quantifies the word
+    after it. After a capitalised or camel-case word that does not open the sentence, the
+    number belongs to the name before it instead.
+    """
+    if start < 2 or text[start - 1] != " ":
+        return False
+    m = _NAME_BEFORE.search(text, max(0, start - 24), start)
+    if m is None:
+        return False
+    head = text[: m.start()].rstrip()
+    return bool(head) and head[-1] not in _SENTENCE_OPENS

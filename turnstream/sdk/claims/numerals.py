@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from text_to_num import text2num
 
 from turnstream.sdk.claims.mention import Language
 
-__all__ = ["ARTICLES", "DIGITS", "Numeral", "numerals", "parse_digits"]
+__all__ = ["ARTICLES", "DIGITS", "Numeral", "Words", "numerals", "parse_digits"]
 
 # Digits, grouped by . , or a no-break / thin space (what formatted output uses between
 # thousands), or plain; never glued to a word before it nor to another number's separator.
@@ -46,6 +47,10 @@ _SCALES: dict[Language, dict[str, int]] = {
         "bilhões": 10**9,
         "bi": 10**9,
         "tri": 10**12,
+        "trilhão": 10**12,
+        "trilhões": 10**12,
+        "trilhao": 10**12,
+        "trilhoes": 10**12,
     },
     "es": {
         "mil": 10**3,
@@ -55,6 +60,9 @@ _SCALES: dict[Language, dict[str, int]] = {
         "mil millones": 10**9,
         "billón": 10**12,
         "billones": 10**12,
+        "billon": 10**12,
+        "trillón": 10**18,
+        "trillones": 10**18,
     },
     "en": {
         "thousand": 10**3,
@@ -89,17 +97,19 @@ _WORDS: dict[Language, str] = {
     "vinte trinta quarenta cinquenta cinqüenta sessenta setenta oitenta noventa cem cento "
     "duzentos duzentas trezentos trezentas quatrocentos quatrocentas quinhentos quinhentas "
     "seiscentos seiscentas setecentos setecentas oitocentos oitocentas novecentos novecentas "
-    "mil milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes",
+    "mil milhão milhões milhao milhoes bilhão bilhões bilhao bilhoes trilhão trilhões trilhao "
+    "trilhoes",
     "en": "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
     "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty "
-    "ninety hundred thousand million billion trillion",
+    "ninety hundred thousand million billion trillion quadrillion quintillion sextillion",
     "es": "cero un uno una dos tres cuatro cinco seis siete ocho nueve diez once doce trece "
     "catorce quince dieciséis dieciseis diecisiete dieciocho diecinueve veinte veintiuno veintiún "
     "veintiuna veintidós veintidos veintitrés veintitres veinticuatro veinticinco veintiséis "
     "veintiseis veintisiete veintiocho veintinueve treinta cuarenta cincuenta sesenta setenta "
     "ochenta noventa cien ciento doscientos doscientas trescientos trescientas cuatrocientos "
     "cuatrocientas quinientos quinientas seiscientos seiscientas setecientos setecientas "
-    "ochocientos ochocientas novecientos novecientas mil millón millones",
+    "ochocientos ochocientas novecientos novecientas mil millón millones billón billones billon "
+    "trillón trillones",
 }
 _JOINERS: dict[Language, str] = {"pt": "e", "en": "and", "es": "y"}
 _WORDS_RE = {
@@ -139,6 +149,8 @@ def parse_digits(text: str, lang: Language) -> tuple[int | float, int]:
     0), it groups thousands when the language groups with it (pt/es ``.``, en ``,``); in
     every other case it is the decimal mark ("R$ 511.06" in pt is 511.06).
     """
+    if text.isdigit():  # most numbers: no mark, no space (one test instead of five)
+        return int(text), 0
     s = text.translate(_GROUP_SPACES)
     dots, commas = s.count("."), s.count(",")
     if dots and commas:
@@ -163,7 +175,11 @@ def _number(head: str, tail: str) -> tuple[int | float, int]:
 
 
 def numerals(
-    text: str, lang: Language, runs: list[int], read: bytearray | None = None
+    text: str,
+    lang: Language,
+    runs: list[int],
+    read: bytearray | None = None,
+    words: Words | None = None,
 ) -> list[Numeral]:
     """Every numeral of ``text`` (digits, and runs of number words), in text order.
 
@@ -171,6 +187,7 @@ def numerals(
     ``read`` marks the code points already read (labels, dates): runs there are skipped.
     """
     found: list[Numeral] = []
+    starts: list[int] = []
     scale_re = _SCALE_RE[lang]
     scales = _SCALES[lang]
     covered = -1
@@ -219,8 +236,8 @@ def numerals(
                 value = round(value * scales[scaled], 6)
         plain = scaled is None and raw.isdigit() and begin == m.start()
         found.append(Numeral(begin, end, value, decimals, False, plain, scaled))
-    starts = [n.start for n in found]
-    for start, end, value in _word_numerals(text, lang):
+        starts.append(begin)
+    for start, end, value in _word_numerals(text, lang, words or Words.of(text)):
         i = bisect_right(starts, end - 1)  # the numerals in digits that start before `end`
         if i and found[i - 1].end > start:
             continue  # overlaps one ("2 mil": "mil" is the scale of 2)
@@ -229,39 +246,59 @@ def numerals(
     return found
 
 
-def _word_starts(text: str, lang: Language) -> list[int]:
-    """Where a number word may start: the words of the text that are number words.
+class Words(NamedTuple):
+    """The text in lower case and its words (split on spaces and hyphens), made once per
+    read and shared by the passes that look for words (number words, days in words)."""
 
-    Splitting and intersecting run in C (about 40 us for 2 kB); a regex alternation of the
-    words over the whole text took 800 us.
-    """
-    low = text.lower()
-    hits = _HINTS[lang].intersection(low.replace("-", " ").split())
+    low: str
+    words: list[str]
+
+    @classmethod
+    def of(cls, text: str) -> Words:
+        """Splitting runs in C: about 40 us for 2 kB (a regex alternation took 800 us).
+        Hyphens split too ("vinte-e-um"); punctuation stays glued to its word (a
+        ``str.translate`` that split on it cost 0.5 M instructions a read: it maps each
+        character of a non-ASCII text through a dict)."""
+        low = text.lower()
+        return cls(low, low.replace("-", " ").split())
+
+    def find(self, hits: Iterable[str]) -> list[tuple[int, str]]:
+        """Where each of ``hits`` stands in the text as a whole word: (offset, word), sorted.
+
+        Only valid when lower-casing kept every offset (``len(low) == len(text)``).
+        """
+        low = self.low
+        size = len(low)
+        found: list[tuple[int, str]] = []
+        for word in hits:
+            pos = low.find(word)
+            while pos != -1:
+                stop = pos + len(word)
+                before = pos == 0 or not low[pos - 1].isalnum()
+                if before and (stop == size or not low[stop].isalnum()):
+                    found.append((pos, word))
+                pos = low.find(word, stop)
+        found.sort()
+        return found
+
+
+def _word_starts(text: str, lang: Language, words: Words) -> list[int]:
+    """Where a number word may start: the words of the text that are number words."""
+    hits = _HINTS[lang].intersection(words.words)
     if not hits:
         return []
-    if len(low) != len(text):  # lower() changed a length: positions would not line up
+    if len(words.low) != len(text):  # lower() changed a length: positions would not line up
         return [m.start() for m in _WORDS_RE[lang].finditer(text)]
-    starts: list[int] = []
-    size = len(low)
-    for word in hits:
-        pos = low.find(word)
-        while pos != -1:
-            stop = pos + len(word)
-            before = pos == 0 or not low[pos - 1].isalnum()
-            if before and (stop == size or not low[stop].isalnum()):
-                starts.append(pos)
-            pos = low.find(word, stop)
-    starts.sort()
-    return starts
+    return [pos for pos, _ in words.find(hits)]
 
 
-def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | float]]:
+def _word_numerals(text: str, lang: Language, words: Words) -> list[tuple[int, int, int | float]]:
     """Runs of number words with their values; a run text2num refuses keeps its longest
     readable start ("twenty five one" reads "twenty five", then "one")."""
     found: list[tuple[int, int, int | float]] = []
     pattern = _WORDS_RE[lang]
     pos = 0
-    for start in _word_starts(text, lang):
+    for start in _word_starts(text, lang, words):
         if start < pos or (m := pattern.match(text, start)) is None:
             continue
         cuts = [w.end() for w in _WORD.finditer(text, m.start(), m.end())]
@@ -272,12 +309,41 @@ def _word_numerals(text: str, lang: Language) -> list[tuple[int, int, int | floa
             if lang != "en":  # text2num reads "veintitrés", "milhões" only with their accents
                 words = " ".join(_ACCENTS.get(w, w) for w in words.split())
             try:
-                found.append((m.start(), cut, text2num(words, lang)))
+                found.append((m.start(), cut, _value(words, lang)))
             except ValueError:
                 continue
             pos = cut
             break
     return found
+
+
+# Scales text2num does not read: the Spanish long scale ("tres billones" is 3 * 10**12) and
+# the Portuguese trillions. The words before the scale multiply it; the words after add.
+_LONG_SCALES: dict[Language, dict[str, int]] = {
+    "es": {"billón": 10**12, "billones": 10**12, "trillón": 10**18, "trillones": 10**18},
+    "pt": {"trilhão": 10**12, "trilhões": 10**12},
+    "en": {"trillion": 10**12, "quadrillion": 10**15, "quintillion": 10**18, "sextillion": 10**21},
+}
+
+
+def _value(words: str, lang: Language) -> int | float:
+    """The value of a run of number words (text2num, and the scales it does not read)."""
+    scales = _LONG_SCALES[lang]
+    parts = words.split()
+    # the largest scale first: "un trillón doscientos mil billones" is 1 * 10**18 + 200000
+    # * 10**12
+    found = [(scales[w], -i) for i, w in enumerate(parts) if w in scales]
+    if not found:
+        return text2num(words, lang)
+    scale, at = max(found)
+    i = -at
+    head, tail = " ".join(parts[:i]), parts[i + 1 :]
+    if tail and tail[0] == _JOINERS[lang]:
+        tail = tail[1:]
+    low = _value(" ".join(tail), lang) if tail else 0
+    if low >= scale:
+        raise ValueError(words)
+    return (_value(head, lang) if head else 1) * scale + low
 
 
 _WORD = re.compile(r"[^\W\d_]+")
@@ -290,7 +356,11 @@ _ACCENTS = {
     "veintitres": "veintitrés",
     "veintiseis": "veintiséis",
     "dieciseis": "dieciséis",
-    "veintiun": "veintiún",
+    "veintiun": "veintiuno",
+    "veintiún": "veintiuno",  # text2num reads "veintiuno mil", not "veintiún mil"
+    "billon": "billón",
+    "trilhao": "trilhão",
+    "trilhoes": "trilhões",
 }
 # Thousands grouped by a plain space ("9 800 Kč", "17 940,00 €", the SI and RAE style) are
 # one number only with a currency around them or decimals after them: "entre 3 500 pessoas"

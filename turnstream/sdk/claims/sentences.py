@@ -39,8 +39,10 @@ ABBREVIATIONS: dict[str, frozenset[str]] = {
 # The end of a sentence: terminators, closing marks, then space (or the end).
 _END = re.compile("[.!?\u2026]+[\"'\u201d\u2019\u00bb)\\]]*(?=\\s|$)")
 _LINE = re.compile(r"\n")
-# The word before a period (may hold inner periods: "e.g", "s.a").
-_WORD_BEFORE = re.compile(r"([^\W\d_]+(?:\.[^\W\d_]+)*)$")
+# The word before a period (may hold inner periods: "e.g", "s.a"), matched on the reversed
+# few characters before the mark: a search for the pattern anchored at the end tried every
+# start in the window (~10 us a period, a third of the splitting).
+_WORD_BEFORE_REVERSED = re.compile(r"[^\W\d_]+(?:\.[^\W\d_]+)*")
 _OPENER = re.compile("\\s*[\"'\u201c\u2018\u00ab(\\[\u00bf\u00a1]*([^\\W_]|\\d)")
 
 
@@ -56,10 +58,10 @@ def _ends_sentence(text: str, at: int, end: int, abbreviations: frozenset[str]) 
         return False  # "art. 5º", "p. ex.", a period inside a sentence
     # Only the few characters before the mark: searching from 0 made splitting quadratic
     # (10 ms of a 2 kB output's 28 ms here).
-    before = _WORD_BEFORE.search(text, max(0, at - 48), at)
+    before = _WORD_BEFORE_REVERSED.match(text[max(0, at - 48) : at][::-1])
     if before is None:
         return True
-    word = before.group(1)
+    word = before.group()[::-1]
     if len(word) == 1 and word.isupper():
         return False  # an initial: "J. Silva"
     if word.isupper():

@@ -9,6 +9,7 @@ from functools import cache
 from babel import Locale
 from babel.numbers import list_currencies
 
+from turnstream.sdk.claims.currency_symbols import AFTER_ONLY, LOCAL_SYMBOLS
 from turnstream.sdk.claims.mention import NumberClass
 
 __all__ = ["Unit", "currency_at", "currency_before", "is_currency_code", "unit_after"]
@@ -88,13 +89,33 @@ def currency_before(text: str, start: int) -> tuple[int, str] | None:
     last = text[start - 1 : start]
     if last in _SPACES:
         last = text[start - 2 : start - 1]
-    if not last or (last not in _SIGNS and not ("A" <= last <= "Z")):
+    if not last:
         return None
-    m = _BEFORE.search(text, max(0, start - 5), start)
-    if m is None:
-        return None
-    code = _code(m.group(1))
-    return None if code is None else (m.start(), code)
+    if last in _SIGNS or "A" <= last <= "Z":
+        m = _BEFORE.search(text, max(0, start - 5), start)
+        code = None if m is None else _code(m.group(1))
+        if m is not None and code is not None:
+            return m.start(), code
+    if last in _LOCAL_LAST or last == ".":
+        head = text[max(0, start - 6) : start].rstrip(" \u00a0\u202f").rstrip(".")
+        # the symbol is the last 2 to 4 letters: three dict look-ups before any search
+        if head[-2:] in _BEFORE_LOCAL or head[-3:] in _BEFORE_LOCAL or head[-4:] in _BEFORE_LOCAL:
+            return _local_before(text, start)
+    return None
+
+
+_LOCAL_BEFORE = re.compile(r"(?<![^\W\d_])([^\W\d_]{2,4})\.?[ \u00a0\u202f]?\Z")
+# Symbols that may stand before a number, and their last letters: one set look-up rules out
+# most numbers (those after a word ending in another letter).
+_BEFORE_LOCAL = {s: code for s, code in LOCAL_SYMBOLS.items() if s not in AFTER_ONLY}
+_LOCAL_LAST = frozenset(s[-1] for s in _BEFORE_LOCAL)
+
+
+def _local_before(text: str, start: int) -> tuple[int, str] | None:
+    """A local symbol before the number ("Rp 31.500", "Rs164.00"), when it is one."""
+    m = _LOCAL_BEFORE.search(text, max(0, start - 6), start)
+    code = None if m is None else _BEFORE_LOCAL.get(m.group(1))
+    return None if m is None or code is None else (m.start(), code)
 
 
 def _entries() -> dict[str, Unit]:
@@ -109,8 +130,6 @@ def _entries() -> dict[str, Unit]:
         "bucks": "USD",
         "euros": "EUR",
         "euro": "EUR",
-        "libras": "GBP",
-        "libra": "GBP",
         "pesos": "$",
         "peso": "$",
         "€": "EUR",
@@ -119,6 +138,7 @@ def _entries() -> dict[str, Unit]:
         "dólares estadounidenses": "USD",
         "us dollars": "USD",
         "libras esterlinas": "GBP",
+        "libra esterlina": "GBP",
         "pounds sterling": "GBP",
         "reales": "BRL",
     }
@@ -193,7 +213,9 @@ def _entries() -> dict[str, Unit]:
         "bit": "bits|bit",
         "byte": "bytes|byte",
         "mph": "mph|milhas por hora|miles per hour|millas por hora",
-        "lb": "lb|lbs|pounds|pound",
+        # "libra(s)" alone weighs, as "pounds" does in English (and as Recognizers-Text's
+        # Portuguese dimensions read "duas libras"); the currency is "libras esterlinas" or £
+        "lb": "lb|lbs|pounds|pound|libras|libra",
         "oz": "oz|onças|onça|onzas|onza|ounces|ounce",
         "mp": "mp|megapixels",
         "kcal": "kcal|calorias|calories|calorías",
@@ -255,9 +277,14 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
         if m["w2"] and (two := f"{w1}{m['sep']}{m['w2']}".lower()) in _UNITS:
             return m.end("w2"), _UNITS[two]
         word, stop = w1.lower(), m.end("w1")
+        if word in _UNITS and w1 != word and w1 in LOCAL_SYMBOLS:
+            word = ""  # "3,990 Ft" is forints; "10 ft" feet (the symbol's case decides)
         if word not in _UNITS:
             if len(w1) == 3 and w1.isupper() and w1 in _symbols():
                 return stop, Unit("money", w1)
+            local = LOCAL_SYMBOLS.get(w1)
+            if local is not None:  # "299 Kč", "3,49 zł", "172 kr", "419 rub."
+                return stop + (text[stop : stop + 1] == "."), Unit("money", local)
             return None
     if word in _GLUED and (
         m.start() != m.start("sign" if m["sign"] else "w1") or text[stop : stop + 1].isdigit()
