@@ -13,14 +13,14 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from turnstream.config.derivation import SignalsConfig
-from turnstream.core.derivation.evidence import MICRO, Keyed, ValueStats
+from turnstream.core.derivation.evidence import MICRO, Keyed
 from turnstream.core.derivation.inference import (
     Evidence,
     Inference,
     InferenceKind,
     inference_id,
 )
-from turnstream.core.derivation.shrinkage import field_means, posterior, reference_rate
+from turnstream.core.derivation.shrinkage import field_means, posterior, reference_rates
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
 from turnstream.core.derivation.values import ref_type
 from turnstream.models.object_types import ObjectTypes
@@ -58,13 +58,6 @@ class _Draft:
     applies: Literal["always", "when_asked"] = "always"
 
 
-def _own_rate(by_value: Mapping[str, ValueStats]) -> float | None:
-    """The person's signal per unit of effective exposure over every value of a field."""
-    exposure = sum(stats.exposure_micro for stats in by_value.values())
-    signal = sum(max(stats.signal_micro, 0) for stats in by_value.values())
-    return signal / exposure if exposure > 0 else None
-
-
 def _affinities(
     bucket: BucketState,
     priors: Mapping[tuple[str, str], float],
@@ -78,7 +71,12 @@ def _affinities(
     for attr, by_value in sorted(bucket.values.items()):
         if not types.is_taste(attr) or config.is_sensitive(attr):
             continue
-        own = _own_rate(by_value)
+        references = reference_rates(
+            attr,
+            {v: (st.signal_micro / MICRO, st.exposure_micro / MICRO) for v, st in by_value.items()},
+            priors,
+            means,
+        )
         for value, stats in sorted(by_value.items()):
             signal = _round(stats.signal_micro / MICRO)
             exposure = _round(stats.exposure_micro / MICRO)
@@ -88,8 +86,8 @@ def _affinities(
                 or len(stats.sessions) < config.affinity_min_sessions
             ):
                 continue
-            reference = reference_rate(attr, value, priors, means, own)
-            if reference is None:
+            reference = references.get(value)
+            if reference is None or reference <= 0:
                 continue
             shrunk = posterior(signal, exposure, reference, config.prior_strength, stats.events)
             lift, confidence = _round(shrunk.lift), _round(shrunk.confidence)
@@ -219,9 +217,9 @@ def derive(
 ) -> list[Inference]:
     """The current inferences of the person: active ones from the rules, and deleted ones.
 
-    ``priors`` maps ``(attr, value)`` to the space's prior rate; a value without one is
-    compared with the mean prior of its field, else with the person's own rate over the
-    field (:func:`~turnstream.core.derivation.shrinkage.reference_rate`). ``types`` is the
+    ``priors`` maps ``(attr, value)`` to the space's prior rate; a value without one takes
+    the mean prior of its field; each is scaled by the person's activity on the field
+    (:func:`~turnstream.core.derivation.shrinkage.reference_rates`). ``types`` is the
     space's object types document: only its taste fields get affinities, only its
     attribute fields inferred sizes (none without a document).
 

@@ -2,7 +2,8 @@
 
 A person's weighted signal on a value, over its effective exposure, is read as a Poisson
 rate with a Gamma prior whose mean is the space's rate for the value (the nightly priors)
-and whose weight is ``strength`` units of effective exposure. The posterior is
+(scaled by how much this person engages with the field at all) and whose weight is
+``strength`` units of effective exposure. The posterior is
 ``Gamma(signal + strength * prior, exposure + strength)``: one click on one exposure
 barely moves it, ten clicks over three sessions do. Lift is the posterior mean over the
 prior; confidence, the posterior probability that the rate beats the prior.
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 
 from scipy.special import gammaincc
 
-__all__ = ["Posterior", "field_means", "posterior", "reference_rate"]
+__all__ = ["Posterior", "field_means", "posterior", "reference_rates"]
 
 
 @dataclass(frozen=True)
@@ -62,20 +63,30 @@ def field_means(priors: Mapping[tuple[str, str], float]) -> dict[str, float]:
     return {attr: sum(values) / len(values) for attr, values in sums.items()}
 
 
-def reference_rate(
+def reference_rates(
     attr: str,
-    value: str,
+    by_value: Mapping[str, tuple[float, float]],
     priors: Mapping[tuple[str, str], float],
     means: Mapping[str, float],
-    own: float | None,
-) -> float | None:
-    """The rate a value's signal is compared with: its prior; else the mean prior of the
-    field's values in the space; else ``own``, the person's rate over all the field's
-    values (the contrast between values is what says a taste); else ``None``."""
-    prior = priors.get((attr, value))
-    if prior is not None and prior > 0:
-        return prior
-    mean = means.get(attr)
-    if mean is not None:
-        return mean
-    return own if own is not None and own > 0 else None
+) -> dict[str, float]:
+    """The rate each value's signal is compared with: what the person would show on it
+    with no taste, ``prior(value) * activity``.
+
+    ``by_value`` maps each value of the field to the person's ``(signal, exposure)``.
+    ``prior(value)``: its prior from the nightly job; else the mean prior of the field's
+    values in the space; else 1 (no prior of the field: only the contrast between the
+    person's values is left). ``activity``: the person's signal on the field over what
+    the priors expect from their exposure to it, so someone who clicks everything likes
+    nothing in particular. Empty when the person has no positive signal or no exposure.
+    """
+    default = means.get(attr, 1.0)
+    base = {
+        value: prior if (prior := priors.get((attr, value))) is not None and prior > 0 else default
+        for value in by_value
+    }
+    signal = sum(max(s, 0.0) for s, _ in by_value.values())
+    expected = sum(exposure * base[value] for value, (_, exposure) in by_value.items())
+    if signal <= 0 or expected <= 0:
+        return {}
+    activity = signal / expected
+    return {value: base[value] * activity for value in by_value}

@@ -36,14 +36,20 @@ TYPES: ObjectTypes = parse_types(
         }
     }
 )
-#: The space's rate for red: what an affinity on red is measured against.
-PRIORS = {("item_variant.color", "red"): 0.1}
+#: The space's rates: red is rarely chosen, the other colours often.
+PRIORS = {
+    ("item_variant.color", "red"): 0.1,
+    ("item_variant.color", "blue"): 0.4,
+    ("item_variant.color", "green"): 0.4,
+    ("item_variant.color", "white"): 0.4,
+}
 E1 = "0190f5a2-7b3c-7def-8123-456789abcde1"
 E2 = "0190f5a2-7b3c-7def-8123-456789abcde2"
 E3 = "0190f5a2-7b3c-7def-8123-456789abcde3"
 A = "item_variant:acme:1"
 B = "item_variant:acme:2"
 C = "item_variant:acme:3"
+D = "item_variant:acme:4"
 
 
 def at(seconds: float) -> datetime:

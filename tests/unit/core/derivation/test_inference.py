@@ -13,12 +13,12 @@ from tests.unit.core.derivation.builders import (
     CONFIG,
     E1,
     E2,
-    E3,
     PRIORS,
     TYPES,
     A,
     B,
     C,
+    D,
     at,
     command,
     engaged,
@@ -38,24 +38,44 @@ from turnstream.core.derivation import (
     fold,
     inference_id,
 )
-from turnstream.core.derivation.shrinkage import posterior
+from turnstream.core.derivation.exposure import weight
+from turnstream.core.derivation.shrinkage import posterior, reference_rates
 from turnstream.core.derivation.state import resolved
 from turnstream.core.derivation.values import value_key
 
 COLOR = "item_variant.color"
 
 
-def affinity_events(for_: str = "self") -> list:
-    """A red item shown twice at pos 1 (EE 2.0), clicked and opened in s1, clicked and
-    carted in s2: weighted signal 5 from 4 events in 2 sessions."""
+def four_colours(**red: Any) -> list[dict[str, Any]]:
+    """A red item at pos 1, then blue, green and white ones."""
     return [
-        presented("p1", E1, [item(1, A, color="red")], for_=for_),
-        presented("p2", E2, [item(1, A, color="red")], t=10, for_=for_),
-        engaged("c1", A, "click", t=20, for_=for_),
-        engaged("c2", A, "detail", t=25, for_=for_),
-        engaged("c3", A, "click", t=30, session="s2", for_=for_),
-        engaged("c4", A, "cart", t=35, session="s2", for_=for_),
+        item(1, A, color="red", **red),
+        item(2, B, color="blue"),
+        item(3, C, color="green"),
+        item(4, D, color="white"),
     ]
+
+
+def affinity_events(for_: str = "self", key: str = "", t0: float = 0, **red: Any) -> list:
+    """Two lists of four colours (red at pos 1: EE 2.0), red clicked, opened and mentioned
+    in s1, clicked, carted and opened in s2: weighted signal 7 from 6 events, 2 sessions."""
+    lists = [
+        presented(f"{key}p1", E1, four_colours(**red), visible_k=4, t=t0, for_=for_),
+        presented(f"{key}p2", E2, four_colours(**red), visible_k=4, t=t0 + 10, for_=for_),
+    ]
+    steps = [
+        ("c1", "click", 20, "s1"),
+        ("c2", "detail", 25, "s1"),
+        ("c3", "mention", 27, "s1"),
+        ("c4", "click", 30, "s2"),
+        ("c5", "cart", 35, "s2"),
+        ("c6", "detail", 37, "s2"),
+    ]
+    clicks = [
+        engaged(f"{key}{k}", A, action, t=t0 + t, session=session, for_=for_)
+        for k, action, t, session in steps
+    ]
+    return lists + clicks
 
 
 def by_kind(inferences: list[Inference]) -> dict[str, list[Inference]]:
@@ -75,22 +95,31 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # Gamma-Poisson around the prior 0.1 with strength 4, the variance inflated by the
-    # mean weight of an event (5 / 4 = 1.25): shape (5 + 4 * 0.1) / 1.25 = 4.32, rate
-    # (2 + 4) / 1.25 = 4.8; mean 0.9, lift 0.9 / 0.1 = 9.
+    # What the priors expect of this person's exposure: red 2.0 * 0.1, and blue, green and
+    # white (pos 2, 3, 4 twice) * 0.4; the person gave 7: their activity is 7 / that.
+    others = 2 * (weight(2) + weight(3) + weight(4))
+    reference = 0.1 * 7 / (2.0 * 0.1 + others * 0.4)
+    # Gamma-Poisson around it with strength 4, the variance inflated by the mean weight
+    # of an event (7 / 6): shape (7 + 4 * ref) / (7 / 6), rate (2 + 4) / (7 / 6).
+    dispersion = 7 / 6
+    shape, rate = (7 + 4 * reference) / dispersion, 6 / dispersion
+    lift = (shape / rate) / reference
     assert affinity.evidence == Evidence(
-        effective_exposure=2.0, weighted_signal=5.0, events=4, sessions=2, lift=9.0
-    )
-    confidence = float(gamma.sf(0.1, a=4.32, scale=1 / 4.8))  # P(rate > prior)
-    assert affinity.confidence == round(confidence, 6) and affinity.confidence > 0.99
-    assert affinity.weight == affinity.confidence  # log2(9) > 1: as sure as it is
-    assert affinity.origin_events == ("c1", "c2", "c3", "c4")
+        effective_exposure=2.0, weighted_signal=7.0, events=6, sessions=2,
+        lift=affinity.evidence.lift,
+    )  # fmt: skip
+    assert affinity.evidence.lift == pytest.approx(lift, abs=2e-6)  # weights in millionths
+    confidence = float(gamma.sf(reference, a=shape, scale=1 / rate))  # P(rate > reference)
+    assert affinity.confidence == pytest.approx(confidence, abs=2e-6)
+    assert affinity.confidence >= 0.99
+    assert affinity.weight == affinity.confidence  # log2(3.08) > 1: as sure as it is
+    assert affinity.origin_events == ("c1", "c2", "c3", "c4", "c5", "c6")
     assert (affinity.applies, affinity.status, affinity.purposes) == (
         "always",
         "active",
         ("personalization",),
     )
-    assert (affinity.created_at, affinity.updated_at) == (at(35), at(35))
+    assert (affinity.created_at, affinity.updated_at) == (at(37), at(37))
     assert affinity.id == inference_id("acme", "p1", "self", "affinity", COLOR, "red")
 
 
@@ -114,61 +143,60 @@ def test_one_heavy_event_is_not_as_sure_as_many_light_ones() -> None:
     assert light.confidence > heavy.confidence
 
 
-def test_without_a_prior_the_fields_mean_prior_then_the_persons_own_rate() -> None:
-    state = fold_all(
+def test_the_reference_is_the_prior_scaled_by_the_persons_activity() -> None:
+    state = fold_all(affinity_events())
+    others = 2 * (weight(2) + weight(3) + weight(4))
+    # No prior of red: the field's mean prior (0.325) stands in for it; blue keeps its own.
+    without_red = {k: v for k, v in PRIORS.items() if k != (COLOR, "red")}
+    by_mean = reference_rates(
+        COLOR, {"red": (7.0, 2.0), "blue": (0.0, 1.0)}, without_red, {COLOR: 0.325}
+    )
+    assert by_mean["red"] == pytest.approx(0.325 * 7 / (0.325 * 2.0 + 0.4 * 1.0))
+    # No prior of the field at all: only the contrast between the person's colours.
+    [own] = affinities(state, {}, affinity_min_confidence=0.5)
+    reference = 7 / (2.0 + others)  # the person's rate over every colour
+    assert own.evidence.lift == pytest.approx((7 + 4 * reference) / 6 / reference, abs=2e-6)
+    # Someone who clicks every colour as often likes none in particular.
+    even = fold_all(
         [
-            *affinity_events(),
-            presented("p3", E3, [item(1, B, color="blue"), item(2, C, color="green")], t=40),
+            *affinity_events()[:2],
+            *(
+                engaged(f"e{r}{i}", r, t=40 + i, session=f"s{i}")
+                for r in (A, B, C, D)
+                for i in (1, 2)
+            ),
         ]
     )
-    # No prior for red: the mean of the field's priors, (0.05 + 0.15) / 2 = 0.1.
-    means = {(COLOR, "blue"): 0.05, (COLOR, "green"): 0.15}
-    [by_mean] = affinities(state, means)
-    assert by_mean.evidence.lift == affinities(state)[0].evidence.lift  # the same 0.1
-    # No prior of the field at all: the person's own rate over every colour,
-    # 5 / (2 + 1 + 0.630930) = 1.377; red's posterior (5 + 4 * 1.377) / 6 = 1.751,
-    # lift 1.27 but not sure enough (one colour of three takes every click in 4 events).
-    own = 5 / (2 + 1 + 0.63093)
-    assert posterior(5.0, 2.0, own, 4.0, 4).lift == pytest.approx((5 + 4 * own) / 6 / own)
-    assert affinities(state, {}) == []
-    assert affinities(state, {}, affinity_min_confidence=0.5)[0].evidence.lift == round(
-        (5 + 4 * own) / 6 / own, 6
-    )
+    assert affinities(even, {}, affinity_min_confidence=0.5) == []
 
 
 def test_affinity_needs_two_sessions() -> None:
     one_session = [e for e in affinity_events() if e.session == "s1"]
-    one_session += [engaged("c5", A, "cart", t=40), engaged("c6", A, "click", t=41)]
-    state = fold_all(one_session)  # ws 6 in 4 events, one session
+    one_session += [
+        engaged(f"x{i}", A, a, t=40 + i) for i, a in enumerate(("click", "cart", "detail"))
+    ]
+    state = fold_all(one_session)  # ws 7 in 6 events, one session
     assert affinities(state) == []
     assert len(affinities(state, affinity_min_sessions=1)) == 1
 
 
 def test_only_taste_fields_get_affinities() -> None:
-    shown = {"color": "red", "size": "M", "price_sale": 199.9, "in_stock": True, "sku": "x1"}
-    events = [
-        presented("p1", E1, [item(1, A, **shown)]),
-        presented("p2", E2, [item(1, A, **shown)], t=10),
-        *affinity_events()[2:],
-    ]
+    shown = {"size": "M", "price_sale": 199.9, "in_stock": True, "sku": "x1"}
     priors = {
-        (f"item_variant.{name}", value_key(value)): 0.1
-        for name, value in {**shown, "material": "wool"}.items()
+        **PRIORS,
+        **{(f"item_variant.{name}", value_key(value)): 0.1 for name, value in shown.items()},
     }
-    state = fold_all(events)
+    state = fold_all(affinity_events(**shown))
     assert [a.attr for a in affinities(state, priors)] == [COLOR]  # no size, price, stock, sku
     # Size is an attribute: a value from outcomes only, never an affinity.
     assert {i.kind for i in derive(state, priors, CONFIG, TYPES)} == {"affinity", "interest"}
 
 
 def test_a_field_no_type_declares_is_never_a_taste() -> None:
-    events = [
-        presented("p1", E1, [item(1, A, material="wool")]),
-        presented("p2", E2, [item(1, A, material="wool")], t=10),
-        *affinity_events()[2:],
-    ]
-    state = fold_all(events)
-    assert affinities(state, {("item_variant.material", "wool"): 0.1}) == []
+    state = fold_all(affinity_events(material="wool"))
+    assert [
+        a.attr for a in affinities(state, {("item_variant.material", "wool"): 0.01, **PRIORS})
+    ] == [COLOR]
     # And without a types document, nothing is a taste.
     red = fold_all(affinity_events())
     assert by_kind(derive(red, PRIORS, CONFIG, None)).get("affinity") is None
@@ -178,7 +206,7 @@ def test_no_affinity_below_a_threshold() -> None:
     two = fold_all(affinity_events()[:4])  # ws 2 < 3, one session
     assert affinities(two) == []
     lift_bar = fold_all(affinity_events())
-    assert affinities(lift_bar, affinity_min_lift=9.5) == []  # lift 9
+    assert affinities(lift_bar, affinity_min_lift=3.5) == []  # lift 3.08
 
 
 def test_lift_is_zero_without_exposure() -> None:
@@ -306,7 +334,7 @@ def test_sensitive_types_and_fields_give_no_inference_but_a_count() -> None:
     assert {i.kind for i in derive(state, PRIORS, config, TYPES)} == {"interest"}  # A's
     assert resolved(state, CONFIG).buckets["self"].sensitive_counts == {
         "health_plan": 5,  # 3 presented + 2 engaged
-        "item_variant.color": 6,  # 2 presented + 4 engaged
+        "item_variant.color": 14,  # 2 lists of 4 presented + 6 engaged
     }
 
 
@@ -316,7 +344,7 @@ def test_a_tombstoned_inference_never_comes_back() -> None:
     fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
     deleted = [i for i in derive(state, PRIORS, CONFIG, TYPES) if i.id == affinity.id]
     assert [(i.status, i.created_at, i.updated_at) for i in deleted] == [
-        ("deleted", at(35), at(40))
+        ("deleted", at(37), at(40))
     ]
     # More of the same evidence: still deleted, unchanged.
     fold_all([engaged("c3", A, "cart", t=50), engaged("c4", A, t=51)], state=state)
@@ -352,15 +380,7 @@ def test_erase_then_the_same_evidence_does_not_revive_a_tombstone() -> None:
     [affinity] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
     fold(state, command("e1", "erase", t=41), CONFIG)
-    again = [
-        presented("q1", E1, [item(1, A, color="red")], t=50),
-        presented("q2", E2, [item(1, A, color="red")], t=51),
-        engaged("q3", A, t=52),
-        engaged("q4", A, "detail", t=53),
-        engaged("q5", A, t=54, session="s2"),
-        engaged("q6", A, "cart", t=55, session="s2"),
-    ]
-    fold_all(again, state=state)
+    fold_all(affinity_events(key="q", t0=50), state=state)
     statuses = [(i.kind, i.status) for i in derive(state, PRIORS, CONFIG, TYPES)]
     assert statuses == [("affinity", "deleted"), ("interest", "active")]
 
@@ -395,9 +415,9 @@ def test_never_a_preference_and_never_hard() -> None:
 def test_created_at_stays_and_updated_at_follows_changes() -> None:
     state = fold_all(affinity_events())
     [first] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
-    fold(state, engaged("c5", A, t=40), CONFIG)
+    fold(state, engaged("c7", A, t=40), CONFIG)
     [changed] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
-    assert (changed.created_at, changed.updated_at) == (at(35), at(40))
+    assert (changed.created_at, changed.updated_at) == (at(37), at(40))
     assert changed.weight > first.weight  # one more click: surer
     fold(state, preference("pr1", t=50), CONFIG)
     [same] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
