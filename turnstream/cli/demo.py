@@ -43,6 +43,13 @@ BUSIEST_SQL = (
     "WHERE space_id = {space_id:String} AND status = 'active' AND `for` = 'self' "
     "GROUP BY profile_id ORDER BY n DESC, profile_id LIMIT 1"
 )
+#: The verdicts the SDK's checker gave the sample's agents, per space (context use).
+VERDICTS_SQL = ReportQuery(by=("space_id",)).verdicts()
+#: Outcomes by what their exposure token was worth: only a valid one attributes.
+TOKENS_SQL = (
+    "SELECT space_id, token_status, count() AS outcomes, countIf(exposure_id != '') AS attributed "
+    "FROM outcomes GROUP BY space_id, token_status ORDER BY space_id, token_status"
+)
 EXPOSURES_SQL = (
     "SELECT space_id, count() AS people_and_objects, sum(exposures) AS exposures, "
     "round(sum(effective_exposure), 2) AS effective_exposure "
@@ -137,6 +144,12 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
             ReportQuery(by=("space_id", "agent")),
             verdicts=False,
         )
+        _step("claims by category and the verdict the SDK's checker gave (per space)")
+        result = read_query(demo_settings, VERDICTS_SQL, ReportQuery(by=("space_id",)).parameters())
+        print_rows(result.columns, result.rows, Format.table)
+        _step("outcomes by exposure token: signed by the SDK, verified by the worker")
+        result = read_query(demo_settings, TOKENS_SQL)
+        print_rows(result.columns, result.rows, Format.table)
         _step("signals: inferences by space and kind, and exposures")
         for sql in (INFERENCES_SQL, EXPOSURES_SQL):
             result = read_query(demo_settings, sql)

@@ -15,6 +15,7 @@ from turnstream.config.settings import (
     SpaceConfig,
     StoreSettings,
     WorkerSettings,
+    exposure_keys_variable,
     load_settings,
 )
 
@@ -30,5 +31,6 @@ __all__ = [
     "SpaceConfig",
     "StoreSettings",
     "WorkerSettings",
+    "exposure_keys_variable",
     "load_settings",
 ]

@@ -5,12 +5,14 @@ the tests' ``deployment_factory`` fixture and ``bench/`` build on it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
 from turnstream.config import Settings, load_settings
 from turnstream.dev import free_port
+from turnstream.dev.sample import EXPOSURE_KEYS
 from turnstream.dev.worker_process import WorkerProcess
 from turnstream.producer import Producer
 from turnstream.sinks.summary import table_counts
@@ -23,22 +25,31 @@ __all__ = ["SAMPLE_TYPES", "SPACES", "Deployment", "new_deployment"]
 #: The object types of the sample day's spaces (the example document of the checkout).
 SAMPLE_TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
-#: The spaces every deployment has: one per language, with different features.
+
+def _keys(space: str) -> str:
+    return json.dumps(list(EXPOSURE_KEYS[space]))
+
+
+#: The spaces every deployment has: one per language, with different features, and the
+#: sample day's exposure keys (so its tokens verify as they do in ``make run``).
 SPACES = f"""
 [spaces.acme]
 language = "pt"
 features = ["signals", "claims", "turns"]
 types = "{SAMPLE_TYPES}"
+exposure_keys = {_keys("acme")}
 
 [spaces.lumen]
 language = "en"
 features = ["signals", "turns"]
 types = "{SAMPLE_TYPES}"
+exposure_keys = {_keys("lumen")}
 
 [spaces.vida]
 language = "es"
 features = ["turns", "claims"]
 types = "{SAMPLE_TYPES}"
+exposure_keys = {_keys("vida")}
 """
 
 
