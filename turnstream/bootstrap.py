@@ -12,13 +12,16 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import faust
 
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.object_types import check_spaces, types_for_space
 from turnstream.jobs.runner import run_job_here
+from turnstream.models.object_types import ObjectTypes
 from turnstream.producer import Producer
 from turnstream.replay import Replay
 from turnstream.sinks.derivations import DerivationSink
@@ -69,14 +72,21 @@ class WorkerParts:
     producer: Producer
 
 
+def _types_for(settings: Settings) -> Callable[[str], ObjectTypes | None]:
+    """Each space's object types document, loaded once (checked by :func:`check_spaces`)."""
+    return lambda space_id: types_for_space(settings.space(space_id))
+
+
 def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
     """The drivers on ``store``, with their sinks, key registry, priors cache and engine,
     and the producer the routes publish commands with (started on first use)."""
+    check_spaces(settings)
     topology = topology_of(settings)
     derived = DerivationSink(store.store)
     engine = SignalsEngine(
         settings.signals,
         priors_for=PriorsCache(store.store).get,
+        types_for=_types_for(settings),
         load_state=derived.load_state,
         max_states=MAX_STATES_IN_MEMORY,
     )
@@ -101,10 +111,12 @@ def prepare_store(store: Store, settings: Settings) -> list[int]:
 def build_replay(settings: Settings, store: Store) -> Replay:
     """The replay driver on ``store``: the same sinks and engine as live, with the priors
     read once (a replay is one moment) and every state kept in memory."""
+    check_spaces(settings)
     derived = DerivationSink(store)
     engine = SignalsEngine(
         settings.signals,
         priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
+        types_for=_types_for(settings),
         load_state=derived.load_state,
     )
     return Replay(settings, store, RawSink(store), derived, engine)

@@ -69,6 +69,10 @@ class WorkerClient:
         )
         return QueryResult(body["columns"], body["types"], [tuple(r) for r in body["rows"]])
 
+    def constraints(self, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
+        """The constraints block of one person (``POST /v1/constraints``)."""
+        return self._call("/v1/constraints", body, timeout, "the constraints request")
+
     def run_job(self, name: str, params: dict[str, str], timeout: float = 3600) -> dict[str, Any]:
         """Run job ``name`` in the worker, on its store thread (``/v1/jobs/NAME/``)."""
         return self._call(f"/v1/jobs/{name}/", params, timeout, f"job {name}")

@@ -23,6 +23,7 @@ from turnstream.sinks.store import QueryResult
 from turnstream.sinks.summary import DEAD_LETTERS_SQL, table_counts
 
 __all__ = [
+    "DEMO_POINTER",
     "BrokerOpt",
     "ConfigOpt",
     "DsnOpt",
@@ -84,10 +85,35 @@ def guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from None
 
 
+#: Where ``turnstream demo`` notes the config and store it runs on, while it runs (and
+#: after, with ``--keep-running``): ``{"config": ..., "dsn": ...}``.
+DEMO_POINTER = Path("var/demo/demo.json")
+
+
+def _demo_pointer() -> tuple[Path, str] | None:
+    """The running demo's config and DSN, when the demo left its pointer here."""
+    try:
+        noted = json.loads(DEMO_POINTER.read_text())
+        return Path(noted["config"]), str(noted["dsn"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def settings_from(
     config: Path | None, dsn: str | None = None, broker: str | None = None
 ) -> Settings:
-    """Load the settings, with command-line overrides."""
+    """Load the settings, with command-line overrides.
+
+    With no configuration at all (no ``--config``, ``--dsn``, ``TURNSTREAM_CONFIG``,
+    ``TURNSTREAM_DSN`` nor ``./turnstream.toml``) and a demo running from this
+    directory, the demo's config and store: ``turnstream sql`` after
+    ``turnstream demo --keep-running`` needs no flags.
+    """
+    unconfigured = config is None and dsn is None and not Path("turnstream.toml").is_file()
+    demo = _demo_pointer() if unconfigured else None
+    if demo is not None:
+        err.print(f"(the demo's store {demo[1]}, from {DEMO_POINTER}; --config to choose)")
+        config, dsn = demo
     return guarded(lambda: load_settings(config, dsn=dsn, broker=broker))
 
 

@@ -4,6 +4,8 @@ published, waited for, summed up, and everything stopped again."""
 from __future__ import annotations
 
 import asyncio
+import json
+import shlex
 import shutil
 import signal
 import sys
@@ -11,9 +13,11 @@ import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from rich.markup import escape
+
 from turnstream.cli.common import Format, err, out, print_rows, print_summary
 from turnstream.cli.report import print_context_use
-from turnstream.config import Settings
+from turnstream.config import Feature, Settings
 from turnstream.dev.kafka import LocalKafka, parse_local_broker
 from turnstream.dev.sample import sample_day
 from turnstream.dev.worker_process import WorkerProcess
@@ -23,7 +27,7 @@ from turnstream.producer import Producer
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.streams.admin import wait_until_drained
 from turnstream.streams.topology import topology_of
-from turnstream.worker_client import read_query
+from turnstream.worker_client import WorkerClient, read_query
 
 __all__ = ["run_demo"]
 
@@ -32,6 +36,12 @@ INFERENCES_SQL = (
     "countIf(status = 'deleted') AS deleted, countIf(status = 'retracted') AS retracted, "
     "round(avgIf(weight, status = 'active'), 3) AS avg_weight "
     "FROM inferences FINAL GROUP BY space_id, kind ORDER BY space_id, kind"
+)
+#: The person of a space with the most active inferences: whose block the demo shows.
+BUSIEST_SQL = (
+    "SELECT profile_id, count() AS n FROM inferences FINAL "
+    "WHERE space_id = {space_id:String} AND status = 'active' AND `for` = 'self' "
+    "GROUP BY profile_id ORDER BY n DESC, profile_id LIMIT 1"
 )
 #: The verdicts the SDK's checker gave the sample's agents, per space (context use).
 VERDICTS_SQL = ReportQuery(by=("space_id",)).verdicts()
@@ -80,6 +90,10 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         dsn=dsn,
         broker=settings.broker.bootstrap,
     )
+    # `turnstream sql` (and the other store commands) run here without flags find the
+    # demo's store through this note, while the demo runs and after --keep-running.
+    pointer = home / "demo.json"
+    pointer.write_text(json.dumps({"config": str(settings.source), "dsn": dsn}))
     started = time.monotonic()
     # Stop the children on SIGTERM too, not only on Ctrl-C.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -140,15 +154,44 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         for sql in (INFERENCES_SQL, EXPOSURES_SQL):
             result = read_query(demo_settings, sql)
             print_rows(result.columns, result.rows, Format.table)
+        _show_block(demo_settings)
+        query = "SELECT kind, attr, value, confidence FROM inferences FINAL LIMIT 10"
+        _step("query the store it used:")
+        out.print(f"    turnstream sql --config {settings.source} --dsn {dsn} {shlex.quote(query)}")
     finally:
         if keep_running:
             _step(
-                f"left running: worker (web :{settings.worker.web_port}), Kafka {kafka.bootstrap}"
+                f"left running: worker (web :{settings.worker.web_port}), Kafka {kafka.bootstrap}; "
+                f"`turnstream sql` run from here reaches its store without flags ({pointer})"
             )
         else:
             _step("stopping the worker and Kafka")
             worker.stop()
             kafka.down()
+            pointer.unlink(missing_ok=True)
+
+
+def _show_block(settings: Settings) -> None:
+    """The constraints block of the person with the most inferences, as the agent gets it."""
+    # The first space with signals on (the sample's clothing store, in Portuguese).
+    space_id = next((s for s, c in settings.spaces.items() if c.has(Feature.signals)), None)
+    found = read_query(settings, BUSIEST_SQL, {"space_id": space_id}).rows if space_id else []
+    if space_id is None or not found:
+        _step("no inferences yet: no block to show")
+        return
+    profile_id, count = found[0]
+    space = settings.spaces[space_id]
+    language = space.language
+    body = {"space_id": space_id, "profile_id": profile_id, "asked": ["size"]}
+    block = WorkerClient.configured(settings).constraints(body)
+    _step(
+        f"the block of {profile_id} in {space_id} ({count} inferences), as POST /v1/constraints "
+        f"gives it with asked=\\[size]: its text, in {language}"
+    )
+    for line in (block.get("text") or "(nothing to say)").split("\n"):
+        out.print(f"    {escape(line)}")
+    sections = ("hard", "soft", "attributes", "conflicts")
+    out.print("    " + ", ".join(f"{len(block.get(k, []))} {k}" for k in sections))
 
 
 async def _publish(settings: Settings, path: Path):  # type: ignore[no-untyped-def]

@@ -86,8 +86,13 @@ class SpaceConfig(_Section):
     rules: tuple[RuleConfig, ...] = ()
     #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool``.
     tool_bindings: str | None = None
-    #: Field labels for the block's text, by ``type.field``.
+    #: Field labels for the block's text, by ``type.field``; they win over the types
+    #: document's labels.
     labels: dict[str, str] = Field(default_factory=dict)
+    #: The object types document (TOML or JSON; several spaces may share one): every
+    #: field's labels, claim class and role in derivation. Without one, nothing is a
+    #: taste: no affinity, no inferred size (docs/signals.md, "Object types").
+    types: str | None = None
     #: Keys of the space's exposure tokens (HMAC-SHA256): the first signs, every one
     #: verifies (rotation: put the new key first and keep the old one until the tokens it
     #: signed are no longer expected). ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` (comma-separated)

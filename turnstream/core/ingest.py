@@ -10,8 +10,10 @@ from enum import StrEnum
 from turnstream.config import Feature, Settings
 from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
+from turnstream.core.object_types import types_for_space
 from turnstream.errors import InvalidItem
-from turnstream.models import InteractionItem, Item, Outcome, Turn, parse_item
+from turnstream.models import Command, InteractionItem, Item, Outcome, Turn, parse_item
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
     "Decision",
@@ -24,6 +26,7 @@ __all__ = [
     "judge",
     "refused_by_store",
     "too_large_to_fan_out",
+    "unknown_field",
 ]
 
 
@@ -43,6 +46,8 @@ class Reason(StrEnum):
     unknown_space = "unknown_space"
     signals_disabled = "signals_disabled"
     turns_disabled = "turns_disabled"
+    #: A preference or an attribute names a ``type.field`` the space's types do not declare.
+    unknown_field = "unknown_field"
     #: Valid, but its accepted message would pass what the accepted topic takes.
     too_large = "too_large"
     #: Valid, but the store refuses its rows, and would again (see ``sinks/failures.py``).
@@ -80,8 +85,35 @@ class Decision:
     def keep_interactions(self) -> bool:
         """Whether the item's interactions are accepted."""
         return self.item is not None and not (
-            self.refusal is not None and self.refusal.reason is Reason.signals_disabled
+            self.refusal is not None and self.refusal.reason in _DROPS_INTERACTIONS
         )
+
+
+#: A partial refusal of a turn with these reasons drops its interactions, keeps the rest.
+_DROPS_INTERACTIONS = frozenset({Reason.signals_disabled, Reason.unknown_field})
+
+
+def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
+    """The path and message of the first ``type.field`` the item's preferences,
+    attributes or correction name that ``types`` does not declare; ``None`` when all are
+    declared."""
+    named: list[tuple[str, str]] = []
+    if isinstance(item, InteractionItem):
+        named.append(("interaction.attr", getattr(item.interaction, "attr", None)))
+    elif isinstance(item, Turn):
+        named.extend(
+            (f"interactions.{i}.attr", getattr(one, "attr", None))
+            for i, one in enumerate(item.interactions)
+        )
+    elif isinstance(item, Command) and item.replacement is not None:
+        named.append(("replacement.attr", item.replacement.attr))
+    for path, attr in named:
+        if attr is None:
+            continue
+        why = types.unknown(attr)
+        if why is not None:
+            return path, f"unknown field {attr}: {why}"
+    return None
 
 
 def dedup_key_for(item: Item | None, raw: bytes) -> str:
@@ -138,6 +170,15 @@ def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
             "interactions",
             f"the space's signals feature is off: {len(item.interactions)} interactions refused",
         )
+    types = types_for_space(space)
+    unknown = None if types is None or partial is not None else unknown_field(item, types)
+    if unknown is not None:
+        path, message = unknown
+        if not isinstance(item, Turn):
+            return Decision(source, raw, key, refusal=Refusal(Reason.unknown_field, path, message))
+        # The turn stands; its interactions go, as when the signals feature is off.
+        message += f" ({len(item.interactions)} interactions refused)"
+        partial = Refusal(Reason.unknown_field, path, message)
     profile_id = resolve_profile(item, settings.secret_bytes())
     token = None
     if isinstance(item, Outcome):

@@ -20,7 +20,10 @@ from turnstream.streams.admin import wait_until_drained
 from turnstream.streams.topology import Topology, topology_of
 from turnstream.worker_client import read_query
 
-__all__ = ["SPACES", "Deployment", "new_deployment"]
+__all__ = ["SAMPLE_TYPES", "SPACES", "Deployment", "new_deployment"]
+
+#: The object types of the sample day's spaces (the example document of the checkout).
+SAMPLE_TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
 
 def _keys(space: str) -> str:
@@ -33,16 +36,19 @@ SPACES = f"""
 [spaces.acme]
 language = "pt"
 features = ["signals", "claims", "turns"]
+types = "{SAMPLE_TYPES}"
 exposure_keys = {_keys("acme")}
 
 [spaces.lumen]
 language = "en"
 features = ["signals", "turns"]
+types = "{SAMPLE_TYPES}"
 exposure_keys = {_keys("lumen")}
 
 [spaces.vida]
 language = "es"
 features = ["turns", "claims"]
+types = "{SAMPLE_TYPES}"
 exposure_keys = {_keys("vida")}
 """
 

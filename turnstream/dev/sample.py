@@ -8,6 +8,7 @@ advance. Only the standard library is used: the items are plain dicts dumped as 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import uuid
@@ -538,10 +539,27 @@ def _presented(s: _Stream, sess: _Session, method: str = "bridge") -> Item:
     }
 
 
+def _liked(person: _Person, space: _Space, ref_id: int) -> bool:
+    """Whether the item is of the person's taste: one colour at acme, one brand at lumen,
+    the same every day (from who they are)."""
+    taste = int(hashlib.sha256(json.dumps(person.ident, sort_keys=True).encode()).hexdigest(), 16)
+    if space.id == "acme":
+        return _COLORS[ref_id % 6] == _COLORS[taste % 6]
+    if space.id == "lumen":
+        return _BRANDS[ref_id % 5] == _BRANDS[taste % 5]
+    return False
+
+
 def _look(s: _Stream, sess: _Session, cart: bool) -> list[Item]:
-    """Seen, a click and maybe a cart on the last page shown."""
+    """Seen, a click and maybe a cart on the last page shown: two looks in three go to an
+    item of the person's taste among the first four, when there is one (people have
+    tastes; clicks at random would teach nothing)."""
     rand, space, shown = s.rand, sess.space, sess.exposures[-1]
     index = rand.randrange(min(4, len(shown.refs)))
+    liked = [i for i in range(min(4, len(shown.refs))) if _liked(sess.person, space, shown.refs[i])]
+    # Decided from the exposure id, not the generator: the rest of the day is drawn as before.
+    if liked and int(shown.id[-2:], 16) % 3 < 2:
+        index = liked[int(shown.id[-4:-2], 16) % len(liked)]
     pos, ref_id, last = shown.first_pos + index, shown.refs[index], len(shown.refs) - 1
     seen = {"kind": "seen", "exposure_id": shown.id}
     seen["max_index_seen"] = shown.first_pos + rand.randint(index, last)

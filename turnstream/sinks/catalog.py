@@ -208,7 +208,8 @@ CATALOG: dict[str, Entry] = {
         "table",
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
-            "reason": "invalid, unknown_space, signals_disabled or turns_disabled",
+            "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
+            "too_large or store_refused",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",

@@ -28,6 +28,7 @@ from turnstream.core.constraints import (
     render_for_tool,
 )
 from turnstream.core.identity import profile_id_for
+from turnstream.core.object_types import types_for_space
 from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.models.items import error_pairs
 from turnstream.models.requests import (
@@ -159,6 +160,8 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
         rules,
         _now(),
         labels=space.labels,
+        types=types_for_space(space),
+        soft_max=settings.signals.block_soft_max,
     )
     if body.tool is not None:
         doc = load_bindings(space.tool_bindings) if space.tool_bindings else None

@@ -26,8 +26,10 @@ def test_defaults_are_the_documented_numbers() -> None:
         config.affinity_min_events,
         config.affinity_min_sessions,
         config.affinity_min_lift,
-        config.affinity_weight_scale,
-    ) == (3, 2, 1, 1.2, 10)
+        config.affinity_min_confidence,
+        config.prior_strength,
+    ) == (3, 2, 2, 1.2, 0.99, 4.0)
+    assert config.block_soft_max == 8
     assert (
         config.negative_min_exposures,
         config.negative_min_effective_exposure,

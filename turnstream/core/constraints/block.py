@@ -24,9 +24,10 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
-from turnstream.core.constraints.text import render_text
+from turnstream.core.constraints.text import language_of, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
     "PRECEDENCE",
@@ -43,6 +44,8 @@ SESSION_LIFETIME = timedelta(hours=24)
 #: Sources of an attribute the person said; any other applies only when asked.
 SAID_SOURCES = frozenset({"stated", "tool_args", "correction"})
 _SOFT_KINDS = frozenset({"affinity", "implicit_negative", "interest"})
+#: The space's object types document, if it has one.
+_Types = ObjectTypes | None
 _HARD = ("must", "must_not")
 
 
@@ -60,6 +63,8 @@ class _Entry:
     occurred_at: datetime | None = None
     rank: int = 0
     system: str | None = None
+    #: The attribute family of the field (``size``), from the object types.
+    family: str | None = None
 
 
 def _check_aware(now: datetime) -> None:
@@ -95,7 +100,33 @@ def _newest_first(prefs: Iterable[StatedPreference]) -> list[StatedPreference]:
     return sorted(by_id, key=lambda p: p.occurred_at, reverse=True)
 
 
-def _hard(prefs: Sequence[StatedPreference]) -> tuple[list[dict[str, Any]], list[_Entry]]:
+def _said_key(pref: StatedPreference) -> tuple[Any, ...]:
+    """What makes two statements the same constraint: field, strength, operator, values
+    (in any order for ``in``/``not_in``)."""
+    values = [canonical(v) for v in pref.values]
+    if pref.op in ("in", "not_in"):
+        values = sorted(set(values))
+    return (pref.attr, pref.strength, pref.op, tuple(values))
+
+
+def _deduplicated(
+    prefs: Iterable[StatedPreference],
+) -> tuple[list[StatedPreference], dict[str, list[str]]]:
+    """One statement per constraint, the newest; and its id -> the origins of every
+    statement of it, newest first."""
+    kept: dict[tuple[Any, ...], StatedPreference] = {}
+    origins: dict[tuple[Any, ...], list[str]] = {}
+    for pref in _newest_first(prefs):
+        key = _said_key(pref)
+        kept.setdefault(key, pref)
+        if pref.origin not in origins.setdefault(key, []):
+            origins[key].append(pref.origin)
+    return list(kept.values()), {kept[k].id: origins[k] for k in kept}
+
+
+def _hard(
+    prefs: Sequence[StatedPreference], origins: Mapping[str, list[str]], types: _Types
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
     rows, entries = [], []
     for pref in _newest_first(p for p in prefs if p.strength in _HARD):
         op = refusing(pref.op) if pref.strength == "must_not" else pref.op
@@ -110,6 +141,7 @@ def _hard(prefs: Sequence[StatedPreference]) -> tuple[list[dict[str, Any]], list
                 "category": pref.category,
                 "relax": "never" if pref.strength == "must_not" else "ask",
                 "origin": pref.origin,
+                "origins": origins.get(pref.id, [pref.origin]),
                 "expires_at": _expires_at(pref),
             }
         )
@@ -123,6 +155,7 @@ def _hard(prefs: Sequence[StatedPreference]) -> tuple[list[dict[str, Any]], list
                 pref.values,
                 signs(op, pref.values, "prefer"),
                 occurred_at=pref.occurred_at,
+                family=_family(types, pref.attr),
             )
         )
     return rows, entries
@@ -133,8 +166,13 @@ _AVOIDED = {"not_in": "in", "ne": "eq"}
 
 
 def _soft(
-    prefs: Sequence[StatedPreference], inferences: Iterable[Inference]
+    prefs: Sequence[StatedPreference],
+    origins: Mapping[str, list[str]],
+    inferences: Iterable[Inference],
+    cap: int | None,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    """Stated ``prefer``/``avoid`` (weight 1), then inferences by weight; the first
+    ``cap`` of them."""
     rows, entries = [], []
     for pref in _newest_first(p for p in prefs if p.strength not in _HARD):
         op = _AVOIDED.get(pref.op, pref.op) if pref.strength == "avoid" else pref.op
@@ -152,6 +190,7 @@ def _soft(
                 "scope": pref.scope,
                 "category": pref.category,
                 "origin": pref.origin,
+                "origins": origins.get(pref.id, [pref.origin]),
                 "expires_at": _expires_at(pref),
                 "inferred": False,
             }
@@ -199,6 +238,8 @@ def _soft(
                 signs("eq", (inf.value,), inf.polarity),
             )
         )
+    if cap is not None:
+        rows, entries = rows[:cap], entries[:cap]
     return rows, entries
 
 
@@ -207,8 +248,15 @@ def _asked(attr: str, asked: Sequence[str]) -> bool:
     return attr in asked or field_part in asked
 
 
+def _family(types: _Types, attr: str) -> str | None:
+    return None if types is None else types.family(attr)
+
+
 def _attributes(
-    request: BlockRequest, stated: Iterable[StatedAttribute], inferred: Iterable[Inference]
+    request: BlockRequest,
+    stated: Iterable[StatedAttribute],
+    inferred: Iterable[Inference],
+    types: _Types,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
     rows, entries = [], []
     said = sorted(stated, key=lambda a: (a.attr, a.id))
@@ -238,17 +286,20 @@ def _attributes(
                 values=(fact.value,),
                 occurred_at=fact.occurred_at,
                 system=fact.system,
+                family=_family(types, fact.attr),
             )
         )
     for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
         if not _asked(inf.attr, request.asked):
             continue  # an attribute the person did not say applies only when asked
+        declared = None if types is None else types.field(inf.attr)
+        system = None if declared is None else declared.system
         rows.append(
             {
                 "id": inf.id,
                 "attr": inf.attr,
                 "value": inf.value,
-                "system": None,
+                "system": system,
                 "source": "inferred",
                 "applies": "when_asked",
                 "confidence": inf.confidence,
@@ -256,7 +307,17 @@ def _attributes(
                 "origin": None,
             }
         )
-        entries.append(_Entry("attributes", inf.id, inf.attr, False, values=(inf.value,)))
+        entries.append(
+            _Entry(
+                "attributes",
+                inf.id,
+                inf.attr,
+                False,
+                values=(inf.value,),
+                system=system,
+                family=_family(types, inf.attr),
+            )
+        )
     rows_order = {row["id"]: i for i, row in enumerate(rows)}
     rows.sort(key=lambda row: (row["attr"], rows_order[row["id"]]))
     return rows, entries
@@ -282,17 +343,39 @@ def _judge(a: _Entry, b: _Entry) -> tuple[_Entry, _Entry, str]:
     return winner, b if winner is a else a, "stated_over_inferred"
 
 
+def _inferred_against_said(a: _Entry, b: _Entry) -> bool:
+    """An inferred attribute against a stated hard requirement on a field of its family
+    (an inferred size L against ``size = M``)."""
+    attribute, other = (a, b) if a.section == "attributes" else (b, a)
+    if attribute.stated or other.section != "hard" or attribute.family is None:
+        return False
+    if attribute.family != other.family or other.op is None:
+        return False
+    return clashes(other.op, other.values, "eq", attribute.values)
+
+
+def _same_field(a: _Entry, b: _Entry) -> bool:
+    """The same field, or two attributes of one family (a stated ``person.clothing_size``,
+    an inferred ``item_variant.size``)."""
+    if a.attr == b.attr:
+        return True
+    both = a.section == b.section == "attributes"
+    return both and a.family is not None and a.family == b.family
+
+
 def _clash(a: _Entry, b: _Entry) -> bool:
     """Whether two entries of the block cannot both hold (both inferred: never judged)."""
-    if a.attr is None or a.attr != b.attr or not (a.stated or b.stated):
+    if a.attr is None or b.attr is None or not (a.stated or b.stated):
+        return False
+    if "attributes" in (a.section, b.section) and a.section != b.section:
+        return "rules" not in (a.section, b.section) and _inferred_against_said(a, b)
+    if not _same_field(a, b):
         return False
     if a.section == "rules" or b.section == "rules":
         if a.section != b.section or a.op is None or b.op is None:
             return False
         return clashes(a.op, a.values, b.op, b.values)
-    if a.section == "attributes" or b.section == "attributes":
-        if a.section != b.section:
-            return False
+    if a.section == "attributes":
         same_system = a.system is None or b.system is None or a.system == b.system
         return same_system and canonical(a.values[0]) != canonical(b.values[0])
     if a.section == b.section == "hard":
@@ -347,14 +430,20 @@ def build_block(
     now: datetime,
     *,
     labels: Mapping[str, str] | None = None,
+    types: ObjectTypes | None = None,
+    soft_max: int | None = None,
 ) -> dict[str, Any]:
     """The constraints block of ``request.profile_id`` for ``request.for_``, at ``now``.
 
-    Only entries of the requested ``for`` enter; only active inferences; a gift has no
-    attributes. ``labels`` maps ``type.field`` to the words ``text`` uses for it.
+    Only entries of the requested ``for`` enter; only active inferences (an affinity
+    only on a field ``types`` declares a taste); a gift has no attributes. A constraint
+    said several times is one entry, the newest, with every ``origins``. ``soft`` holds
+    the ``soft_max`` strongest entries at most (stated ones first, then by weight).
+    ``text`` names each field by ``labels[type.field]``, else by its label in ``types``
+    in the request's language, else by its name in words.
     """
     _check_aware(now)
-    prefs = _current(request, preferences, now)
+    prefs, origins = _deduplicated(_current(request, preferences, now))
     mine = [
         inf
         for inf in inferences
@@ -362,14 +451,16 @@ def build_block(
         and inf.for_ == request.for_
         and inf.profile_id == request.profile_id
         and inf.space_id == request.space_id
+        and (inf.kind != "affinity" or (types is not None and types.is_taste(inf.attr)))
     ]
-    hard_rows, hard = _hard(prefs)
-    soft_rows, soft = _soft(prefs, [i for i in mine if i.kind in _SOFT_KINDS])
+    hard_rows, hard = _hard(prefs, origins, types)
+    soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
         attr_rows, attrs = [], []
     else:
         said = [a for a in attributes if a.for_ == request.for_]
-        attr_rows, attrs = _attributes(request, said, [i for i in mine if i.kind == "attribute"])
+        inferred = [i for i in mine if i.kind == "attribute"]
+        attr_rows, attrs = _attributes(request, said, inferred, types)
     rule_rows, rule_entries = _rules(rules)
     conflicts, lost = _conflicts([*hard, *soft, *attrs, *rule_entries])
     for rows, section in (
@@ -393,6 +484,7 @@ def build_block(
         "conflicts": conflicts,
         "ask": ["for_whom"] if request.delivery_elsewhere else [],
     }
-    block["text"] = render_text(block, request.language, labels)
+    words = {**(types.labels(language_of(request.language)) if types else {}), **(labels or {})}
+    block["text"] = render_text(block, request.language, words)
     block["version"] = version_of(block)
     return block

@@ -1,13 +1,16 @@
-"""The block as lines for a model, in Portuguese, English or Spanish.
+"""The block as lines for a model, in Portuguese, English or Spanish: what a colleague
+would write in a note before handing a customer over.
 
-One line per entry that stands (an entry that lost a conflict is left out): hard entries,
-then soft ones, attributes, the company's rules (their own text) and the questions to
-ask. Each field by its label, else its name in words; each operator in words.
+One line per entry that stands (an entry that lost a conflict is left out): what is
+required, what the person prefers or would rather avoid, what they seem to like (said
+to be inferred), what they are, the company's rules (their own text) and the questions
+to ask. Each field by its label, else its name in words; each operator in words; a list
+of values joined the way the language joins them ("navy or beige").
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
@@ -15,61 +18,78 @@ from turnstream.core.constraints.inputs import Scalar
 __all__ = ["LANGUAGES", "field_words", "format_value", "language_of", "render_text"]
 
 _EN: dict[str, str] = {
-    "required": "required:",
-    "preferred": "preferred:",
-    "avoid": "avoid:",
-    "person": "the person:",
-    "ask": "ask first:",
-    "for_whom": "for whom it is",
-    "in": "one of {values}",
-    "not_in": "not {values}",
-    "eq": "= {values}",
-    "ne": "not {values}",
-    "lt": "under {values}",
-    "lte": "at most {values}",
-    "gt": "over {values}",
-    "gte": "at least {values}",
-    "between": "between {low} and {high}",
-    "not_between": "not between {low} and {high}",
+    "required": "Required:",
+    "prefer": "Prefers:",
+    "avoid": "Would rather avoid:",
+    "affinity": "Seems to like (inferred):",
+    "interest": "Showed interest in (inferred):",
+    "implicit_negative": "Showed no interest in (inferred):",
+    "person": "The person:",
+    "person_inferred": "The person, from what they bought (inferred):",
+    "ask": "Ask first:",
+    "for_whom": "who it is for",
+    "or": "or",
+    "in": "{field} {values}",
+    "eq": "{field} {values}",
+    "not_in": "{field} other than {values}",
+    "ne": "{field} other than {values}",
+    "lt": "{field} under {values}",
+    "lte": "{field} up to {values}",
+    "gt": "{field} over {values}",
+    "gte": "{field} from {values}",
+    "between": "{field} between {low} and {high}",
+    "not_between": "{field} outside {low} to {high}",
 }
 _PT: dict[str, str] = {
-    "required": "exigido:",
-    "preferred": "preferido:",
-    "avoid": "evitar:",
-    "person": "a pessoa:",
-    "ask": "pergunte antes:",
+    "required": "Obrigatório:",
+    "prefer": "Prefere:",
+    "avoid": "Prefere evitar:",
+    "affinity": "Parece gostar de (inferido):",
+    "interest": "Demonstrou interesse em (inferido):",
+    "implicit_negative": "Não demonstrou interesse em (inferido):",
+    "person": "A pessoa:",
+    "person_inferred": "A pessoa, pelo que comprou (inferido):",
+    "ask": "Pergunte antes:",
     "for_whom": "para quem é",
-    "in": "um de {values}",
-    "not_in": "sem {values}",
-    "eq": "igual a {values}",
-    "ne": "diferente de {values}",
-    "lt": "abaixo de {values}",
-    "lte": "no máximo {values}",
-    "gt": "acima de {values}",
-    "gte": "no mínimo {values}",
-    "between": "entre {low} e {high}",
-    "not_between": "fora de {low} a {high}",
+    "or": "ou",
+    "in": "{field} {values}",
+    "eq": "{field} {values}",
+    "not_in": "{field} que não seja {values}",
+    "ne": "{field} que não seja {values}",
+    "lt": "{field} abaixo de {values}",
+    "lte": "{field} até {values}",
+    "gt": "{field} acima de {values}",
+    "gte": "{field} a partir de {values}",
+    "between": "{field} entre {low} e {high}",
+    "not_between": "{field} fora da faixa de {low} a {high}",
 }
 _ES: dict[str, str] = {
-    "required": "requerido:",
-    "preferred": "preferido:",
-    "avoid": "evitar:",
-    "person": "la persona:",
-    "ask": "pregunte antes:",
+    "required": "Obligatorio:",
+    "prefer": "Prefiere:",
+    "avoid": "Prefiere evitar:",
+    "affinity": "Parece gustarle (inferido):",
+    "interest": "Mostró interés en (inferido):",
+    "implicit_negative": "No mostró interés en (inferido):",
+    "person": "La persona:",
+    "person_inferred": "La persona, por lo que compró (inferido):",
+    "ask": "Pregunte antes:",
     "for_whom": "para quién es",
-    "in": "uno de {values}",
-    "not_in": "sin {values}",
-    "eq": "igual a {values}",
-    "ne": "distinto de {values}",
-    "lt": "menos de {values}",
-    "lte": "como máximo {values}",
-    "gt": "más de {values}",
-    "gte": "como mínimo {values}",
-    "between": "entre {low} y {high}",
-    "not_between": "fuera de {low} a {high}",
+    "or": "o",
+    "in": "{field} {values}",
+    "eq": "{field} {values}",
+    "not_in": "{field} que no sea {values}",
+    "ne": "{field} que no sea {values}",
+    "lt": "{field} por debajo de {values}",
+    "lte": "{field} hasta {values}",
+    "gt": "{field} por encima de {values}",
+    "gte": "{field} desde {values}",
+    "between": "{field} entre {low} y {high}",
+    "not_between": "{field} fuera de {low} a {high}",
 }
 #: The words of each language the block renders in.
 LANGUAGES: dict[str, dict[str, str]] = {"en": _EN, "pt": _PT, "es": _ES}
+#: Soft entries about one object rather than a field: the line names the object.
+_ABOUT_AN_OBJECT = frozenset({"interest", "implicit_negative"})
 
 
 def language_of(language: str) -> str:
@@ -96,14 +116,47 @@ def format_value(value: Scalar) -> str:
     return str(value)
 
 
-def _condition(words: Mapping[str, str], op: str, values: list[Scalar]) -> str:
+def _joined(words: Mapping[str, str], values: Sequence[Scalar]) -> str:
+    """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``)."""
+    texts = [format_value(v) for v in values]
+    if len(texts) <= 1:
+        return "".join(texts)
+    return f"{', '.join(texts[:-1])} {words['or']} {texts[-1]}"
+
+
+def _condition(words: Mapping[str, str], field: str, op: str, values: list[Scalar]) -> str:
     if op in ("between", "not_between"):
-        return words[op].format(low=format_value(values[0]), high=format_value(values[1]))
-    return words[op].format(values=", ".join(format_value(v) for v in values))
+        low, high = format_value(values[0]), format_value(values[1])
+        return words[op].format(field=field, low=low, high=high)
+    return words[op].format(field=field, values=_joined(words, values))
 
 
 def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [entry for entry in block.get(key, ()) if not entry.get("lost")]
+
+
+def _soft_lines(
+    words: Mapping[str, str], entries: list[Mapping[str, Any]], labels: Mapping[str, str] | None
+) -> list[str]:
+    """One line per entry on a field; the objects of one kind (interest, no interest)
+    together on one line, where the first of them stands."""
+    lines: list[str] = []
+    objects: dict[str, list[Scalar]] = {}
+    at: dict[str, int] = {}
+    for entry in entries:
+        kind = entry.get("kind", "preference")
+        if kind in _ABOUT_AN_OBJECT:
+            if kind not in objects:
+                at[kind] = len(lines)
+                lines.append("")
+            objects.setdefault(kind, []).extend(entry["values"])
+            continue
+        lead = words["affinity"] if kind == "affinity" else words[entry["polarity"]]
+        field = field_words(entry["attr"], labels)
+        lines.append(f"{lead} {_condition(words, field, entry['op'], entry['values'])}")
+    for kind, refs in objects.items():
+        lines[at[kind]] = f"{words[kind]} {', '.join(format_value(r) for r in refs)}"
+    return lines
 
 
 def render_text(
@@ -113,15 +166,14 @@ def render_text(
     words = LANGUAGES[language_of(language)]
     lines: list[str] = []
     for entry in _standing(block, "hard"):
-        condition = _condition(words, entry["op"], entry["values"])
-        lines.append(f"{words['required']} {field_words(entry['attr'], labels)} {condition}")
-    for entry in _standing(block, "soft"):
-        prefix = words["avoid"] if entry["polarity"] == "avoid" else words["preferred"]
-        condition = _condition(words, entry["op"], entry["values"])
-        lines.append(f"{prefix} {field_words(entry['attr'], labels)} {condition}")
+        field = field_words(entry["attr"], labels)
+        lines.append(
+            f"{words['required']} {_condition(words, field, entry['op'], entry['values'])}"
+        )
+    lines.extend(_soft_lines(words, _standing(block, "soft"), labels))
     for entry in _standing(block, "attributes"):
-        line = f"{words['person']} {field_words(entry['attr'], labels)} "
-        line += format_value(entry["value"])
+        lead = words["person_inferred"] if entry.get("inferred") else words["person"]
+        line = f"{lead} {field_words(entry['attr'], labels)} {format_value(entry['value'])}"
         if entry.get("system"):
             line += f" ({entry['system']})"
         lines.append(line)

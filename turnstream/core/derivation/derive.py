@@ -7,6 +7,7 @@ tombstoned one stays listed as deleted.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -19,8 +20,10 @@ from turnstream.core.derivation.inference import (
     InferenceKind,
     inference_id,
 )
+from turnstream.core.derivation.shrinkage import field_means, posterior, reference_rates
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
 from turnstream.core.derivation.values import ref_type
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["derive"]
 
@@ -56,38 +59,63 @@ class _Draft:
 
 
 def _affinities(
-    bucket: BucketState, priors: Mapping[tuple[str, str], float], config: SignalsConfig
+    bucket: BucketState,
+    priors: Mapping[tuple[str, str], float],
+    config: SignalsConfig,
+    types: ObjectTypes | None,
 ) -> Iterator[_Draft]:
+    """Affinities on taste fields: the shrunk lift, at least two sessions, a confidence."""
+    if types is None:
+        return  # without a types document no field is a taste
+    means = field_means(priors)
     for attr, by_value in sorted(bucket.values.items()):
-        if config.is_sensitive(attr):
+        if not types.is_taste(attr) or config.is_sensitive(attr):
             continue
+        references = reference_rates(
+            attr,
+            {v: (st.signal_micro / MICRO, st.exposure_micro / MICRO) for v, st in by_value.items()},
+            priors,
+            means,
+        )
         for value, stats in sorted(by_value.items()):
             signal = _round(stats.signal_micro / MICRO)
             exposure = _round(stats.exposure_micro / MICRO)
-            prior = priors.get((attr, value))
-            if prior is None or prior <= 0:
-                prior = config.neutral_prior
-            lift = _round(signal / exposure / prior) if exposure > 0 else 0.0
             if (
-                signal >= config.affinity_min_signal
-                and stats.events >= config.affinity_min_events
-                and len(stats.sessions) >= config.affinity_min_sessions
-                and lift >= config.affinity_min_lift
+                signal < config.affinity_min_signal
+                or stats.events < config.affinity_min_events
+                or len(stats.sessions) < config.affinity_min_sessions
             ):
-                yield _Draft(
-                    kind="affinity",
-                    attr=attr,
-                    value=value,
-                    polarity="prefer",
-                    weight=_round(min(1.0, signal / config.affinity_weight_scale)),
-                    confidence=_confidence(stats.events),
-                    evidence=Evidence(exposure, signal, stats.events, len(stats.sessions), lift),
-                    origin_events=_keys(stats.origin),
-                )
+                continue
+            reference = references.get(value)
+            if reference is None or reference <= 0:
+                continue
+            shrunk = posterior(signal, exposure, reference, config.prior_strength, stats.events)
+            lift, confidence = _round(shrunk.lift), _round(shrunk.confidence)
+            if lift < config.affinity_min_lift or confidence < config.affinity_min_confidence:
+                continue
+            yield _Draft(
+                kind="affinity",
+                attr=attr,
+                value=value,
+                polarity="prefer",
+                # As sure as the posterior, as strong as the lift: lift 2 or more weighs 1.
+                weight=_round(confidence * min(1.0, math.log2(lift))),
+                confidence=confidence,
+                evidence=Evidence(exposure, signal, stats.events, len(stats.sessions), lift),
+                origin_events=_keys(stats.origin),
+            )
 
 
-def _per_ref(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
-    """Implicit negatives and interests, one ref at a time."""
+def _carries_taste(types: ObjectTypes | None, type_name: str) -> bool:
+    """Whether objects of ``type_name`` have a declared taste field."""
+    declared = None if types is None else types.types.get(type_name)
+    return declared is not None and any(f.role == "taste" for f in declared.fields.values())
+
+
+def _per_ref(
+    bucket: BucketState, config: SignalsConfig, types: ObjectTypes | None
+) -> Iterator[_Draft]:
+    """Implicit negatives (objects of a type with a taste field only) and interests."""
     for ref, stats in sorted(bucket.refs.items()):
         kind_of_ref = ref_type(ref)
         if config.is_sensitive(kind_of_ref):
@@ -96,7 +124,8 @@ def _per_ref(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
         exposure = _round(stats.exposure_micro / MICRO)
         signal = _round(stats.engagement_micro / MICRO)
         if (
-            stats.exposures >= config.negative_min_exposures
+            _carries_taste(types, kind_of_ref)
+            and stats.exposures >= config.negative_min_exposures
             and exposure >= config.negative_min_effective_exposure
             and stats.engagements == 0
             and stats.outcomes == 0
@@ -133,9 +162,14 @@ def _per_ref(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
             )
 
 
-def _sizes(bucket: BucketState, config: SignalsConfig) -> Iterator[_Draft]:
-    """The size with the highest net count (at least 1, and alone at the top) per attr."""
+def _sizes(
+    bucket: BucketState, config: SignalsConfig, types: ObjectTypes | None
+) -> Iterator[_Draft]:
+    """The size with the highest net count (at least 1, and alone at the top) per
+    attribute field the types declare; applied only when asked."""
     for attr, by_size in sorted(bucket.sizes.items()):
+        if types is None or types.role(attr) != "attribute":
+            continue
         if config.is_sensitive(attr) or not by_size:
             continue
         best = max(stats.net for stats in by_size.values())
@@ -163,11 +197,12 @@ def _drafts(
     for_: str,
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
+    types: ObjectTypes | None,
 ) -> Iterator[_Draft]:
-    yield from _affinities(bucket, priors, config)
-    yield from _per_ref(bucket, config)
+    yield from _affinities(bucket, priors, config, types)
+    yield from _per_ref(bucket, config, types)
     if for_ != "gift":  # a gift never becomes an attribute of anyone
-        yield from _sizes(bucket, config)
+        yield from _sizes(bucket, config, types)
 
 
 def _ordered(inferences: Mapping[str, Inference]) -> list[Inference]:
@@ -178,12 +213,18 @@ def derive(
     state: ProfileState,
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
+    types: ObjectTypes | None = None,
 ) -> list[Inference]:
     """The current inferences of the person: active ones from the rules, and deleted ones.
 
-    ``priors`` maps ``(attr, value)`` to the space's prior rate (absent or not positive:
-    ``config.neutral_prior``). An inference is stamped with the ``occurred_at`` of the
-    newest folded event when it first appears (``created_at``) and when any of its
+    ``priors`` maps ``(attr, value)`` to the space's prior rate; a value without one takes
+    the mean prior of its field; each is scaled by the person's activity on the field
+    (:func:`~turnstream.core.derivation.shrinkage.reference_rates`). ``types`` is the
+    space's object types document: only its taste fields get affinities, only its
+    attribute fields inferred sizes (none without a document).
+
+    An inference is stamped with the ``occurred_at`` of the newest folded event when it
+    first appears (``created_at``) and when any of its
     content changes (``updated_at``). A tombstoned id is never active again; one that
     was emitted stays listed as deleted. After an opt-out the stored set is returned
     as it is. Updates ``state.inferences`` to the returned set.
@@ -200,7 +241,7 @@ def derive(
         iid: old for iid, old in state.inferences.items() if iid in state.tombstones
     }
     for for_, bucket in sorted(resolved(state, config).buckets.items()):
-        for draft in _drafts(bucket, for_, priors, config):
+        for draft in _drafts(bucket, for_, priors, config, types):
             iid = inference_id(
                 state.space_id, state.profile_id, for_, draft.kind, draft.attr, draft.value
             )

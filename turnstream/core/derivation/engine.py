@@ -22,6 +22,7 @@ from turnstream.core.derivation.exposure import ExposedItem
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.state import ProfileState, fold
 from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["Derivation", "Held", "PersonKey", "SessionKey", "SignalsEngine"]
 
@@ -69,6 +70,8 @@ class SignalsEngine:
     config: SignalsConfig
     #: The latest priors of a space ((attr, value) -> rate); none: the neutral prior.
     priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
+    #: The object types document of a space; none: nothing is a taste (docs/signals.md).
+    types_for: Callable[[str], ObjectTypes | None] = lambda _space: None
     #: The saved state of ``(space_id, profile_id)``, if any.
     load_state: Callable[[str, str], ProfileState | None] = lambda _space, _profile: None
     #: States kept in memory at most, people with nothing pending evicted first, least
@@ -87,6 +90,18 @@ class SignalsEngine:
     _live: Counter[tuple[Any, int]] = field(default_factory=Counter, repr=False)
     #: Pending sessions per person (who may not be evicted).
     _sessions: Counter[PersonKey] = field(default_factory=Counter, repr=False)
+    #: Per space: the config with its types' sensitive names added.
+    _configs: dict[str, SignalsConfig] = field(default_factory=dict, repr=False)
+
+    def config_for(self, space_id: str) -> SignalsConfig:
+        """``config`` with the sensitive types and fields of the space's types added."""
+        config = self._configs.get(space_id)
+        if config is None:
+            types = self.types_for(space_id)
+            extra = frozenset() if types is None else types.sensitive_names()
+            config = self.config.with_sensitive(extra)
+            self._configs[space_id] = config
+        return config
 
     def offer(self, event: SignalEvent, received_at: datetime, position: Any = None) -> None:
         """Hold an event until its session's derivation fires."""
@@ -135,7 +150,7 @@ class SignalsEngine:
         for key in keys:
             for held in self._release(key):
                 person = _person(held.event)
-                fold(self._state(person), held.event, self.config)
+                fold(self._state(person), held.event, self.config_for(person[0]))
                 touched[person] = None
                 if held.event.kind == "command" and held.event.name == "erase":
                     erased.add(person)
@@ -153,7 +168,13 @@ class SignalsEngine:
                 out.append(Derivation(person[1], person[0], [], [], state, erased=True))
                 continue
             before = dict(state.inferences)
-            inferences = derive(state, self.priors_for(person[0]), self.config)
+            space_id = person[0]
+            inferences = derive(
+                state,
+                self.priors_for(space_id),
+                self.config_for(space_id),
+                self.types_for(space_id),
+            )
             current = {i.id for i in inferences}
             # An inference whose rule no longer holds (or whose person opted out) is
             # retracted, so a store that keeps one row per id never keeps a stale one.

@@ -16,12 +16,52 @@ from turnstream.core.constraints import (
     build_block,
 )
 from turnstream.core.derivation import Evidence, Inference
+from turnstream.models.object_types import ObjectTypes, parse_types
 
 NOW = datetime(2026, 9, 29, 14, 0, tzinfo=UTC)
 COLOR = "item_variant.color"
 SIZE = "item_variant.size"
 PRICE = "health_plan.monthly_price"
 NETWORK = "health_plan.network"
+
+
+def _field(pt: str, en: str, es: str, role: str, **more: Any) -> dict[str, Any]:
+    return {"labels": {"pt": pt, "en": en, "es": es}, "role": role, **more}
+
+
+#: The object types of the block tests: labels in three languages, a taste, attributes
+#: of the size family (an item's size in BR, the person's clothing size) and state.
+TYPES: ObjectTypes = parse_types(
+    {
+        "types": {
+            "item_variant": {
+                "fields": {
+                    "color": _field("cor", "colour", "color", "taste"),
+                    "brand": _field("marca", "brand", "marca", "taste"),
+                    "size": _field("tamanho", "size", "talla", "attribute",
+                                   family="size", system="BR"),
+                    "price_sale": _field("preço", "price", "precio", "state"),
+                    "in_stock": _field("em estoque", "in stock", "en stock", "state"),
+                }
+            },
+            "health_plan": {
+                "fields": {
+                    "monthly_price": _field("mensalidade", "monthly price", "cuota mensual",
+                                            "state"),
+                    "network": _field("rede", "network", "red", "taste"),
+                    "copay": _field("coparticipação", "copay", "copago", "state"),
+                }
+            },
+            "person": {
+                "fields": {
+                    "size": _field("tamanho", "size", "talla", "attribute", family="size"),
+                    "clothing_size": _field("tamanho de roupa", "clothing size",
+                                            "talla de ropa", "attribute", family="size"),
+                }
+            },
+        }
+    }
+)  # fmt: skip
 
 
 def ago(hours: float) -> datetime:
@@ -121,12 +161,24 @@ def block(
     *,
     now: datetime = NOW,
     labels: dict[str, str] | None = None,
+    types: ObjectTypes | None = TYPES,
+    soft_max: int | None = None,
     **request: Any,
 ) -> dict[str, Any]:
     """The block of profile p1 in space acme, with the request's fields as keywords."""
     req = BlockRequest(space_id="acme", profile_id="p1", **request)
     return build_block(
-        req, preferences, attributes, inferences, presented, disliked, rules, now, labels=labels
+        req,
+        preferences,
+        attributes,
+        inferences,
+        presented,
+        disliked,
+        rules,
+        now,
+        labels=labels,
+        types=types,
+        soft_max=soft_max,
     )
 
 

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.core.constraints.builders import COLOR, PRICE, attribute, block, pref, rule
+from tests.unit.core.constraints.builders import (
+    COLOR,
+    PRICE,
+    TYPES,
+    attribute,
+    block,
+    inference,
+    pref,
+    rule,
+)
 from turnstream.core.constraints import render_text
 
 MATERIAL = "item_variant.material"
@@ -21,58 +30,98 @@ RULES = [rule("r1", 1, "Never offer discontinued plans.")]
 
 def _text(language: str, labels: dict[str, str] | None = None) -> list[str]:
     got = block(PREFS, ATTRS, rules=RULES, language=language, labels=labels)
-    assert got["text"] == render_text(got, language, labels)
+    words = {**TYPES.labels(language), **(labels or {})}
+    assert got["text"] == render_text(got, language, words)
     return got["text"].split("\n")
 
 
 def test_english_lines() -> None:
     assert _text("en") == [
-        "required: color not black",
-        "required: monthly price at most 700",
-        "preferred: color one of navy",
-        "avoid: material = wool",
-        "the person: size M (BR)",
+        "Required: colour other than black",
+        "Required: monthly price up to 700",
+        "Prefers: colour navy",
+        "Would rather avoid: material wool",
+        "The person: size M (BR)",
         "Never offer discontinued plans.",
     ]
 
 
 def test_portuguese_lines_with_labels() -> None:
-    labels = {COLOR: "cor", PRICE: "mensalidade", "person.size": "tamanho"}
+    labels = {"item_variant.material": "material", "person.size": "manequim"}
     assert _text("pt", labels) == [
-        "exigido: cor sem black",
-        "exigido: mensalidade no máximo 700",
-        "preferido: cor um de navy",
-        "evitar: material igual a wool",
-        "a pessoa: tamanho M (BR)",
+        "Obrigatório: cor que não seja black",
+        "Obrigatório: mensalidade até 700",
+        "Prefere: cor navy",
+        "Prefere evitar: material wool",
+        "A pessoa: manequim M (BR)",
         "Never offer discontinued plans.",
     ]
 
 
 def test_spanish_lines() -> None:
     assert _text("es") == [
-        "requerido: color sin black",
-        "requerido: monthly price como máximo 700",
-        "preferido: color uno de navy",
-        "evitar: material igual a wool",
-        "la persona: size M (BR)",
+        "Obligatorio: color que no sea black",
+        "Obligatorio: cuota mensual hasta 700",
+        "Prefiere: color navy",
+        "Prefiere evitar: material wool",
+        "La persona: talla M (BR)",
         "Never offer discontinued plans.",
     ]
+
+
+def test_inferred_entries_say_they_are_inferred_in_each_language() -> None:
+    inferred = [
+        inference("i1", "affinity", "item_variant.brand", "brisa", weight=0.9),
+        inference("i2", "interest", "item_variant.ref", "item_variant:acme:7", weight=0.6),
+        inference("i3", "implicit_negative", "item_variant.ref", "item_variant:acme:8",
+                  polarity="avoid", weight=0.5),
+        inference("i4", "attribute", "item_variant.size", "L", polarity=None),
+    ]  # fmt: skip
+    got = {
+        lang: block(inferences=inferred, language=lang, asked=("size",))["text"].split("\n")
+        for lang in ("en", "pt", "es")
+    }
+    assert got["en"] == [
+        "Seems to like (inferred): brand brisa",
+        "Showed interest in (inferred): item_variant:acme:7",
+        "Showed no interest in (inferred): item_variant:acme:8",
+        "The person, from what they bought (inferred): size L (BR)",
+    ]
+    assert got["pt"] == [
+        "Parece gostar de (inferido): marca brisa",
+        "Demonstrou interesse em (inferido): item_variant:acme:7",
+        "Não demonstrou interesse em (inferido): item_variant:acme:8",
+        "A pessoa, pelo que comprou (inferido): tamanho L (BR)",
+    ]
+    assert got["es"] == [
+        "Parece gustarle (inferido): marca brisa",
+        "Mostró interés en (inferido): item_variant:acme:7",
+        "No mostró interés en (inferido): item_variant:acme:8",
+        "La persona, por lo que compró (inferido): talla L (BR)",
+    ]
+
+
+def test_a_list_of_values_is_joined_as_the_language_joins_it() -> None:
+    prefs = [pref("p1", COLOR, "in", ("navy", "beige", "red"), "prefer")]
+    assert block(prefs, language="en")["text"] == "Prefers: colour navy, beige or red"
+    assert block(prefs, language="pt")["text"] == "Prefere: cor navy, beige ou red"
+    assert block(prefs, language="es")["text"] == "Prefiere: color navy, beige o red"
 
 
 def test_the_loser_of_a_conflict_is_left_out_but_stays_in_the_block() -> None:
     got = block(PREFS)
     assert [h["id"] for h in got["hard"] if h.get("lost")] == ["p_old"]
-    assert "color one of black" not in got["text"]
-    assert "required: color not black" in got["text"]
+    assert "Required: colour black" not in got["text"]
+    assert "Required: colour other than black" in got["text"]
 
 
 @pytest.mark.parametrize(
     ("language", "line"),
     [
-        ("en", "required: monthly price between 100 and 250.5"),
-        ("pt-BR", "exigido: monthly price entre 100 e 250.5"),
-        ("es", "requerido: monthly price entre 100 y 250.5"),
-        ("de", "required: monthly price between 100 and 250.5"),
+        ("en", "Required: monthly price between 100 and 250.5"),
+        ("pt-BR", "Obrigatório: mensalidade entre 100 e 250.5"),
+        ("es", "Obligatorio: cuota mensual entre 100 y 250.5"),
+        ("de", "Required: monthly price between 100 and 250.5"),
     ],
 )
 def test_between_in_words(language: str, line: str) -> None:
@@ -83,14 +132,14 @@ def test_between_in_words(language: str, line: str) -> None:
 @pytest.mark.parametrize(
     ("op", "values", "strength", "line"),
     [
-        ("eq", (False,), "must", "required: copay = false"),
-        ("eq", ("x",), "must_not", "required: copay not x"),
-        ("gt", (10,), "must", "required: copay over 10"),
-        ("lte", (10,), "must_not", "required: copay over 10"),
-        ("lt", (10,), "must", "required: copay under 10"),
-        ("gte", (10,), "must", "required: copay at least 10"),
-        ("between", (1, 5), "must_not", "required: copay not between 1 and 5"),
-        ("in", ("a", "b"), "must", "required: copay one of a, b"),
+        ("eq", (False,), "must", "Required: copay false"),
+        ("eq", ("x",), "must_not", "Required: copay other than x"),
+        ("gt", (10,), "must", "Required: copay over 10"),
+        ("lte", (10,), "must_not", "Required: copay over 10"),
+        ("lt", (10,), "must", "Required: copay under 10"),
+        ("gte", (10,), "must", "Required: copay from 10"),
+        ("between", (1, 5), "must_not", "Required: copay outside 1 to 5"),
+        ("in", ("a", "b"), "must", "Required: copay a or b"),
     ],
 )
 def test_operators_in_english_words(op: str, values: tuple, strength: str, line: str) -> None:
@@ -98,11 +147,28 @@ def test_operators_in_english_words(op: str, values: tuple, strength: str, line:
     assert got["text"] == line
 
 
+def test_a_field_without_a_label_is_its_name_in_words() -> None:
+    got = block([pref("p1", "health_plan.waiting_days", "lte", (30,), "must")], types=None)
+    assert got["text"] == "Required: waiting days up to 30"
+
+
 def test_asking_for_whom_is_a_line() -> None:
-    assert block(delivery_elsewhere=True, language="pt")["text"] == "pergunte antes: para quem é"
+    assert block(delivery_elsewhere=True, language="pt")["text"] == "Pergunte antes: para quem é"
 
 
 def test_a_block_with_nothing_to_say_has_an_empty_text() -> None:
     got = block(rules=[rule("r1", 1, "")])
     assert got["text"] == ""
     assert block()["text"] == ""
+
+
+def test_objects_of_one_kind_share_a_line() -> None:
+    inferred = [
+        inference("i1", "interest", "item_variant.ref", "item_variant:acme:7", weight=0.8),
+        inference("i2", "affinity", "item_variant.brand", "brisa", weight=0.7),
+        inference("i3", "interest", "item_variant.ref", "item_variant:acme:9", weight=0.6),
+    ]
+    assert block(inferences=inferred)["text"].split("\n") == [
+        "Showed interest in (inferred): item_variant:acme:7, item_variant:acme:9",
+        "Seems to like (inferred): brand brisa",
+    ]

@@ -7,15 +7,49 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from turnstream.core.derivation import ProfileState, SignalEvent, SignalsConfig, fold
+from turnstream.models.object_types import ObjectTypes, parse_types
 
 T0 = datetime(2026, 9, 29, 14, 0, tzinfo=UTC)
 CONFIG = SignalsConfig()
+
+
+def _field(role: str, **more: Any) -> dict[str, Any]:
+    return {"labels": {"pt": "x", "en": "x", "es": "x"}, "role": role, **more}
+
+
+#: The types the derivation tests fold with: colour and brand carry a taste, size is an
+#: attribute, price and stock are state.
+TYPES: ObjectTypes = parse_types(
+    {
+        "types": {
+            "item_variant": {
+                "fields": {
+                    "color": _field("taste"),
+                    "brand": _field("taste"),
+                    "size": _field("attribute", family="size", system="BR"),
+                    "price_sale": _field("state", **{"class": "money"}),
+                    "in_stock": _field("state"),
+                    "sku": _field("identifier"),
+                }
+            },
+            "health_plan": {"fields": {"network": _field("taste")}},
+        }
+    }
+)
+#: The space's rates: red is rarely chosen, the other colours often.
+PRIORS = {
+    ("item_variant.color", "red"): 0.1,
+    ("item_variant.color", "blue"): 0.4,
+    ("item_variant.color", "green"): 0.4,
+    ("item_variant.color", "white"): 0.4,
+}
 E1 = "0190f5a2-7b3c-7def-8123-456789abcde1"
 E2 = "0190f5a2-7b3c-7def-8123-456789abcde2"
 E3 = "0190f5a2-7b3c-7def-8123-456789abcde3"
 A = "item_variant:acme:1"
 B = "item_variant:acme:2"
 C = "item_variant:acme:3"
+D = "item_variant:acme:4"
 
 
 def at(seconds: float) -> datetime:

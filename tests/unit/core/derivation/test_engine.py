@@ -2,15 +2,44 @@
 
 from __future__ import annotations
 
-from tests.unit.core.derivation.builders import CONFIG, B, at, engaged, event, item, presented
+from tests.unit.core.derivation.builders import (
+    CONFIG,
+    E1,
+    TYPES,
+    B,
+    at,
+    engaged,
+    event,
+    item,
+    presented,
+)
 from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.derivation.inference import inference_id
+from turnstream.models.object_types import parse_types
 
 CLICK = {"kind": "engaged", "ref": "item_variant:acme:1", "action": "click"}
 
 
 def _engine() -> SignalsEngine:
-    return SignalsEngine(CONFIG)
+    return SignalsEngine(CONFIG, types_for=lambda _space: TYPES)
+
+
+def test_the_types_sensitive_fields_keep_only_a_count() -> None:
+    labels = {"pt": "x", "en": "x", "es": "x"}
+    types = parse_types(
+        {"types": {"item_variant": {"fields": {
+            "color": {"labels": labels, "role": "taste"},
+            "fit": {"labels": labels, "role": "taste", "sensitive": True},
+        }}}}
+    )  # fmt: skip
+    engine = SignalsEngine(CONFIG, types_for=lambda space: types if space == "acme" else None)
+    assert "item_variant.fit" in engine.config_for("acme").sensitive
+    assert "item_variant.fit" not in engine.config_for("lumen").sensitive
+    engine.offer(presented("p1", E1, [item(1, B, color="red", fit="slim")]), at(0))
+    [derived] = engine.fire_all()
+    bucket = derived.state.buckets["self"]
+    assert bucket.sensitive_counts == {"item_variant.fit": 1}
+    assert set(bucket.values) == {"item_variant.color"}
 
 
 def test_nothing_fires_before_a_minute_of_quiet_then_once() -> None:

@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import re
+from typing import Any
+
+import pytest
+from scipy.stats import gamma
 
 from tests.unit.core.derivation.builders import (
     CONFIG,
     E1,
     E2,
+    PRIORS,
+    TYPES,
     A,
     B,
     C,
+    D,
     at,
     command,
     engaged,
@@ -31,19 +38,44 @@ from turnstream.core.derivation import (
     fold,
     inference_id,
 )
+from turnstream.core.derivation.exposure import weight
+from turnstream.core.derivation.shrinkage import posterior, reference_rates
 from turnstream.core.derivation.state import resolved
+from turnstream.core.derivation.values import value_key
 
 COLOR = "item_variant.color"
 
 
-def affinity_events(for_: str = "self") -> list:
-    """A red item shown twice at pos 1 (EE 2.0), clicked (1) in s1 and carted (2) in s2."""
+def four_colours(**red: Any) -> list[dict[str, Any]]:
+    """A red item at pos 1, then blue, green and white ones."""
     return [
-        presented("p1", E1, [item(1, A, color="red")], for_=for_),
-        presented("p2", E2, [item(1, A, color="red")], t=10, for_=for_),
-        engaged("c1", A, "click", t=20, for_=for_),
-        engaged("c2", A, "cart", t=30, session="s2", for_=for_),
+        item(1, A, color="red", **red),
+        item(2, B, color="blue"),
+        item(3, C, color="green"),
+        item(4, D, color="white"),
     ]
+
+
+def affinity_events(for_: str = "self", key: str = "", t0: float = 0, **red: Any) -> list:
+    """Two lists of four colours (red at pos 1: EE 2.0), red clicked, opened and mentioned
+    in s1, clicked, carted and opened in s2: weighted signal 7 from 6 events, 2 sessions."""
+    lists = [
+        presented(f"{key}p1", E1, four_colours(**red), visible_k=4, t=t0, for_=for_),
+        presented(f"{key}p2", E2, four_colours(**red), visible_k=4, t=t0 + 10, for_=for_),
+    ]
+    steps = [
+        ("c1", "click", 20, "s1"),
+        ("c2", "detail", 25, "s1"),
+        ("c3", "mention", 27, "s1"),
+        ("c4", "click", 30, "s2"),
+        ("c5", "cart", 35, "s2"),
+        ("c6", "detail", 37, "s2"),
+    ]
+    clicks = [
+        engaged(f"{key}{k}", A, action, t=t0 + t, session=session, for_=for_)
+        for k, action, t, session in steps
+    ]
+    return lists + clicks
 
 
 def by_kind(inferences: list[Inference]) -> dict[str, list[Inference]]:
@@ -53,41 +85,128 @@ def by_kind(inferences: list[Inference]) -> dict[str, list[Inference]]:
     return out
 
 
+def affinities(state: ProfileState, priors: dict | None = None, **config: Any) -> list:
+    settings = SignalsConfig(**config) if config else CONFIG
+    found = derive(state, PRIORS if priors is None else priors, settings, TYPES)
+    return by_kind(found).get("affinity", [])
+
+
 def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
-    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    assert affinity.weight == 0.3  # min(1, 3 / 10)
-    assert affinity.confidence == 0.666667  # 1 - 1 / (1 + 2)
+    # What the priors expect of this person's exposure: red 2.0 * 0.1, and blue, green and
+    # white (pos 2, 3, 4 twice) * 0.4; the person gave 7: their activity is 7 / that.
+    others = 2 * (weight(2) + weight(3) + weight(4))
+    reference = 0.1 * 7 / (2.0 * 0.1 + others * 0.4)
+    # Gamma-Poisson around it with strength 4, the variance inflated by the mean weight
+    # of an event (7 / 6): shape (7 + 4 * ref) / (7 / 6), rate (2 + 4) / (7 / 6).
+    dispersion = 7 / 6
+    shape, rate = (7 + 4 * reference) / dispersion, 6 / dispersion
+    lift = (shape / rate) / reference
     assert affinity.evidence == Evidence(
-        effective_exposure=2.0, weighted_signal=3.0, events=2, sessions=2, lift=1.5
-    )
-    assert affinity.origin_events == ("c1", "c2")
+        effective_exposure=2.0, weighted_signal=7.0, events=6, sessions=2,
+        lift=affinity.evidence.lift,
+    )  # fmt: skip
+    assert affinity.evidence.lift == pytest.approx(lift, abs=2e-6)  # weights in millionths
+    confidence = float(gamma.sf(reference, a=shape, scale=1 / rate))  # P(rate > reference)
+    assert affinity.confidence == pytest.approx(confidence, abs=2e-6)
+    assert affinity.confidence >= 0.99
+    assert affinity.weight == affinity.confidence  # log2(3.08) > 1: as sure as it is
+    assert affinity.origin_events == ("c1", "c2", "c3", "c4", "c5", "c6")
     assert (affinity.applies, affinity.status, affinity.purposes) == (
         "always",
         "active",
         ("personalization",),
     )
-    assert (affinity.created_at, affinity.updated_at) == (at(30), at(30))
+    assert (affinity.created_at, affinity.updated_at) == (at(37), at(37))
     assert affinity.id == inference_id("acme", "p1", "self", "affinity", COLOR, "red")
 
 
-def test_lift_with_a_prior() -> None:
+def test_shrinkage_at_the_prior() -> None:
+    # The person's rate is the space's: lift exactly 1 whatever the strength; no affinity.
+    state = fold_all(affinity_events())  # rate 5 / 2 = 2.5
+    assert affinities(state, {(COLOR, "red"): 2.5}) == []
+    for strength in (1.0, 4.0, 50.0):
+        shrunk = posterior(5.0, 2.0, 2.5, strength, 4)
+        assert shrunk.lift == pytest.approx(1.0) and 0.3 < shrunk.confidence < 0.7
+    # Far from the prior: the stronger the prior, the closer the lift is pulled to 1.
+    lifts = [posterior(5.0, 2.0, 0.1, k, 4).lift for k in (1.0, 4.0, 50.0)]
+    assert lifts[0] > lifts[1] > lifts[2] > 1.0
+    assert lifts[1] == pytest.approx((5 + 0.4) / 6 / 0.1)
+
+
+def test_one_heavy_event_is_not_as_sure_as_many_light_ones() -> None:
+    light = posterior(6.0, 3.0, 0.5, 4.0, events=6)  # six clicks
+    heavy = posterior(6.0, 3.0, 0.5, 4.0, events=2)  # a cart and ... a purchase's worth
+    assert light.lift == heavy.lift
+    assert light.confidence > heavy.confidence
+
+
+def test_the_reference_is_the_prior_scaled_by_the_persons_activity() -> None:
     state = fold_all(affinity_events())
-    [affinity] = by_kind(derive(state, {(COLOR, "red"): 1.25}, CONFIG))["affinity"]
-    assert affinity.evidence.lift == 1.2  # (3 / 2) / 1.25: exactly the threshold
-    assert "affinity" not in by_kind(derive(state, {(COLOR, "red"): 1.5}, CONFIG))  # lift 1.0
-    # A prior of another value does not apply; the neutral prior does.
-    [neutral] = by_kind(derive(state, {(COLOR, "blue"): 9.0}, CONFIG))["affinity"]
-    assert neutral.evidence.lift == 1.5
+    others = 2 * (weight(2) + weight(3) + weight(4))
+    # No prior of red: the field's mean prior (0.325) stands in for it; blue keeps its own.
+    without_red = {k: v for k, v in PRIORS.items() if k != (COLOR, "red")}
+    by_mean = reference_rates(
+        COLOR, {"red": (7.0, 2.0), "blue": (0.0, 1.0)}, without_red, {COLOR: 0.325}
+    )
+    assert by_mean["red"] == pytest.approx(0.325 * 7 / (0.325 * 2.0 + 0.4 * 1.0))
+    # No prior of the field at all: only the contrast between the person's colours.
+    [own] = affinities(state, {}, affinity_min_confidence=0.5)
+    reference = 7 / (2.0 + others)  # the person's rate over every colour
+    assert own.evidence.lift == pytest.approx((7 + 4 * reference) / 6 / reference, abs=2e-6)
+    # Someone who clicks every colour as often likes none in particular.
+    even = fold_all(
+        [
+            *affinity_events()[:2],
+            *(
+                engaged(f"e{r}{i}", r, t=40 + i, session=f"s{i}")
+                for r in (A, B, C, D)
+                for i in (1, 2)
+            ),
+        ]
+    )
+    assert affinities(even, {}, affinity_min_confidence=0.5) == []
+
+
+def test_affinity_needs_two_sessions() -> None:
+    one_session = [e for e in affinity_events() if e.session == "s1"]
+    one_session += [
+        engaged(f"x{i}", A, a, t=40 + i) for i, a in enumerate(("click", "cart", "detail"))
+    ]
+    state = fold_all(one_session)  # ws 7 in 6 events, one session
+    assert affinities(state) == []
+    assert len(affinities(state, affinity_min_sessions=1)) == 1
+
+
+def test_only_taste_fields_get_affinities() -> None:
+    shown = {"size": "M", "price_sale": 199.9, "in_stock": True, "sku": "x1"}
+    priors = {
+        **PRIORS,
+        **{(f"item_variant.{name}", value_key(value)): 0.1 for name, value in shown.items()},
+    }
+    state = fold_all(affinity_events(**shown))
+    assert [a.attr for a in affinities(state, priors)] == [COLOR]  # no size, price, stock, sku
+    # Size is an attribute: a value from outcomes only, never an affinity.
+    assert {i.kind for i in derive(state, priors, CONFIG, TYPES)} == {"affinity", "interest"}
+
+
+def test_a_field_no_type_declares_is_never_a_taste() -> None:
+    state = fold_all(affinity_events(material="wool"))
+    assert [
+        a.attr for a in affinities(state, {("item_variant.material", "wool"): 0.01, **PRIORS})
+    ] == [COLOR]
+    # And without a types document, nothing is a taste.
+    red = fold_all(affinity_events())
+    assert by_kind(derive(red, PRIORS, CONFIG, None)).get("affinity") is None
 
 
 def test_no_affinity_below_a_threshold() -> None:
-    one_click = fold_all(affinity_events()[:3])  # ws 1, events 1
-    assert "affinity" not in by_kind(derive(one_click, {}, CONFIG))
-    # Two clicks: ws 2 < 3.
-    two_clicks = fold_all([*affinity_events()[:3], engaged("c3", A, t=40)])
-    assert "affinity" not in by_kind(derive(two_clicks, {}, CONFIG))
+    two = fold_all(affinity_events()[:4])  # ws 2 < 3, one session
+    assert affinities(two) == []
+    lift_bar = fold_all(affinity_events())
+    assert affinities(lift_bar, affinity_min_lift=3.5) == []  # lift 3.08
 
 
 def test_lift_is_zero_without_exposure() -> None:
@@ -96,23 +215,16 @@ def test_lift_is_zero_without_exposure() -> None:
         engaged("c1", A, t=1),
         engaged("c2", A, "cart", t=2),
     ]
-    inferences = by_kind(derive(fold_all(events), {}, CONFIG))
+    inferences = by_kind(derive(fold_all(events), PRIORS, CONFIG, TYPES))
     assert "affinity" not in inferences
     [interest] = inferences["interest"]
     assert (interest.evidence.effective_exposure, interest.evidence.lift) == (0.0, 0.0)
 
 
-def test_affinity_weight_is_capped_at_one() -> None:
-    events = [presented("p1", E1, [item(1, A, color="red")])]
-    events += [engaged(f"c{i}", A, "cart", t=i) for i in range(1, 7)]  # ws 12, EE 1
-    [affinity] = by_kind(derive(fold_all(events), {}, CONFIG))["affinity"]
-    assert (affinity.weight, affinity.confidence, affinity.evidence.lift) == (1.0, 0.857143, 12.0)
-
-
 def test_interest_numbers() -> None:
     events = [presented("p1", E1, [item(2, B)], visible_k=3)]
     events += [engaged(f"c{i}", B, t=i) for i in (1, 2, 3)]
-    [interest] = derive(fold_all(events), {}, CONFIG)
+    [interest] = derive(fold_all(events), PRIORS, CONFIG, TYPES)
     assert (interest.kind, interest.attr, interest.value) == ("interest", "item_variant.ref", B)
     assert (interest.polarity, interest.weight, interest.confidence) == ("prefer", 0.6, 0.75)
     # EE 0.630930 (pos 2); ws 3; lift 3 / 0.630930 = 4.754886 (from the rounded EE)
@@ -122,7 +234,7 @@ def test_interest_numbers() -> None:
 
 def test_interest_weight_is_capped_at_one() -> None:
     events = [engaged(f"c{i}", B, t=i) for i in range(1, 7)]
-    [interest] = derive(fold_all(events), {}, CONFIG)
+    [interest] = derive(fold_all(events), PRIORS, CONFIG, TYPES)
     assert (interest.weight, interest.confidence) == (1.0, 0.857143)
 
 
@@ -142,7 +254,11 @@ def exposure_ids(ref: str) -> list[str]:
 
 
 def negatives(state: ProfileState) -> list[Inference]:
-    return [i for i in derive(state, {}, CONFIG) if i.kind == "implicit_negative" and i.value == C]
+    return [
+        i
+        for i in derive(state, PRIORS, CONFIG, TYPES)
+        if i.kind == "implicit_negative" and i.value == C
+    ]
 
 
 def test_implicit_negative_numbers() -> None:
@@ -174,7 +290,7 @@ def size_events(for_: str = "self") -> list:
 
 
 def test_attribute_size_numbers() -> None:
-    [size] = derive(fold_all(size_events()), {}, CONFIG)
+    [size] = derive(fold_all(size_events()), {}, CONFIG, TYPES)
     assert (size.kind, size.attr, size.value, size.polarity) == (
         "attribute",
         "item_variant.size",
@@ -188,19 +304,19 @@ def test_attribute_size_numbers() -> None:
 
 def test_a_tie_between_sizes_infers_none() -> None:
     events = [outcome("o1", A, "purchase", size="M"), outcome("o2", B, "purchase", size="L")]
-    assert derive(fold_all(events), {}, CONFIG) == []
+    assert derive(fold_all(events), PRIORS, CONFIG, TYPES) == []
 
 
 def test_the_gift_bucket_yields_no_attribute() -> None:
     state = fold_all(size_events("gift"))
     assert resolved(state, CONFIG).buckets["gift"].sizes["item_variant.size"]["M"].net == 2
-    assert derive(state, {}, CONFIG) == []
+    assert derive(state, PRIORS, CONFIG, TYPES) == []
 
 
 def test_a_beneficiarys_evidence_never_becomes_selfs() -> None:
     kid = "beneficiary:kid"
     state = fold_all([*affinity_events(kid), *size_events(kid)])
-    inferences = derive(state, {}, CONFIG)
+    inferences = derive(state, PRIORS, CONFIG, TYPES)
     assert {i.for_ for i in inferences} == {kid}
     assert {i.kind for i in inferences} == {"affinity", "interest", "attribute"}
     assert "self" not in state.buckets
@@ -215,71 +331,67 @@ def test_sensitive_types_and_fields_give_no_inference_but_a_count() -> None:
     events = [*affinity_events(), *shown_three_times(plan, 1)]
     events += [engaged("h1", plan, t=60), engaged("h2", plan, "cart", t=61)]
     state = fold_all(events, config)
-    assert {i.kind for i in derive(state, {}, config)} == {"interest"}  # of A, not the plan
+    assert {i.kind for i in derive(state, PRIORS, config, TYPES)} == {"interest"}  # A's
     assert resolved(state, CONFIG).buckets["self"].sensitive_counts == {
         "health_plan": 5,  # 3 presented + 2 engaged
-        "item_variant.color": 4,  # 2 presented + 2 engaged
+        "item_variant.color": 14,  # 2 lists of 4 presented + 6 engaged
     }
 
 
 def test_a_tombstoned_inference_never_comes_back() -> None:
     state = fold_all(affinity_events())
-    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    [affinity] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
-    deleted = [i for i in derive(state, {}, CONFIG) if i.id == affinity.id]
+    deleted = [i for i in derive(state, PRIORS, CONFIG, TYPES) if i.id == affinity.id]
     assert [(i.status, i.created_at, i.updated_at) for i in deleted] == [
-        ("deleted", at(30), at(40))
+        ("deleted", at(37), at(40))
     ]
     # More of the same evidence: still deleted, unchanged.
     fold_all([engaged("c3", A, "cart", t=50), engaged("c4", A, t=51)], state=state)
-    again = [i for i in derive(state, {}, CONFIG) if i.id == affinity.id]
+    again = [i for i in derive(state, PRIORS, CONFIG, TYPES) if i.id == affinity.id]
     assert again == deleted
 
 
 def test_a_corrected_inference_is_tombstoned_too() -> None:
     state = fold_all(affinity_events())
-    [interest] = by_kind(derive(state, {}, CONFIG))["interest"]
+    [interest] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["interest"]
     fold(state, command("x1", "correct", interest.id, t=40), CONFIG)
-    assert [i.status for i in derive(state, {}, CONFIG) if i.kind == "interest"] == ["deleted"]
+    assert [i.status for i in derive(state, PRIORS, CONFIG, TYPES) if i.kind == "interest"] == [
+        "deleted"
+    ]
 
 
 def test_a_tombstone_before_emission_is_never_active() -> None:
     doomed = inference_id("acme", "p1", "self", "affinity", COLOR, "red")
     early = fold_all([command("d0", "delete", doomed), *affinity_events()])
-    statuses = {i.kind: i.status for i in derive(early, {}, CONFIG)}
+    statuses = {i.kind: i.status for i in derive(early, PRIORS, CONFIG, TYPES)}
     assert statuses == {"affinity": "deleted", "interest": "active"}
     # The same as when the delete comes after the inference was emitted.
     late = fold_all(affinity_events())
-    derive(late, {}, CONFIG)
+    derive(late, PRIORS, CONFIG, TYPES)
     fold(late, command("d0", "delete", doomed), CONFIG)
-    assert [(i.kind, i.status) for i in derive(late, {}, CONFIG)] == [
-        (i.kind, i.status) for i in derive(early, {}, CONFIG)
+    assert [(i.kind, i.status) for i in derive(late, PRIORS, CONFIG, TYPES)] == [
+        (i.kind, i.status) for i in derive(early, PRIORS, CONFIG, TYPES)
     ]
 
 
 def test_erase_then_the_same_evidence_does_not_revive_a_tombstone() -> None:
     state = fold_all(affinity_events())
-    [affinity] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    [affinity] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
     fold(state, command("e1", "erase", t=41), CONFIG)
-    again = [
-        presented("q1", E1, [item(1, A, color="red")], t=50),
-        presented("q2", E2, [item(1, A, color="red")], t=51),
-        engaged("q3", A, t=52),
-        engaged("q4", A, "cart", t=53),
-    ]
-    fold_all(again, state=state)
-    statuses = [(i.kind, i.status) for i in derive(state, {}, CONFIG)]
+    fold_all(affinity_events(key="q", t0=50), state=state)
+    statuses = [(i.kind, i.status) for i in derive(state, PRIORS, CONFIG, TYPES)]
     assert statuses == [("affinity", "deleted"), ("interest", "active")]
 
 
 def test_opt_out_stops_derivation_and_withdraws_inferences() -> None:
     state = fold_all(affinity_events())
-    assert derive(state, {}, CONFIG)
+    assert derive(state, PRIORS, CONFIG, TYPES)
     fold(state, command("x1", "opt_out", t=40), CONFIG)
     fold_all(shown_three_times(C, 1), state=state)
     fold_all([engaged("c9", B, t=60), engaged("c10", B, t=61)], state=state)
-    assert derive(state, {}, CONFIG) == []
+    assert derive(state, PRIORS, CONFIG, TYPES) == []
     assert derive(state, {(COLOR, "red"): 1.25}, CONFIG) == []
     assert state.inferences == {}
     # Exposures are still measured after the opt-out.
@@ -289,25 +401,26 @@ def test_opt_out_stops_derivation_and_withdraws_inferences() -> None:
 def test_opt_out_gives_the_same_result_wherever_it_falls() -> None:
     early = fold_all([command("x0", "opt_out", t=-1), *affinity_events()])
     late = fold_all([*affinity_events(), command("x0", "opt_out", t=-1)])
-    assert derive(early, {}, CONFIG) == derive(late, {}, CONFIG) == []
+    assert derive(early, PRIORS, CONFIG, TYPES) == derive(late, PRIORS, CONFIG, TYPES) == []
     assert early.exposures("self") == late.exposures("self")
 
 
 def test_never_a_preference_and_never_hard() -> None:
     state = fold_all([preference("pr1"), *affinity_events(), *shown_three_times(C, 1)])
-    inferences = derive(state, {}, CONFIG)
+    inferences = derive(state, PRIORS, CONFIG, TYPES)
     assert {i.kind for i in inferences} == {"affinity", "interest", "implicit_negative"}
     assert {i.polarity for i in inferences} == {"prefer", "avoid"}
 
 
 def test_created_at_stays_and_updated_at_follows_changes() -> None:
     state = fold_all(affinity_events())
-    [first] = by_kind(derive(state, {}, CONFIG))["affinity"]
-    fold(state, engaged("c3", A, t=40), CONFIG)
-    [changed] = by_kind(derive(state, {}, CONFIG))["affinity"]
-    assert (changed.created_at, changed.updated_at, changed.weight) == (at(30), at(40), 0.4)
+    [first] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
+    fold(state, engaged("c7", A, t=40), CONFIG)
+    [changed] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
+    assert (changed.created_at, changed.updated_at) == (at(37), at(40))
+    assert changed.weight > first.weight  # one more click: surer
     fold(state, preference("pr1", t=50), CONFIG)
-    [same] = by_kind(derive(state, {}, CONFIG))["affinity"]
+    [same] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     assert same == changed
     assert first.id == same.id
 
@@ -326,8 +439,26 @@ def test_inference_ids_are_deterministic() -> None:
 
 def test_derivation_is_idempotent() -> None:
     state = fold_all([*affinity_events(), *shown_three_times(C, 1), *size_events()])
-    first = derive(state, {}, CONFIG)
-    assert derive(state, {}, CONFIG) == first
+    first = derive(state, PRIORS, CONFIG, TYPES)
+    assert derive(state, PRIORS, CONFIG, TYPES) == first
     other = fold_all([*affinity_events(), *shown_three_times(C, 1), *size_events()])
-    assert derive(other, {}, CONFIG) == first
+    assert derive(other, PRIORS, CONFIG, TYPES) == first
     assert [Inference.from_dict(i.to_dict()) for i in first] == first
+
+
+def test_sizes_only_for_a_field_the_types_declare_an_attribute() -> None:
+    state = fold_all(size_events())
+    assert [i.attr for i in derive(state, {}, CONFIG, TYPES)] == ["item_variant.size"]
+    assert derive(state, {}, CONFIG, None) == []  # without types, no inferred size
+    shoes = fold_all([outcome("o1", "shoe:acme:1", "purchase", size="42", t=1)])
+    assert derive(shoes, {}, CONFIG, TYPES) == []  # shoe.size is not declared
+
+
+def test_implicit_negatives_only_for_objects_that_carry_a_taste() -> None:
+    voucher = "voucher:acme:9"  # a type the document does not declare
+    state = fold_all([*shown_three_times(C, 1), *shown_three_times(voucher, 1)])
+    found = derive(state, {}, CONFIG, TYPES)
+    assert [(i.kind, i.value) for i in found if i.kind == "implicit_negative"] == [
+        ("implicit_negative", C)
+    ]
+    assert derive(state, {}, CONFIG, None) == []
