@@ -19,7 +19,7 @@ import faust
 
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.core.object_types import check_spaces, types_for_space
+from turnstream.core.object_types import check_spaces, sensitive_names, types_for_space
 from turnstream.jobs.runner import run_job_here
 from turnstream.models.object_types import ObjectTypes
 from turnstream.producer import Producer
@@ -104,7 +104,7 @@ def prepare_store(store: Store, settings: Settings) -> list[int]:
     """Apply the migrations and write the sensitive names the aggregates' views leave
     out; the migrations applied now."""
     applied = apply_migrations(store)
-    write_sensitive(store, settings.sensitive_names())
+    write_sensitive(store, sensitive_names(settings))
     return applied
 
 

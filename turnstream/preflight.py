@@ -23,10 +23,12 @@ from pydantic import TypeAdapter, ValidationError
 
 from turnstream.config import Feature, Settings, SpaceConfig, exposure_keys_variable
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
+from turnstream.core.object_types import binding_problems, types_for_space
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
 from turnstream.models.common import AttrRef
 from turnstream.models.measurement import MeasurementDocument, load_measurement
+from turnstream.models.object_types import ObjectTypes, load_types
 from turnstream.sinks.store import chdb_path, describe_dsn
 
 __all__ = [
@@ -259,6 +261,36 @@ def _exposure_keys(settings: Settings) -> Iterator[Finding]:
             )
 
 
+def _types(doc: ObjectTypes) -> str:
+    fields = sum(len(t.fields) for t in doc.types.values())
+    return f"{len(doc.types)} object types, {fields} fields"
+
+
+def _types_against_spaces(settings: Settings) -> Iterator[Finding]:
+    """What the worker checks at start-up (tool bindings name declared fields; a document
+    that does not load is reported by its own check), and a space with signals but no
+    types document: it infers no affinity and no size."""
+    for space_id, space in settings.spaces.items():
+        if space.types is None:
+            if space.has(Feature.signals):
+                yield Finding(
+                    f"spaces.{space_id}.types",
+                    "none: signals are on, but a field no type declares is never a taste, "
+                    "so this space infers no affinity and no size (interests only)",
+                    Level.warning,
+                )
+            continue
+        if space.tool_bindings is None:
+            continue
+        try:
+            types, bindings = types_for_space(space), load_bindings(space.tool_bindings)
+        except TurnstreamError:
+            continue  # said by the document's own check
+        assert types is not None
+        for path, message in binding_problems(bindings, types):
+            yield Finding(f"spaces.{space_id}.tool_bindings", f"{path}: {message}", Level.error)
+
+
 def _experiments(doc: MeasurementDocument) -> str:
     ids = ", ".join(e.id for e in doc.experiments)
     count = len(doc.experiments)
@@ -278,7 +310,9 @@ CHECKS: tuple[Check, ...] = (
     Check("identity.secret", _secret),
     Check("worker", _worker),
     Check("spaces", _spaces),
+    per_space_document("types", load_types, _types),
     per_space_document("tool_bindings", load_bindings, _bindings),
+    Check("spaces.*.types", _types_against_spaces),
     Check("spaces.*.exposure_keys", _exposure_keys),
     Check("jobs", _jobs),
     document("jobs.measurement", lambda s: s.jobs.measurement, load_measurement, _experiments),

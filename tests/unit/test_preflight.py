@@ -191,7 +191,7 @@ def test_exposure_keys_are_counted_never_shown(tmp_path: Path) -> None:
     report = check_settings(_settings(tmp_path, text))
     lines = [f.line() for f in report.findings]
     assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in lines
-    assert not report.at(Level.warning)
+    assert not [f for f in report.at(Level.warning) if f.setting.endswith("exposure_keys")]
     assert all(key not in line for key in keys for line in lines)
 
 
@@ -201,7 +201,7 @@ def test_a_space_with_signals_and_no_exposure_key_warns_naming_its_variable(
     text = '[spaces.shop-2]\nfeatures = ["signals"]\n[spaces.quiet]\nfeatures = ["turns"]\n'
     report = check_settings(_settings(tmp_path, text))
     warnings = {f.setting: f.text for f in report.at(Level.warning)}
-    assert list(warnings) == ["spaces.shop-2.exposure_keys"]
+    assert [w for w in warnings if w.endswith("exposure_keys")] == ["spaces.shop-2.exposure_keys"]
     assert "TURNSTREAM_EXPOSURE_KEYS_SHOP_2" in warnings["spaces.shop-2.exposure_keys"]
     assert report.would_start() and not report.would_start(strict=True)
 
@@ -211,3 +211,35 @@ def test_a_key_shared_by_two_spaces_warns(tmp_path: Path) -> None:
     text = f"[spaces.a]\nexposure_keys = {key}\n[spaces.b]\nexposure_keys = {key}\n"
     warnings = check_settings(_settings(tmp_path, text)).at(Level.warning)
     assert [(f.setting, "a, b" in f.text) for f in warnings] == [("spaces.*.exposure_keys", True)]
+
+
+def test_the_types_document_is_loaded_and_a_signals_space_without_one_warns(
+    tmp_path: Path,
+) -> None:
+    text = (
+        f'[spaces.acme]\nfeatures = ["signals"]\ntypes = "{EXAMPLES / "types.toml"}"\n'
+        '[spaces.bare]\nfeatures = ["signals"]\n'
+    )
+    report = check_settings(_settings(tmp_path, text))
+    lines = {f.setting: f for f in report.findings}
+    assert "object types" in lines["spaces.acme.types"].text
+    assert lines["spaces.acme.types"].level is Level.info
+    assert lines["spaces.bare.types"].level is Level.warning
+
+
+def test_a_broken_types_document_is_an_error_naming_the_space(tmp_path: Path) -> None:
+    broken = tmp_path / "types.toml"
+    broken.write_text("[types.item]\n")  # a type with no fields
+    settings = _settings(tmp_path, f'[spaces.acme]\ntypes = "{broken}"\n')
+    errors = [f for f in check_settings(settings).at(Level.error)]
+    assert [f.setting for f in errors] == ["spaces.acme.types"]  # said once
+    assert str(broken) in errors[0].text
+
+
+def test_a_binding_naming_an_undeclared_field_is_an_error(tmp_path: Path) -> None:
+    bindings = tmp_path / "b.json"
+    binding = {"tool": "search", "args": [{"attr": "item_variant.flavour", "param": "f"}]}
+    bindings.write_text(json.dumps({"bindings": [binding]}))
+    text = f'[spaces.acme]\ntypes = "{EXAMPLES / "types.toml"}"\ntool_bindings = "{bindings}"\n'
+    errors = _errors(_settings(tmp_path, text))
+    assert "item_variant.flavour" in errors["spaces.acme.tool_bindings"]

@@ -186,9 +186,10 @@ class Settings(_Section):
     source: Path | None = None
 
     def sensitive_names(self) -> frozenset[str]:
-        """The sensitive types and ``type.field`` names: never aggregated by value, never
-        inferred. Every reader of sensitivity outside derivation goes through here (today
-        ``[signals] sensitive``; an object types document may add its markings here)."""
+        """The sensitive types and ``type.field`` names ``[signals] sensitive`` lists: never
+        aggregated by value, never inferred. The object types documents add their markings
+        in :func:`turnstream.core.object_types.sensitive_names`, which the aggregates'
+        writers read (config cannot import the documents' loader)."""
         return self.signals.sensitive
 
     @model_validator(mode="after")

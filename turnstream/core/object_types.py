@@ -19,6 +19,7 @@ from turnstream.models.object_types import ObjectTypes, load_types
 __all__ = [
     "binding_problems",
     "check_spaces",
+    "sensitive_names",
     "space_types",
     "types_for_space",
 ]
@@ -42,6 +43,17 @@ def types_for_space(space: SpaceConfig | None) -> ObjectTypes | None:
 def space_types(settings: Settings) -> dict[str, ObjectTypes | None]:
     """Every configured space's types document (``None``: the space has none)."""
     return {space_id: types_for_space(space) for space_id, space in settings.spaces.items()}
+
+
+def sensitive_names(settings: Settings) -> frozenset[str]:
+    """Every sensitive type and ``type.field``: ``[signals] sensitive`` and every space's
+    types document's markings. The aggregates' views leave them out for every space (a
+    name one space marks is kept out of all: the safe side)."""
+    names = set(settings.sensitive_names())
+    for types in space_types(settings).values():
+        if types is not None:
+            names |= types.sensitive_names()
+    return frozenset(names)
 
 
 def binding_problems(doc: BindingsDocument, types: ObjectTypes) -> list[tuple[str, str]]:

@@ -13,6 +13,7 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 
 from turnstream.config import Settings
+from turnstream.core.object_types import sensitive_names
 from turnstream.errors import ConfigError
 from turnstream.jobs.experiments import compare_experiment, write_results
 from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
@@ -43,7 +44,7 @@ def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[st
         store,
         _as_of(params),
         floor=jobs.priors_floor,
-        sensitive=settings.sensitive_names(),
+        sensitive=sensitive_names(settings),
         limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
     ).as_dict()
 

@@ -24,7 +24,10 @@ def _run(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-unty
     return CliRunner().invoke(app, list(args), env=env)
 
 
-def test_the_summary_names_what_it_found_and_masks_credentials(tmp_path: Path) -> None:
+def test_the_summary_names_what_it_found_and_masks_credentials(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EXAMPLES.parent)  # its documents' paths are from the checkout
     secret = tmp_path / "secret"
     secret.write_text("a-long-enough-real-secret\n")
     result = _run(
@@ -69,10 +72,13 @@ def test_each_problem_is_listed_with_its_setting(tmp_path: Path) -> None:
     assert "error: jobs.measurement: measurement document nope.toml does not exist" in (
         result.output
     )
-    assert "the worker would not start: 3 errors" in result.output
+    assert "the worker would not start: 3 errors" in result.output, result.output
 
 
-def test_the_placeholder_passes_with_a_warning_and_strict_refuses_it(tmp_path: Path) -> None:
+def test_the_placeholder_passes_with_a_warning_and_strict_refuses_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(EXAMPLES.parent)  # its documents' paths are from the checkout
     config = str(EXAMPLES / "turnstream.toml")  # its secret is dev-only-not-a-secret
     relaxed = _run("config", "check", "--config", config)
     assert relaxed.exit_code == 0
