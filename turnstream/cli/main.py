@@ -28,6 +28,7 @@ from turnstream.cli.common import (
 from turnstream.cli.contract import contract_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
+from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
 from turnstream.config import Settings
 from turnstream.jsonl import read_lines, validate_lines
@@ -44,6 +45,7 @@ app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
+app.add_typer(keys_app, name="keys")
 app.add_typer(priors_app, name="priors")
 app.add_typer(retention_app, name="retention")
 app.add_typer(experiments_app, name="experiments")

@@ -39,7 +39,7 @@ def run_job(settings: Settings, name: str, params: dict[str, str], timeout: floa
     """Run a job where the store is: through the worker that owns it, or here."""
     url = owner_url(settings)
     if url is not None:
-        return WorkerClient(url).run_job(name, params, timeout)
+        return WorkerClient(url, settings.api_key()).run_job(name, params, timeout)
     store = Store(settings.store.dsn, settings.store.database)
     try:
         apply_migrations(store)

@@ -17,10 +17,14 @@ from typing import Any
 import faust
 from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
+from faust.web.base import BlueprintManager
 
+from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
+from turnstream.core.access import Role
 from turnstream.errors import StoreError, TurnstreamError
 from turnstream.sinks.store import AsyncStore, Store
+from turnstream.streams.access import auth_middleware, caller
 from turnstream.streams.batch_loop import BatchLoop
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
@@ -53,8 +57,10 @@ def build_app(
     derivation: DerivationDriver,
     producer: Publisher,
     run_job: JobRunner,
+    keys: KeyFile,
 ) -> faust.App:
-    """The worker's Faust app: the two drivers on their batch loops, and the routes."""
+    """The worker's Faust app: the two drivers on their batch loops, and the routes,
+    each asking for a key of ``keys`` with the role ``streams/access.ROUTES`` gives it."""
     w = settings.worker
     app = _App(
         f"{w.app_id}-worker",
@@ -69,7 +75,15 @@ def build_app(
         producer_acks=-1,
         broker_session_timeout=w.session_timeout,
         broker_heartbeat_interval=w.session_timeout / 4,
+        # Faust's own pages (/router, /table, /graph, /stats, the index) are not ours to
+        # declare roles for: none is served.
+        web_router_enabled=False,
+        web_tables_enabled=False,
+        web_graph_enabled=False,
+        web_stats_enabled=False,
     )
+    app.web.blueprints = BlueprintManager([])
+    app.web.web_app.middlewares.append(auth_middleware(keys))
 
     # A failure of one loop (a long broker outage, a store error) restarts that loop
     # from its last commit; the other loop and the routes go on.
@@ -82,17 +96,23 @@ def build_app(
     class StatusView(View):
         async def get(self, request: Request) -> Response:
             now = time.time()
-            return self.json(
-                {
-                    "store": store.store.describe(),
-                    **ingest.stats.as_dict(),
-                    "derivations": derivation.derivations,
-                    "pending_sessions": len(derivation.engine.pending),
-                    # Whether each loop makes progress (see streams/liveness.py).
-                    ingest.name: ingest.liveness.as_dict(now),
-                    derivation.name: derivation.liveness.as_dict(now),
-                }
-            )
+            status = {
+                "store": store.store.describe(),
+                **ingest.stats.as_dict(),
+                "derivations": derivation.derivations,
+                "pending_sessions": len(derivation.engine.pending),
+                # Whether each loop makes progress (see streams/liveness.py).
+                ingest.name: ingest.liveness.as_dict(now),
+                derivation.name: derivation.liveness.as_dict(now),
+            }
+            key = caller(request)
+            if key is None or Role.operator not in key.roles:
+                # Open to healthchecks: no store address, no error text (a store's
+                # message may quote data); the states, counts and offsets stay.
+                status.pop("store")
+                for loop in (ingest.name, derivation.name):
+                    status[loop]["last_error"] = None
+            return self.json(status)
 
     @app.page("/v1/jobs/{name}/")
     class JobView(View):
