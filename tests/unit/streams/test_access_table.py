@@ -58,9 +58,7 @@ def test_every_served_route_declares_its_role(app: faust.App) -> None:
 def test_every_operation_of_the_document_declares_its_role() -> None:
     document = openapi_document()
     operations = {
-        (method.upper(), path)
-        for path, ops in document["paths"].items()
-        for method in ops
+        (method.upper(), path) for path, ops in document["paths"].items() for method in ops
     }
     assert operations == set(ROUTES)
     for (method, path), access in ROUTES.items():
@@ -73,6 +71,4 @@ def test_every_operation_of_the_document_declares_its_role() -> None:
 
 
 def test_only_the_status_probe_is_open() -> None:
-    assert [route for route, access in ROUTES.items() if access is OPEN] == [
-        ("GET", "/v1/status")
-    ]
+    assert [route for route, access in ROUTES.items() if access is OPEN] == [("GET", "/v1/status")]
