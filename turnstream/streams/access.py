@@ -113,6 +113,13 @@ def auth_middleware(
         if isinstance(found, Refusal):
             return refusal_response(found)
         request["turnstream_api_key"] = found
+        unmatched = request.match_info.http_exception
+        if unmatched is not None:  # no such path (404) or method (405): said in JSON
+            return web.json_response(
+                {"error": "no such route" if unmatched.status == 404 else "method not allowed"},
+                status=unmatched.status,
+                headers={k: v for k, v in unmatched.headers.items() if k == "Allow"},
+            )
         if path is None or (method, path) not in ROUTES:
             if path is not None and path not in _DECLARED_PATHS:
                 log.warning("refused %s %s: the route declares no role", method, path)
