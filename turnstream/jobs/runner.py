@@ -11,7 +11,7 @@ import logging
 import time
 
 from turnstream.config import Settings
-from turnstream.errors import TurnstreamError
+from turnstream.errors import UnknownJob
 from turnstream.jobs.registry import JOBS
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
@@ -26,7 +26,7 @@ def run_job_here(store: Store, settings: Settings, name: str, params: dict[str, 
     """Run job ``name`` on ``store`` in this process, logging start, end and report."""
     job = JOBS.get(name)
     if job is None:
-        raise TurnstreamError(f"no job {name!r}; the jobs are: {', '.join(sorted(JOBS))}")
+        raise UnknownJob(f"no job {name!r}; the jobs are: {', '.join(sorted(JOBS))}")
     started = time.monotonic()
     log.info("job %s started %s", name, params)
     report = job(store, settings, params)

@@ -20,7 +20,9 @@ __all__ = [
     "SpaceRequest",
 ]
 
-SpaceId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+SpaceId = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$"), Field(examples=["acme"])
+]
 
 
 class _Body(BaseModel):

@@ -130,6 +130,15 @@ def auth_middleware(
         refusal = authorize(found, access)
         if refusal is not None:
             return refusal_response(refusal)
-        return await handler(request)
+        try:
+            return await handler(request)
+        except web.HTTPClientError as exc:
+            # aiohttp's own refusals (a body over client_max_size: 413) answer in text;
+            # in JSON like every other, naming the body.
+            message = exc.reason or "refused"
+            return web.json_response(
+                {"error": message, "errors": [{"field": "<body>", "message": message}]},
+                status=exc.status,
+            )
 
     return middleware

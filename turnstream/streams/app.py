@@ -22,10 +22,11 @@ from faust.web.base import BlueprintManager
 from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
 from turnstream.core.access import Role
-from turnstream.errors import StoreError, TurnstreamError
+from turnstream.errors import StoreError, TurnstreamError, UnknownJob
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import auth_middleware, caller
 from turnstream.streams.batch_loop import BatchLoop
+from turnstream.streams.bodies import BadBody, json_body
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.routes import Publisher, register_routes
@@ -118,15 +119,16 @@ def build_app(
     class JobView(View):
         async def post(self, request: Request, name: str) -> Response:
             try:
-                params: Any = await request.json()
-            except ValueError:
+                params: Any = await json_body(request)
+            except BadBody:
                 params = {}
             if not isinstance(params, dict):
-                return self.error(400, "body must be a JSON object of parameters")
+                return _refuse(self, 400, "<body>", "body must be a JSON object of parameters")
             try:
                 report = await store.run(run_job, store.store, settings, name, params)
             except TurnstreamError as exc:
-                return self.error(400, str(exc))
+                field = "name" if isinstance(exc, UnknownJob) else "<body>"
+                return _refuse(self, 400, field, str(exc))
             return self.bytes(
                 json.dumps(report, default=str).encode(), content_type="application/json"
             )
@@ -135,25 +137,33 @@ def build_app(
     class SqlView(View):
         async def post(self, request: Request) -> Response:
             try:
-                body: Any = await request.json()
-                sql = body["sql"]
-                parameters = body.get("parameters") or {}
-                if not isinstance(sql, str) or not isinstance(parameters, dict):
-                    raise TypeError
-            except (ValueError, KeyError, TypeError, AttributeError):
-                return self.error(
-                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
-                )
+                body: Any = await json_body(request)
+            except BadBody:
+                return _refuse(self, 400, "<body>", 'not JSON: {"sql": "SELECT ...", ...}')
+            sql = body.get("sql") if isinstance(body, dict) else None
+            parameters = (body.get("parameters") or {}) if isinstance(body, dict) else None
+            if not isinstance(sql, str):
+                return _refuse(self, 422, "sql", "a query (text) is required")
+            if not isinstance(parameters, dict):
+                return _refuse(self, 422, "parameters", "an object of {name: value}")
             try:
                 result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
-                return self.error(400, str(exc))
+                # The store's own refusal (syntax, readonly=1, an unknown table...).
+                return _refuse(self, 400, "sql", str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
             return self.bytes(
                 json.dumps(payload, default=str).encode(), content_type="application/json"
             )
 
     return app
+
+
+def _refuse(view: View, status: int, field: str, message: str) -> Response:
+    """A refusal of the request's input, naming the field (``<body>``: all of it)."""
+    return view.json(
+        {"error": message, "errors": [{"field": field, "message": message}]}, status=status
+    )
 
 
 def _task(loop: BatchLoop[Any], app: faust.App) -> Callable[[], Awaitable[None]]:

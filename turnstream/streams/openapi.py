@@ -51,7 +51,8 @@ def _body(model: type[BaseModel]) -> dict[str, Any]:
 def _responses(ok: str, *errors: str) -> dict[str, Any]:
     out: dict[str, Any] = {ok: {"description": "done", "content": {"application/json": {}}}}
     text = {
-        "400": "the body is not JSON",
+        "400": "the body is not JSON; or the store refused the query (field sql); or no such "
+        "job (field name)",
         "404": "unknown space, or its signals feature is off, or no such record",
         "401": "no valid API key (absent, malformed, unknown or revoked: one answer)",
         "403": "the key lacks the route's role, or is not for the space asked for",
@@ -113,7 +114,7 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "summary": "A read-only query on the store (readonly=1: the store refuses "
                 "writes, DDL, SET and table functions)",
                 "requestBody": _SQL_BODY,
-                "responses": _responses("200", "400"),
+                "responses": _responses("200", "400", "422"),
             }
         },
         "/v1/jobs/{name}/": {

@@ -49,6 +49,7 @@ from turnstream.sinks.review_requests import (
 )
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller, refuse_space
+from turnstream.streams.bodies import BadBody, json_body
 
 __all__ = ["Publisher", "register_routes"]
 
@@ -63,9 +64,10 @@ class _HttpError(Exception):
 
 async def _body(request: Request, model: type[B]) -> B:
     try:
-        data = await request.json()
-    except ValueError:
-        raise _HttpError(400, {"error": "the body is not JSON"}) from None
+        data = await json_body(request)
+    except BadBody:
+        raise _HttpError(400, {"error": "the body is not JSON", "errors": [
+            {"field": "<body>", "message": "not JSON"}]}) from None  # fmt: skip
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -300,7 +302,8 @@ def register_routes(
                         resolve_review, store.store, profile_id, request_id, body
                     )
                 except ReviewNotFound as exc:
-                    raise _HttpError(404, {"error": str(exc)}) from None
+                    raise _HttpError(404, {"error": str(exc), "errors": [
+                        {"field": "request_id", "message": str(exc)}]}) from None  # fmt: skip
                 except ReviewAlreadyResolved as exc:
                     raise _HttpError(409, {"error": str(exc)}) from None
 

@@ -96,7 +96,9 @@ def test_an_operator_sees_every_space_and_by_breaks_down(day) -> None:  # type: 
     for row in body["constraints"]:
         per_space[row["space_id"]] += row["calls"]
     assert per_space == +calls
-    status, by_source = get(deployment, {"space_id": "acme", "by": "source"}, deployment.operator_key)
+    status, by_source = get(
+        deployment, {"space_id": "acme", "by": "source"}, deployment.operator_key
+    )
     assert status == 200 and set(by_source["claims"][0]) >= {"source", "claims", "evidenced_rate"}
     assert "agent" not in by_source["claims"][0]
 
