@@ -181,7 +181,8 @@ def _failing_line(loop: str, record: dict[str, Any]) -> str:
     return (
         f"the {loop} loop has been failing for {record['failing_seconds']:.0f} s "
         f"(since {record['failing_since']}, {record['failures']} failures{where}): "
-        f"{record['last_failure']}: {record['last_error']}"
+        f"{record['last_failure']}: "
+        f"{record['last_error'] or '(the error text is shown to an operator key only)'}"
     )
 
 
