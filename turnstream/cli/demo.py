@@ -13,6 +13,8 @@ import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from pydantic import SecretStr
+
 from turnstream.cli.common import Format, err, out, print_rows, print_summary
 from turnstream.cli.keys import create_key
 from turnstream.cli.report import print_context_use
@@ -78,7 +80,7 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
     # every table through /v1/sql), and the one it prints, for one space.
     operator_key = create_key(demo_settings, ALL_SPACES, frozenset(Role), "demo: the summary")
     demo_settings = demo_settings.model_copy(
-        update={"api": demo_settings.api.model_copy(update={"key": operator_key})}
+        update={"api": demo_settings.api.model_copy(update={"key": SecretStr(operator_key)})}
     )
     demo_key = create_key(demo_settings, DEMO_SPACE, DEMO_ROLES, "demo: printed")
     worker = WorkerProcess(
