@@ -31,6 +31,7 @@ from turnstream.core.access import (
     authorize,
     authorize_space,
 )
+from turnstream.errors import ConfigError
 
 __all__ = ["OPEN", "ROUTES", "auth_middleware", "caller", "refusal_response", "refuse_space"]
 
@@ -105,7 +106,12 @@ def auth_middleware(
     async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         path = _template(request)
         method = "GET" if request.method == "HEAD" else request.method
-        found = authenticate(request.headers.get("Authorization"), keys.current())
+        try:
+            known = keys.current()
+        except ConfigError as exc:  # a keys file edited by hand into nonsense: refuse all
+            log.error("%s", exc)
+            return web.json_response({"error": "the worker cannot read its keys"}, status=503)
+        found = authenticate(request.headers.get("Authorization"), known)
         if path is not None and (method, path) in ROUTES and ROUTES[method, path] is OPEN:
             if isinstance(found, ApiKey):
                 request["turnstream_api_key"] = found
