@@ -156,5 +156,7 @@ key = "{operator_key}"
 {extra}"""
     )
     settings = load_settings(config, environ={})
-    worker = WorkerProcess(config=config, log_path=home / "worker.log", web_port=port)
+    worker = WorkerProcess(
+        config=config, log_path=home / "worker.log", web_port=port, key=operator_key
+    )
     return Deployment(settings, config, worker)
