@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -54,6 +55,9 @@ class Producer:
         # aiokafka binds a client to the running event loop: it is made in start(), so a
         # Producer can be built before the loop runs (the worker's bootstrap does).
         self._client: AIOKafkaProducer | None = None
+        #: The event loop the producer was started on (a sync caller in another thread
+        #: publishes through it: ``turnstream.sdk.Conversation``).
+        self.loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def _producer(self) -> AIOKafkaProducer:
@@ -63,6 +67,7 @@ class Producer:
 
     async def start(self) -> None:
         """Create the input topics if needed and connect to the broker."""
+        self.loop = asyncio.get_running_loop()
         self._client = AIOKafkaProducer(
             bootstrap_servers=self.settings.broker.bootstrap,
             acks="all",

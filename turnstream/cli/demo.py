@@ -43,6 +43,13 @@ INFERENCES_SQL = (
     "round(avgIf(weight, status = 'active'), 3) AS avg_weight "
     "FROM inferences FINAL GROUP BY space_id, kind ORDER BY space_id, kind"
 )
+#: The verdicts the SDK's checker gave the sample's agents, per space (context use).
+VERDICTS_SQL = ReportQuery(by=("space_id",)).verdicts()
+#: Outcomes by what their exposure token was worth: only a valid one attributes.
+TOKENS_SQL = (
+    "SELECT space_id, token_status, count() AS outcomes, countIf(exposure_id != '') AS attributed "
+    "FROM outcomes GROUP BY space_id, token_status ORDER BY space_id, token_status"
+)
 EXPOSURES_SQL = (
     "SELECT space_id, count() AS people_and_objects, sum(exposures) AS exposures, "
     "round(sum(effective_exposure), 2) AS effective_exposure "
@@ -140,6 +147,12 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
             ReportQuery(by=("space_id", "agent")),
             verdicts=False,
         )
+        _step("claims by category and the verdict the SDK's checker gave (per space)")
+        result = read_query(demo_settings, VERDICTS_SQL, ReportQuery(by=("space_id",)).parameters())
+        print_rows(result.columns, result.rows, Format.table)
+        _step("outcomes by exposure token: signed by the SDK, verified by the worker")
+        result = read_query(demo_settings, TOKENS_SQL)
+        print_rows(result.columns, result.rows, Format.table)
         _step("signals: inferences by space and kind, and exposures")
         for sql in (INFERENCES_SQL, EXPOSURES_SQL):
             result = read_query(demo_settings, sql)

@@ -26,6 +26,7 @@ from turnstream.cli.common import (
     settings_from,
 )
 from turnstream.cli.contract import contract_app
+from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.keys import keys_app
@@ -43,6 +44,7 @@ app = typer.Typer(
 )
 app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
+app.add_typer(exposure_app, name="exposure")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
 app.add_typer(keys_app, name="keys")
@@ -250,7 +252,7 @@ def sample(
     from turnstream.dev.sample import sample_day
 
     when = date.fromisoformat(day) if day else (datetime.now(UTC) - timedelta(days=1)).date()
-    lines = sample_day(when, seed)
+    lines = guarded(lambda: sample_day(when, seed))
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_bytes(b"\n".join(lines) + b"\n")
     out.print(f"wrote {len(lines)} items for {when} to {output}")

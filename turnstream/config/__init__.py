@@ -16,6 +16,7 @@ from turnstream.config.settings import (
     SpaceConfig,
     StoreSettings,
     WorkerSettings,
+    exposure_keys_variable,
     load_settings,
 )
 
@@ -32,5 +33,6 @@ __all__ = [
     "SpaceConfig",
     "StoreSettings",
     "WorkerSettings",
+    "exposure_keys_variable",
     "load_settings",
 ]

@@ -9,7 +9,16 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, StringConstraints, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.errors import ConfigError
@@ -26,6 +35,7 @@ __all__ = [
     "SpaceConfig",
     "StoreSettings",
     "WorkerSettings",
+    "exposure_keys_variable",
     "load_settings",
 ]
 
@@ -54,6 +64,20 @@ class RuleConfig(_Section):
     values: tuple[str | int | float | bool, ...] = ()
 
 
+#: At least 16 characters: shorter keys are within reach of a search (HMAC's strength is
+#: the key's).
+_MIN_KEY_CHARS = 16
+
+
+def _long_enough(key: SecretStr) -> SecretStr:
+    if len(key.get_secret_value()) < _MIN_KEY_CHARS:
+        raise ValueError(f"an exposure key has at least {_MIN_KEY_CHARS} characters")
+    return key
+
+
+ExposureKey = Annotated[SecretStr, AfterValidator(_long_enough)]
+
+
 class SpaceConfig(_Section):
     """One tenant's features document, its rules and its tool bindings."""
 
@@ -64,10 +88,20 @@ class SpaceConfig(_Section):
     tool_bindings: str | None = None
     #: Field labels for the block's text, by ``type.field``.
     labels: dict[str, str] = Field(default_factory=dict)
+    #: Keys of the space's exposure tokens (HMAC-SHA256): the first signs, every one
+    #: verifies (rotation: put the new key first and keep the old one until the tokens it
+    #: signed are no longer expected). ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` (comma-separated)
+    #: beats the file. Not ``identity.secret``: a token key may be handed to an agent's
+    #: process, the identity secret never.
+    exposure_keys: tuple[ExposureKey, ...] = ()
 
     def has(self, feature: Feature) -> bool:
         """Whether ``feature`` is on for this space."""
         return feature in self.features
+
+    def token_keys(self) -> tuple[bytes, ...]:
+        """The exposure-token keys as bytes, the signing key first."""
+        return tuple(k.get_secret_value().encode() for k in self.exposure_keys)
 
 
 class BrokerSettings(_Section):
@@ -150,6 +184,19 @@ class Settings(_Section):
     #: Where the file came from (None: built-in defaults).
     source: Path | None = None
 
+    @model_validator(mode="after")
+    def _token_keys_are_not_the_identity_secret(self) -> Settings:
+        # A token key goes to the agents' processes; the identity secret must not.
+        secret = self.identity.secret.get_secret_value() if self.identity.secret else None
+        for space_id, space in self.spaces.items():
+            for i, key in enumerate(space.exposure_keys):
+                if secret and key.get_secret_value() == secret:
+                    raise ValueError(
+                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
+                        "identity.secret"
+                    )
+        return self
+
     def space(self, space_id: str) -> SpaceConfig | None:
         """The space's features document, or None for a space not configured."""
         return self.spaces.get(space_id)
@@ -189,6 +236,11 @@ class Settings(_Section):
         return self.identity.secret.get_secret_value().encode()
 
 
+def exposure_keys_variable(space_id: str) -> str:
+    """The environment variable holding a space's exposure keys (``-`` becomes ``_``)."""
+    return "TURNSTREAM_EXPOSURE_KEYS_" + space_id.upper().replace("-", "_")
+
+
 def load_settings(
     path: str | Path | None = None,
     *,
@@ -200,7 +252,8 @@ def load_settings(
 
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
     the file; ``TURNSTREAM_SECRET`` beats the file's secret, ``TURNSTREAM_API_KEY`` its
-    ``[api] key``.
+    ``[api] key``, and ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
+    ``exposure_keys``.
     """
     env = os.environ if environ is None else environ
     chosen = path or env.get("TURNSTREAM_CONFIG")
@@ -225,6 +278,11 @@ def load_settings(
     for (section, key), value in overrides.items():
         if value:
             data.setdefault(section, {})[key] = value
+    spaces = data.get("spaces")
+    for space_id, space in spaces.items() if isinstance(spaces, dict) else ():
+        keys = env.get(exposure_keys_variable(str(space_id)))
+        if keys and isinstance(space, dict):
+            space["exposure_keys"] = [k.strip() for k in keys.split(",") if k.strip()]
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from turnstream.config import Feature, Settings
+from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
 from turnstream.errors import InvalidItem
-from turnstream.models import InteractionItem, Item, Turn, parse_item
+from turnstream.models import InteractionItem, Item, Outcome, Turn, parse_item
 
 __all__ = [
     "Decision",
@@ -62,7 +63,8 @@ class Decision:
     ``item`` is set when (some of) it is accepted; ``refusal`` when (some of) it goes to
     dead letters. A turn of a space whose ``signals`` feature is off is both: the turn is
     kept, its interactions are refused. ``duplicate`` means the idempotency key was
-    already taken by another message: nothing is written.
+    already taken by another message: nothing is written. ``token`` is an accepted
+    outcome's exposure token as the space's keys judge it (None for other items).
     """
 
     source: Source
@@ -72,6 +74,7 @@ class Decision:
     profile_id: str | None = None
     refusal: Refusal | None = None
     duplicate: bool = False
+    token: TokenCheck | None = None
 
     @property
     def keep_interactions(self) -> bool:
@@ -136,7 +139,12 @@ def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
             f"the space's signals feature is off: {len(item.interactions)} interactions refused",
         )
     profile_id = resolve_profile(item, settings.secret_bytes())
-    return Decision(source, raw, key, item, profile_id, partial)
+    token = None
+    if isinstance(item, Outcome):
+        # Verified here, in the one rule live and replay share: a token that fails never
+        # attributes, in the raw table or in derivation (accepted_for drops it).
+        token = check_token(item.exposure_token, item.space_id, space.token_keys())
+    return Decision(source, raw, key, item, profile_id, partial, token=token)
 
 
 def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision:

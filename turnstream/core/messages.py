@@ -38,13 +38,20 @@ def dead_letter_for(decision: Decision, received_at: datetime) -> bytes:
 
 def accepted_for(decision: Decision) -> bytes:
     """The fan-out message of an accepted item: the item without its handle, with its
-    profile id (and without its interactions when they were refused)."""
+    profile id (and without its interactions when they were refused). An outcome carries
+    its ``token_status``, and its ``exposure_token`` only when valid, so that derivation
+    never attributes through a token that failed."""
     assert decision.item is not None and decision.profile_id is not None
     exclude = {"handle", "profile_id"}
     if not decision.keep_interactions and "interactions" in type(decision.item).model_fields:
         exclude.add("interactions")
+    token = decision.token
+    if token is not None and not token.attributes:
+        exclude.add("exposure_token")
     body = decision.item.model_dump_json(by_alias=True, exclude=exclude).encode()
     tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
+    if token is not None:
+        tail += b',"token_status":' + json.dumps(token.status).encode()
     if "interactions" in exclude:
         tail += b',"interactions":[]'
     return body[:-1] + tail + b"}"  # an item always has fields: body is never "{}"

@@ -5,6 +5,7 @@ the tests' ``deployment_factory`` fixture and ``bench/`` build on it."""
 from __future__ import annotations
 
 import asyncio
+import json
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,7 @@ from turnstream.api_keys import KeyFile
 from turnstream.config import Settings, load_settings
 from turnstream.core.access import ALL_SPACES, Role
 from turnstream.dev import free_port
+from turnstream.dev.sample import EXPOSURE_KEYS
 from turnstream.dev.worker_process import WorkerProcess
 from turnstream.producer import Producer
 from turnstream.sinks.summary import table_counts
@@ -22,19 +24,28 @@ from turnstream.worker_client import read_query
 
 __all__ = ["SPACES", "Deployment", "new_deployment"]
 
-#: The spaces every deployment has: one per language, with different features.
-SPACES = """
+
+def _keys(space: str) -> str:
+    return json.dumps(list(EXPOSURE_KEYS[space]))
+
+
+#: The spaces every deployment has: one per language, with different features, and the
+#: sample day's exposure keys (so its tokens verify as they do in ``make run``).
+SPACES = f"""
 [spaces.acme]
 language = "pt"
 features = ["signals", "claims", "turns"]
+exposure_keys = {_keys("acme")}
 
 [spaces.lumen]
 language = "en"
 features = ["signals", "turns"]
+exposure_keys = {_keys("lumen")}
 
 [spaces.vida]
 language = "es"
 features = ["turns", "claims"]
+exposure_keys = {_keys("vida")}
 """
 
 

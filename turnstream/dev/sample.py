@@ -8,20 +8,22 @@ advance. Only the standard library is used: the items are plain dicts dumped as 
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
 import random
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
+from functools import cache
 from typing import Any
 
+from turnstream.dev.sample_claims import PROMPT, retail_contract, scene
+from turnstream.sdk import Conversation, TurnFrame, exposure_token, turn_key
+
 __all__ = [
+    "EXPOSURE_KEYS",
     "INVALID_KINDS",
     "MixedBatch",
-    "exposure_token",
     "mixed_items",
     "sample_day",
     "uuid7",
@@ -69,13 +71,13 @@ def uuid7(ts_ms: int, rand: random.Random) -> str:
     return str(uuid.UUID(int=value | rand.getrandbits(62)))
 
 
-def exposure_token(exposure_id: str, pos: int, secret: bytes = b"sample") -> str:
-    """``nx1.<exposure_id>.<pos>.<verifier>``; the verifier is 16 hex chars of HMAC-SHA256."""
-    if pos < 1:
-        raise ValueError(f"pos counts from 1, got {pos}")
-    message = f"{exposure_id}.{pos}".encode()
-    verifier = hmac.new(secret, message, hashlib.sha256).hexdigest()[:16]
-    return f"nx1.{exposure_id}.{pos}.{verifier}"
+#: The exposure keys of ``examples/turnstream.toml`` and of the test deployments (the first
+#: signs; acme's second is its previous key, still accepted).
+EXPOSURE_KEYS = {
+    "acme": ("dev-only-acme-exposure-key-2026-11", "dev-only-acme-exposure-key-2026-08"),
+    "lumen": ("dev-only-lumen-exposure-key-2026-11",),
+    "vida": ("dev-only-vida-exposure-key-2026-11",),
+}
 
 
 def _ms(at: datetime) -> int:
@@ -247,9 +249,11 @@ class _Session:
     conv: str
     agent: str
     at: datetime
+    language: str = "pt"
     turns: int = 0
     exposures: list[_Exposure] = field(default_factory=list)
     cart: list[tuple[int, str, int]] = field(default_factory=list)
+    conversation: Conversation | None = None
 
     @property
     def space(self) -> _Space:
@@ -264,7 +268,9 @@ def _session(s: _Stream, person: _Person, at: datetime) -> _Session:
     conv = f"{_SOURCE_PREFIX[source]}-{person.space}-{s.key('c').rsplit('-', 1)[1]}"
     agents = _SPACES[person.space].agents
     agent = agents[-1] if s.rand.random() < 0.25 else agents[0]
-    return _Session(person, source, conv, agent, at)
+    languages, weights = zip(*_LANGUAGES[person.space], strict=True)
+    language = s.rand.choices(languages, weights)[0]
+    return _Session(person, source, conv, agent, at, language)
 
 
 def _envelope(s: _Stream, kind: str, sess: _Session, at: datetime | None = None) -> Item:
@@ -280,119 +286,126 @@ def _envelope(s: _Stream, kind: str, sess: _Session, at: datetime | None = None)
     }
 
 
-# --------------------------------------------------------------------------- claims
+# --------------------------------------------------------------------------- turns
 
 
-_CLAIM_VERDICTS = {
-    "price": (
-        ("matched", 10),
-        ("mismatch", 3),
-        ("stale", 2),
-        ("no_evidence", 2),
-        ("quoted_found", 2),
-        ("not_checked", 1),
-    ),
-    "deadline": (
-        ("matched", 5),
-        ("no_evidence", 3),
-        ("quoted_found", 2),
-        ("mismatch", 1),
-        ("not_checked", 2),
-    ),
-    "availability": (
-        ("matched", 5),
-        ("quoted_found", 2),
-        ("stale", 2),
-        ("no_evidence", 2),
-        ("not_checked", 1),
-    ),
-    "action_promise": (("anchored", 4), ("unsupported", 3), ("not_checked", 3)),
+#: The spaces whose agents have a claim contract (lumen's has none: its turns carry no
+#: claims), and the share of their turns said through the guard rather than in count mode.
+_GUARDED = {"acme": 0.5, "vida": 0.3, "ghost": 0.0}
+#: Each space's languages and how often each is spoken (the contract reads all three).
+_LANGUAGES = {
+    "acme": (("pt", 7), ("en", 2), ("es", 1)),
+    "lumen": (("en", 1),),
+    "vida": (("es", 8), ("pt", 2)),
+    "ghost": (("pt", 1),),
 }
-_CLAIM_ACTIONS = {
-    "matched": ("none",),
-    "quoted_found": ("none",),
-    "anchored": ("none",),
-    "mismatch": ("block", "rewrite", "warn"),
-    "stale": ("warn", "rewrite"),
-    "no_evidence": ("warn", "count"),
-    "unsupported": ("count", "block", "warn"),
-    "not_checked": ("none", "count"),
-}
-_PROMISES = (
-    "I'll send the tracking code by e-mail",
-    "I'll reserve it for you until tomorrow",
-    "I'll ask the team to call you back",
-    "I'll send the contract by WhatsApp",
-)
+_OPENERS = {"pt": ("Claro! ", "Boa escolha. ", ""), "en": ("Sure! ", "Good choice. ", ""),
+            "es": ("¡Claro! ", "Buena elección. ", "")}  # fmt: skip
+#: How often an agent repeats its own prompt (the contract's internal-text fingerprints).
+_LEAKS = 0.015
 
 
-def _verdict(rand: random.Random, category: str) -> str:
-    verdicts, weights = zip(*_CLAIM_VERDICTS[category], strict=True)
-    return rand.choices(verdicts, weights)[0]
+def _conversation(sess: _Session) -> Conversation:
+    """The SDK's conversation of a session: the sample's turns are the SDK's records."""
+    if sess.conversation is None:
+        person = sess.person
+        ident = person.ident
+        sess.conversation = Conversation(
+            space=person.space,
+            source=sess.source,
+            agent=sess.agent,
+            handle=ident.get("handle"),
+            profile_id=ident.get("profile_id"),
+            conversation_id=sess.conv,
+            contract=retail_contract() if person.space in _GUARDED else None,
+            language=sess.language,
+            context="chat",
+            build=f"{sess.agent}@2026.09.{3 + len(sess.agent) % 4}",
+            experiment=(
+                {"id": "ranker-2026-09", "arm": person.arm} if person.arm is not None else None
+            ),
+            now=lambda: sess.at,
+        )
+    return sess.conversation
 
 
-def _evidence(rand: random.Random, verdict: str, field_name: str) -> Item | None:
-    call = f"c{rand.randint(1, 3)}"
-    if verdict in ("matched", "mismatch", "stale"):
-        evidence: Item = {"kind": "value", "call": call, "field": field_name}
-        return evidence | ({"age_s": rand.randint(3600, 86400)} if verdict == "stale" else {})
-    if verdict == "quoted_found":
-        return {"kind": "quote", "call": call, "field": "description"}
-    if verdict == "anchored":
-        return {"kind": "anchor", "call": call, "tool": "create_ticket"}
-    return None
-
-
-def _claim_value(
-    rand: random.Random, sess: _Session, category: str, ref_id: int, verdict: str
-) -> tuple[str | None, str, str, str, str]:
-    """``(class, nature, role, value, evidence field)`` of a claim of ``category``.
-
-    A price that mismatches its evidence is off by a discount the model made up; a
-    stale one is last week's price.
-    """
-    space = sess.space
-    if category == "price":
-        price = _price(space, ref_id)
-        price *= {"mismatch": 0.85, "stale": 1.1}.get(verdict, 1.0)
-        role = "price_monthly" if space.id == "vida" else "price_sale"
-        return "money", rand.choice(("quoted", "computed")), role, f"{price:.2f}", "price"
-    if category == "deadline":
-        if space.id == "vida":
-            return "duration", "quoted", "waiting_period", f"{rand.choice((30, 180))} days", "rules"
-        when = sess.at.date() + timedelta(days=rand.randint(2, 9))
-        return "date", "computed", "delivery_deadline", when.isoformat(), "shipping_eta"
-    if category == "availability":
-        if space.id == "vida":
-            return "label", "quoted", "network", _NETWORKS[ref_id % 4], "network"
-        return "quantity", "quoted", "stock", str(rand.randint(1, 40)), "stock"
-    return None, "model", "promise", rand.choice(_PROMISES), "action"
-
-
-def _claim(rand: random.Random, sess: _Session, category: str, ref_id: int) -> Item:
-    verdict = _verdict(rand, category)
-    class_, nature, role, value, field_name = _claim_value(rand, sess, category, ref_id, verdict)
-    start = rand.randrange(0, 240)
-    return {
-        "category": category,
-        "class": class_,
-        "nature": nature,
-        "role": role,
-        "span": [start, start + len(value)],
-        "value": value,
-        "verdict": verdict,
-        "action": rand.choice(_CLAIM_ACTIONS[verdict]),
-        "evidence": _evidence(rand, verdict, field_name),
-    }
-
-
-def _claims(rand: random.Random, sess: _Session, categories: tuple[str, ...]) -> list[Item]:
-    """Claims about the last list shown (or any item when nothing was shown yet)."""
+def _say(s: _Stream, sess: _Session, frame: TurnFrame, categories: Sequence[str]) -> str:
+    """The agent's output: one sentence per category about the last list shown (or any
+    item), each with the evidence its scene put in the frame."""
     refs = sess.exposures[-1].refs if sess.exposures else None
-    return [
-        _claim(rand, sess, c, rand.choice(refs) if refs else _pick_ref(rand, sess.space))
-        for c in categories
-    ]
+    return _said(frame, s.rand, sess.language, sess.space, refs, categories)
+
+
+def _said(
+    frame: TurnFrame,
+    rand: random.Random,
+    lang: str,
+    space: _Space,
+    refs: Sequence[int] | None,
+    categories: Sequence[str],
+) -> str:
+    text = rand.choice(_OPENERS[lang])
+    for category in categories:
+        ref_id = rand.choice(refs) if refs else _pick_ref(rand, space)
+        said = scene(frame, rand, category, lang, _ref(space, ref_id), _price(space, ref_id))
+        if said.anchor is not None:
+            frame.anchor(len(text), len(text) + len(said.text), *said.anchor)
+        text += said.text + " "
+    if categories and rand.random() < _LEAKS:
+        text += PROMPT
+    return text.strip()
+
+
+#: The claim sets mixed batches draw from (see ``_checked_claims``).
+_MIXED_CATEGORIES = (("price",), ("deadline", "action_promise"))
+
+
+@cache
+def _checked_claims() -> dict[tuple[str, ...], list[list[Item]]]:
+    """Claims the real checker gave 36 outputs (12 per language) of each category set of
+    the mixed batches, against the evidence their scenes recorded. Checked once per
+    process and drawn from: a mixed batch is for counting rows, and checking each of a
+    30,000-line batch's ~12,000 turns took minutes (5,000 lines: 21 s against 2.7 s, on
+    a machine at load 21)."""
+    rand = random.Random("turnstream-mixed-claims")
+    now = datetime(2026, 9, 29, 12, tzinfo=UTC)
+    pool: dict[tuple[str, ...], list[list[Item]]] = {}
+    for categories in _MIXED_CATEGORIES:
+        checked: list[list[Item]] = pool.setdefault(categories, [])
+        for lang in ("pt", "en", "es"):
+            conv = Conversation(
+                space="acme", source="web", agent="mixed", profile_id="p_mixed",
+                contract=retail_contract(), language=lang, context="chat", now=lambda: now,
+            )  # fmt: skip
+            for _ in range(12):
+                with conv.turn() as frame:
+                    conv.agent(_said(frame, rand, lang, _SPACES["acme"], None, categories))
+                assert frame.record is not None
+                checked.append(frame.record["claims"])
+    return pool
+
+
+def _pooled_turn(
+    s: _Stream, sess: _Session, categories: tuple[str, ...], constraints: Sequence[Item] = ()
+) -> Item:
+    """A turn record whose claims are drawn from ``_checked_claims`` (mixed batches and
+    the lines broken on purpose), with the SDK's idempotency key."""
+    sess.turns += 1
+    turn_id = f"{sess.conv}-t{sess.turns}"
+    item = _envelope(s, "turn", sess) | {
+        "idempotency_key": turn_key(sess.person.space, sess.conv, turn_id),
+        "turn_id": turn_id,
+        "agent": sess.agent,
+        "constraints": list(constraints),
+    }
+    if sess.person.space in _GUARDED:
+        item["contract_version"] = retail_contract().version
+        item["claims"] = [dict(c) for c in s.rand.choice(_checked_claims()[categories])]
+    else:
+        item["claims"] = []
+    if sess.person.arm is not None:
+        item["experiment"] = {"id": "ranker-2026-09", "arm": sess.person.arm}
+    return item
 
 
 def _constraint(rand: random.Random, tool: str) -> Item:
@@ -414,28 +427,29 @@ def _turn(
     s: _Stream,
     sess: _Session,
     interactions: list[Item],
-    claims: list[Item],
+    categories: Sequence[str] = (),
     constraints: Sequence[Item] = (),
 ) -> Item:
-    """A turn record; the guard "acted" when a claim was blocked or rewritten."""
+    """A turn record made by the SDK: the claims are the checker's verdicts on what the
+    agent said against what the turn's tools returned. Some turns go through the guard
+    (it may rewrite or block, and marks guard_acted); a few of vida's are proposals,
+    which a block holds for a person."""
     sess.turns += 1
-    item = _envelope(s, "turn", sess)
-    item |= {
-        "turn_id": f"{sess.conv}-t{sess.turns}",
-        "agent": sess.agent,
-        "build": f"{sess.agent}@2026.09.{3 + len(sess.agent) % 4}",
-        "contract_version": "c3",
-        "claims": claims,
-        "constraints": list(constraints),
-    }
-    if interactions:
-        item["interactions"] = interactions
-    if sess.person.arm is not None:
-        item["experiment"] = {"id": "ranker-2026-09", "arm": sess.person.arm}
-    if any(c["action"] in ("block", "rewrite") for c in claims):
-        item["guard_acted"] = True
-        item["guard_budget_exceeded"] = s.rand.random() < 0.05
-    return item
+    conv = _conversation(sess)
+    rand = s.rand
+    guarded = rand.random() < _GUARDED.get(sess.person.space, 0.0)
+    context = "proposal" if sess.person.space == "vida" and rand.random() < 0.25 else "chat"
+    with conv.turn(at=sess.at) as frame:
+        for interaction in interactions:
+            frame.interact(interaction)
+        for measured in constraints:
+            frame.measure(**measured)
+        text = _say(s, sess, frame, categories)
+        if guarded:
+            text = conv.claims.guard_text(text, context=context).text
+        conv.agent(text, context=context)
+    assert frame.record is not None
+    return frame.record
 
 
 # --------------------------------------------------------------------------- interactions
@@ -594,11 +608,33 @@ def _order_id(s: _Stream, sess: _Session, day: date) -> str:
     return f"ord-{sess.person.space}-{day:%Y%m%d}-{s.key('o').rsplit('-', 1)[1]}"
 
 
+#: How the sample's cart lines carry tokens: most signed with the space's key, some with
+#: its previous key (still valid), a few forged, another space's, or cut short.
+_TOKEN_KINDS = (("signed", 80), ("previous_key", 6), ("forged", 6), ("other_space", 3),
+                ("cut", 5))  # fmt: skip
+
+
+def _token(rand: random.Random, space: str, exposure_id: str, pos: int) -> str:
+    """A cart line's token as the SDK mints it (or as a forger or a bad copy makes it)."""
+    kinds, weights = zip(*_TOKEN_KINDS, strict=True)
+    kind = rand.choices(kinds, weights)[0]
+    keys = EXPOSURE_KEYS[space]
+    if kind == "previous_key" and len(keys) > 1:
+        return exposure_token(exposure_id, pos, space=space, key=keys[1])
+    if kind == "forged":
+        return exposure_token(exposure_id, pos, space=space, key="a-forger-s-guess-0000")
+    if kind == "other_space":
+        other = "lumen" if space != "lumen" else "acme"
+        return exposure_token(exposure_id, pos, space=other, key=EXPOSURE_KEYS[other][0])
+    token = exposure_token(exposure_id, pos, space=space, key=keys[0])
+    return token[: -rand.randint(3, 12)] if kind == "cut" else token
+
+
 def _purchase(s: _Stream, sess: _Session) -> None:
     """The cart bought a little later, with the token of the exposure it came from."""
     ref_id, exposure_id, pos = sess.cart[-1]
     at = s.later(sess.at, 2, 45)
-    extra: Item = {"exposure_token": exposure_token(exposure_id, pos)}
+    extra: Item = {"exposure_token": _token(s.rand, sess.space.id, exposure_id, pos)}
     if sess.space.id == "acme":
         extra["attrs"] = {"size": _SIZES[ref_id % 5]}
     order = _order_id(s, sess, at.date())
@@ -616,17 +652,20 @@ def _acme_turn(s: _Stream, sess: _Session) -> Item:
         if rand.random() < 0.3:
             kid = rand.random() < 0.15
             inter.append(_attribute(rand, "acme") | ({"for": "beneficiary:kid-1"} if kid else {}))
-        return _turn(s, sess, inter, _claims(rand, sess, ("availability",)))
+        return _turn(s, sess, inter, ("stock",))
     if not sess.exposures or rand.random() < 0.3:
         presented = _presented(s, sess)
-        claims = _claims(rand, sess, ("price",) * rand.randint(1, 2))
+        categories = rand.choice((("price",), ("price", "discount"), ("price", "stock")))
         constraints = [_constraint(rand, "search_products")]
-        return _turn(s, sess, [presented], claims, constraints)
+        return _turn(s, sess, [presented], categories, constraints)
     inter = _look(s, sess, cart=rand.random() < 0.35)
     if rand.random() < 0.2:
         inter.append(_feedback(rand, sess) | ({"for": "gift"} if rand.random() < 0.2 else {}))
-    categories = ("deadline", "action_promise") if sess.cart else ("availability", "price")
-    return _turn(s, sess, inter, _claims(rand, sess, categories))
+    if sess.cart:
+        categories = rand.choice((("deadline", "action_promise"), ("policy_citation",)))
+    else:
+        categories = ("stock", "price")
+    return _turn(s, sess, inter, categories)
 
 
 def _acme_session(s: _Stream, sess: _Session) -> None:
@@ -660,8 +699,8 @@ def _lumen_session(s: _Stream, sess: _Session) -> None:
         if n == 0 and rand.random() < 0.5:
             s.add(sess.at, _interaction_item(s, sess, _preference(rand, "lumen")))
         presented = _presented(s, sess, "tool_result")
-        claims = _claims(rand, sess, rand.choice((("price",), ("price", "availability"))))
-        s.add(sess.at, _turn(s, sess, [], claims, [_constraint(rand, "search_products")]))
+        categories = rand.choice((("price",), ("price", "stock")))
+        s.add(sess.at, _turn(s, sess, [], categories, [_constraint(rand, "search_products")]))
         _lumen_signals(s, sess, presented)
     if sess.cart and rand.random() < 0.5:
         _purchase(s, sess)
@@ -677,13 +716,12 @@ def _vida_session(s: _Stream, sess: _Session) -> None:
             (
                 ("price",),
                 ("price", "deadline"),
-                ("availability",),
+                ("policy_citation",),
                 ("action_promise",),
                 ("deadline", "action_promise"),
             )
         )
-        claims = _claims(rand, sess, categories)
-        s.add(sess.at, _turn(s, sess, inter, claims, [_constraint(rand, "search_plans")]))
+        s.add(sess.at, _turn(s, sess, inter, categories, [_constraint(rand, "search_plans")]))
     if rand.random() < 0.15:
         at = s.later(sess.at, 5, 60)
         ref = _ref(sess.space, _pick_ref(rand, sess.space))
@@ -741,7 +779,7 @@ def _ghost(s: _Stream, day: date) -> None:
     """An unconfigured space's producer: valid items, refused as unknown_space."""
     for person in _people(s.rand, ("ghost",), 4, start=900):
         sess = _session(s, person, _start_of_session(s.rand, day))
-        s.add(sess.at, _turn(s, sess, [], _claims(s.rand, sess, ("price",))))
+        s.add(sess.at, _turn(s, sess, [], ("price",)))
         s.add(sess.at, _interaction_item(s, sess, _presented(s, sess)))
 
 
@@ -769,7 +807,7 @@ def sample_day(day: date, seed: int = 7) -> list[bytes]:
 
 
 def _bad_turn(s: _Stream, sess: _Session) -> Item:
-    return _turn(s, sess, [], _claims(s.rand, sess, ("price",)))
+    return _pooled_turn(s, sess, ("price",))
 
 
 def _bad_pref(s: _Stream, sess: _Session) -> Item:
@@ -787,6 +825,9 @@ def _bad_pos(s: _Stream, sess: _Session) -> Item:
 
 def _bad_verdict(s: _Stream, sess: _Session) -> Item:
     turn = _bad_turn(s, sess)
+    if not turn["claims"]:  # a space without a contract: a claim made up, to break
+        turn["claims"] = [{"category": "price", "nature": "model", "verdict": "unsupported",
+                           "action": "warn"}]  # fmt: skip
     turn["claims"][0]["verdict"] = "plausible"
     return turn
 
@@ -882,8 +923,8 @@ def _mixed_interaction(s: _Stream, sess: _Session) -> Item:
 def _mixed_valid(s: _Stream, sess: _Session, kind: str) -> Item:
     rand = s.rand
     if kind == "turn":
-        claims = _claims(rand, sess, rand.choice((("price",), ("deadline", "action_promise"))))
-        return _turn(s, sess, [], claims, [_constraint(rand, sess.space.tool)])
+        categories = rand.choice(_MIXED_CATEGORIES)
+        return _pooled_turn(s, sess, categories, [_constraint(rand, sess.space.tool)])
     if kind == "interaction":
         return _mixed_interaction(s, sess)
     if kind == "outcome":

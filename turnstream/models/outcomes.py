@@ -8,13 +8,17 @@ from pydantic import Field, StringConstraints
 
 from turnstream.models.common import Envelope, Id, Scalar, Text
 
-__all__ = ["EXPOSURE_TOKEN_PATTERN", "Outcome"]
+__all__ = ["EXPOSURE_TOKEN_PATTERN", "MAX_TOKEN_CHARS", "Outcome"]
 
-#: ``nx1.<exposure_id>.<pos>.<verifier>``
+#: ``nx1.<exposure_id>.<pos>.<verifier>``: the shape of a signed token (the verifier is 22
+#: base64url characters, ``core/exposure_tokens``).
+#: Groups: the exposure id, the position, the verifier.
 EXPOSURE_TOKEN_PATTERN = (
-    r"^nx1\.[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}\.[1-9][0-9]{0,5}"
-    r"\.[A-Za-z0-9_-]{4,128}$"
+    r"^nx1\.([0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12})"
+    r"\.([1-9][0-9]{0,5})\.([A-Za-z0-9_-]{22})$"
 )
+#: A token is an opaque string the app copied; past this length it is no token at all.
+MAX_TOKEN_CHARS = 256
 
 
 class Outcome(Envelope):
@@ -22,7 +26,9 @@ class Outcome(Envelope):
     outcome: Literal["purchase", "delivery", "return", "kept"]
     ref: Annotated[str, StringConstraints(min_length=1, max_length=512)]
     order_id: Id
-    exposure_token: Annotated[str, StringConstraints(pattern=EXPOSURE_TOKEN_PATTERN)] | None = None
+    #: Any string up to 256 characters: a token that is malformed, forged or another
+    #: space's keeps the outcome (``token_status``), it only never attributes it.
+    exposure_token: Annotated[str, StringConstraints(max_length=MAX_TOKEN_CHARS)] | None = None
     attrs: dict[Annotated[str, StringConstraints(max_length=128)], Scalar] = Field(
         default_factory=dict, max_length=64
     )

@@ -1,1 +1,22 @@
-"""The producer SDK: runs in the agent's process (claim contract, tools, exposure tokens)."""
+"""The producer SDK: runs in the agent's process (conversations and turns, the claim
+contract, exposure tokens). ``docs/sdk.md`` walks through it."""
+
+from turnstream.sdk.conversation import Conversation, ConversationClaims, Recorder, TurnScope
+from turnstream.sdk.exposure import exposure_token, uuid7
+from turnstream.sdk.frame import Output, RecordedCall, TurnFrame, current_frame
+from turnstream.sdk.turn_record import build_turn_record, turn_key
+
+__all__ = [
+    "Conversation",
+    "ConversationClaims",
+    "Output",
+    "RecordedCall",
+    "Recorder",
+    "TurnFrame",
+    "TurnScope",
+    "build_turn_record",
+    "current_frame",
+    "exposure_token",
+    "turn_key",
+    "uuid7",
+]

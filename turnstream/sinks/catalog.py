@@ -144,9 +144,12 @@ CATALOG: dict[str, Entry] = {
             "outcome": "purchase, delivery, return or kept",
             "ref": "the object",
             "order_id": "the order",
-            "exposure_token": "nx1 token copied from the card ('' when none)",
-            "exposure_id": "the exposure the token points at",
-            "exposure_pos": "the position the token points at (0 when none)",
+            "exposure_token": "the token as the producer sent it ('' when none)",
+            "exposure_id": "the exposure a valid token points at ('' unless token_status is valid)",
+            "exposure_pos": "the position a valid token points at (0 unless valid)",
+            "token_status": "valid, invalid (forged, altered, another space's: no key of the "
+            "space verifies it), malformed, absent; unverified for rows written before "
+            "signed tokens (migration 10)",
             "attrs": "attributes of the outcome (e.g. size)",
             "reason": "why (e.g. returned_for_size)",
             **_SOURCE,

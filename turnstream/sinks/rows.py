@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any
 
 from turnstream.config import Feature, Settings
+from turnstream.core.exposure_tokens import TokenCheck
 from turnstream.core.ingest import Decision
 from turnstream.models import (
     EVIDENCED_VERDICTS,
@@ -115,6 +116,7 @@ COLUMNS: dict[str, list[str]] = {
         "exposure_token",
         "exposure_id",
         "exposure_pos",
+        "token_status",
         "attrs",
         "reason",
         *_SOURCE,
@@ -238,16 +240,20 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
     elif isinstance(item, Turn):
         _turn_rows(rows, base, item, decision, settings, source_cols)
     elif isinstance(item, Outcome):
-        exposure_id, pos = _token_parts(item.exposure_token)
+        token = decision.token
+        if token is None:  # a decision not made by ``judge``: its token was never verified
+            token = TokenCheck("absent" if item.exposure_token is None else "invalid")
         rows["outcomes"].append(
             {
                 **base,
                 "outcome": item.outcome,
                 "ref": item.ref,
                 "order_id": item.order_id,
-                "exposure_token": item.exposure_token or "",
-                "exposure_id": exposure_id,
-                "exposure_pos": pos,
+                "exposure_token": _clean(item.exposure_token or ""),
+                # Filled only from a token the space's keys verify (core/exposure_tokens).
+                "exposure_id": token.exposure_id,
+                "exposure_pos": token.pos,
+                "token_status": token.status,
                 "attrs": {k: str(v) for k, v in item.attrs.items()},
                 "reason": item.reason or "",
             }
@@ -339,10 +345,3 @@ def _turn_rows(
                 "relaxed": call.relaxed,
             }
         )
-
-
-def _token_parts(token: str | None) -> tuple[str, int]:
-    if not token:
-        return "", 0
-    _, exposure_id, pos, _ = token.split(".", 3)
-    return exposure_id, int(pos)

@@ -71,19 +71,21 @@ def _turns(store: Store, rows: list[tuple[str, str, str, str, str, datetime]]) -
 
 
 def _token(exposure_id: str) -> str:
-    return f"nx1.{exposure_id}.1.abcd" if exposure_id else ""
+    return f"nx1.{exposure_id}.1.{'A' * 22}" if exposure_id else ""
 
 
 def _outcomes(store: Store, rows: list[tuple[str, str, str, str, datetime]]) -> None:
     store.insert(
         "outcomes",
         [
-            (space, p, "web", kind, "sku:1", f"o-{i}", _token(x), x, 1 if x else 0, t)
+            # As the ingest rule writes a verified token: exposure_id only when valid.
+            (space, p, "web", kind, "sku:1", f"o-{i}", _token(x), x, 1 if x else 0,
+             "valid" if x else "absent", t)
             for i, (space, p, kind, x, t) in enumerate(rows)
         ],
         [
             "space_id", "profile_id", "source", "outcome", "ref", "order_id",
-            "exposure_token", "exposure_id", "exposure_pos", "occurred_at",
+            "exposure_token", "exposure_id", "exposure_pos", "token_status", "occurred_at",
         ],
     )  # fmt: skip
 
@@ -366,3 +368,30 @@ def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> No
     assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm", "per_person"} <= set(full)
     assert full["per_person"] == pytest.approx(full["successes"] / full["people"])
     assert store.scalar("SELECT count() FROM experiment_results FINAL WHERE look = 20") == 3
+
+
+def test_only_a_verified_token_attributes_an_outcome(store: Store) -> None:
+    """A row from before signed tokens (migration 10 reads it 'unverified') or one whose
+    token failed carries no exposure that counts: the outcome counts by person."""
+    _seed(store)
+    before = compare_experiment(store, DOC, "exp-1", AS_OF)
+    store.insert(  # as written before migration 10: no token_status column
+        "outcomes",
+        [("acme", "c2", "web", "purchase", "sku:1", "o-legacy", _token(THEIRS), THEIRS, 1, at(4))],
+        [
+            "space_id", "profile_id", "source", "outcome", "ref", "order_id",
+            "exposure_token", "exposure_id", "exposure_pos", "occurred_at",
+        ],
+    )  # fmt: skip
+    status = store.query("SELECT token_status FROM outcomes WHERE order_id = 'o-legacy'").rows
+    assert status == [("unverified",)]
+    after = compare_experiment(store, DOC, "exp-1", AS_OF)
+    d0, d1 = before.diagnostics, after.diagnostics
+    # THEIRS was shown to someone else: read as a token, c2's purchase would not count.
+    assert d1["outcomes_token_other_person"] == d0["outcomes_token_other_person"] == 1
+    assert d1["outcomes_by_person"] == d0["outcomes_by_person"] + 1
+    ((arm,),) = store.query(
+        "SELECT arm FROM experiment_assignments FINAL "
+        "WHERE experiment_id = 'exp-1' AND profile_id = 'c2'"
+    ).rows
+    assert after.arm(arm).successes == before.arm(arm).successes + 1

@@ -61,3 +61,42 @@ def test_the_largest_batch_size_is_accepted(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_text(f"[worker]\nbatch_size = {MAX_BATCH_SIZE}\n")
     assert load_settings(config, environ={}).worker.batch_size == MAX_BATCH_SIZE == 10_000
+
+
+def test_exposure_keys_from_the_file_and_the_environment(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(
+        '[spaces.acme-br]\nexposure_keys = ["file-key-0123456789", "file-old-key-012345"]\n'
+        "[spaces.lumen]\n"
+    )
+    settings = load_settings(config, environ={})
+    acme = settings.space("acme-br")
+    assert acme is not None
+    assert acme.token_keys() == (b"file-key-0123456789", b"file-old-key-012345")
+    assert "file-key" not in repr(acme)  # SecretStr: never printed
+    lumen = settings.space("lumen")
+    assert lumen is not None and lumen.token_keys() == ()
+    env = {"TURNSTREAM_EXPOSURE_KEYS_ACME_BR": "env-key-0123456789ab, env-old-key-0123456"}
+    acme = load_settings(config, environ=env).space("acme-br")
+    assert acme is not None
+    assert acme.token_keys() == (b"env-key-0123456789ab", b"env-old-key-0123456")
+
+
+def test_a_short_exposure_key_is_refused_with_its_setting_and_without_its_value(
+    tmp_path: Path,
+) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('[spaces.acme]\nexposure_keys = ["tooshort"]\n')
+    with pytest.raises(ConfigError, match=r"spaces\.acme\.exposure_keys\.0") as caught:
+        load_settings(config, environ={})
+    assert "tooshort" not in str(caught.value)
+    assert "at least 16 characters" in str(caught.value)
+
+
+def test_the_identity_secret_is_never_an_exposure_key(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text('[spaces.acme]\nexposure_keys = ["same-secret-0123456789"]\n')
+    env = {"TURNSTREAM_SECRET": "same-secret-0123456789"}
+    with pytest.raises(ConfigError, match=r"may not be identity\.secret") as caught:
+        load_settings(config, environ=env)
+    assert "same-secret" not in str(caught.value)

@@ -207,3 +207,117 @@ def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() ->
         "its accepted message would be 1573214 bytes; the accepted topic takes 1047564"
     )
     assert refused.dedup_key == accepted.dedup_key and refused.item is None
+
+
+# --------------------------------------------------------------------------- exposure tokens
+
+_EXPOSURE = "019a22bc-6f90-7c28-81e1-6dad0003138d"
+_KEYS = {
+    "acme": ["acme-current-key-000000", "acme-previous-key-11111"],
+    "lumen": ["lumen-key-2222222222"],
+}
+TOKEN_SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "s3cret"},
+        "spaces": {
+            space: {"features": ["signals", "turns"], "exposure_keys": keys}
+            for space, keys in _KEYS.items()
+        }
+        | {"nokeys": {"features": ["signals", "turns"]}},
+    }
+)
+
+
+def _outcome(space: str = "acme", token: str | None = None) -> bytes:
+    item: dict[str, Any] = {
+        "type": "outcome",
+        "space_id": space,
+        "idempotency_key": f"o-{token}",
+        "profile_id": "p_1",
+        "source": "web",
+        "occurred_at": "2026-09-29T15:00:00Z",
+        "outcome": "purchase",
+        "ref": "item_variant:acme:991",
+        "order_id": "ord-1",
+    }
+    if token is not None:
+        item["exposure_token"] = token
+    return json.dumps(item).encode()
+
+
+def _signed(space: str, pos: int, key: str) -> str:
+    from turnstream.core.exposure_tokens import mint_token
+
+    return mint_token(space, _EXPOSURE, pos, key.encode())
+
+
+@pytest.mark.parametrize(
+    ("space", "token", "status"),
+    [
+        ("acme", _signed("acme", 2, _KEYS["acme"][0]), "valid"),
+        ("acme", _signed("acme", 2, _KEYS["acme"][1]), "valid"),  # the previous key
+        ("acme", _signed("lumen", 2, _KEYS["lumen"][0]), "invalid"),  # another space's
+        ("acme", _signed("acme", 2, "a-forger-s-own-key-000"), "invalid"),
+        ("acme", _signed("acme", 2, _KEYS["acme"][0]).replace(".2.", ".5."), "invalid"),
+        ("nokeys", _signed("nokeys", 2, _KEYS["acme"][0]), "invalid"),  # no key to verify
+        ("acme", "nx1.not-a-token", "malformed"),
+        ("acme", None, "absent"),
+    ],
+    ids=["valid", "previous-key", "another-space", "forged", "other-pos", "no-keys",
+         "malformed", "absent"],
+)  # fmt: skip
+def test_an_outcome_is_kept_with_its_token_status_and_attributed_only_when_valid(
+    space: str, token: str | None, status: str
+) -> None:
+    decision = decide(_outcome(space, token), SRC, TOKEN_SETTINGS, never)
+    assert decision.refusal is None and decision.token is not None
+    assert decision.token.status == status
+    (row,) = rows_for(decision, TOKEN_SETTINGS, datetime.now(UTC))["outcomes"]
+    assert row["token_status"] == status
+    assert row["exposure_token"] == (token or "")
+    valid = status == "valid"
+    assert (row["exposure_id"], row["exposure_pos"]) == ((_EXPOSURE, 2) if valid else ("", 0))
+    message = json.loads(accepted_for(decision))
+    assert message["token_status"] == status
+    # Derivation reads the token from the accepted message: only a valid one travels on.
+    assert message.get("exposure_token") == (token if valid else None)
+
+
+def test_other_items_carry_no_token_status() -> None:
+    decision = decide(_pref(), SRC, SETTINGS, never)
+    assert decision.token is None
+    assert "token_status" not in json.loads(accepted_for(decision))
+
+
+@pytest.mark.parametrize(
+    ("key", "attributed"),
+    [(_KEYS["acme"][0], True), ("a-forger-s-own-key-000", False)],
+    ids=["valid", "forged"],
+)
+def test_derivation_follows_only_a_valid_token(key: str, attributed: bool) -> None:
+    """Ingest → accepted message → derivation, as live and replay both run it: a gift's
+    list; the purchase's token leads to the gift's bucket only when it verifies."""
+    from turnstream.config import SignalsConfig
+    from turnstream.core.derivation import ProfileState, events_from_accepted, fold
+    from turnstream.core.derivation.state import resolved
+
+    shown = {
+        "type": "interaction", "space_id": "acme", "idempotency_key": "p-1", "profile_id": "p_1",
+        "source": "web", "occurred_at": "2026-09-29T14:59:00Z", "for": "gift",
+        "interaction": {
+            "kind": "presented", "exposure_id": _EXPOSURE, "list_id": "l1", "list_kind": "search",
+            "delivered_at": "2026-09-29T14:59:00Z", "visible_k": 2,
+            "items": [{"pos": 2, "ref": "item_variant:acme:991", "shown": {"color": "red"}}],
+        },
+    }  # fmt: skip
+    state, config = ProfileState(), SignalsConfig()
+    for offset, raw in enumerate(
+        [json.dumps(shown).encode(), _outcome("acme", _signed("acme", 2, key))]
+    ):
+        decision = decide(raw, Source("t", 0, offset), TOKEN_SETTINGS, never)
+        for event in events_from_accepted(json.loads(accepted_for(decision))):
+            fold(state, event, config)
+    buckets = resolved(state, config).buckets
+    gift_outcomes = buckets["gift"].event_counts.get("outcome", 0)
+    own_outcomes = buckets["self"].event_counts.get("outcome", 0) if "self" in buckets else 0
+    assert (gift_outcomes, own_outcomes) == ((1, 0) if attributed else (0, 1))

@@ -13,10 +13,15 @@ import pytest
 
 from turnstream.config import Settings, load_settings
 from turnstream.core.ingest import Decision, Reason, Source, decide
-from turnstream.dev.sample import INVALID_KINDS, exposure_token, mixed_items, sample_day, uuid7
+from turnstream.dev.sample import (
+    EXPOSURE_KEYS,
+    INVALID_KINDS,
+    mixed_items,
+    sample_day,
+    uuid7,
+)
 from turnstream.errors import InvalidItem
 from turnstream.models import InteractionItem, Item, Outcome, Turn, parse_item
-from turnstream.models.outcomes import EXPOSURE_TOKEN_PATTERN
 
 EXAMPLE_CONFIG = Path(__file__).resolve().parents[3] / "examples" / "turnstream.toml"
 DAY = date(2026, 9, 29)
@@ -85,20 +90,6 @@ def test_uuid7_sorts_by_time() -> None:
 def test_uuid7_range() -> None:
     with pytest.raises(ValueError):
         uuid7(1 << 48, random.Random())
-
-
-def test_exposure_token_shape() -> None:
-    exposure_id = uuid7(1_790_690_531_000, random.Random(5))
-    token = exposure_token(exposure_id, 3)
-    assert re.match(EXPOSURE_TOKEN_PATTERN, token)
-    prefix, eid, pos, verifier = token.split(".")
-    assert (prefix, eid, pos) == ("nx1", exposure_id, "3")
-    assert re.fullmatch(r"[0-9a-f]{16}", verifier)
-    assert exposure_token(exposure_id, 3) == token
-    assert exposure_token(exposure_id, 4) != token
-    assert exposure_token(exposure_id, 3, secret=b"other") != token
-    with pytest.raises(ValueError):
-        exposure_token(exposure_id, 0)
 
 
 # ----------------------------------------------------------------------------- sample_day
@@ -277,3 +268,92 @@ def test_mixed_items_rejects_bad_arguments() -> None:
         mixed_items(10, 11)
     with pytest.raises(ValueError):
         mixed_items(10, 1, start=datetime(2026, 9, 29, 15))
+
+
+# ----------------------------------------------------------------------------- SDK-made
+
+
+def test_sample_day_outcomes_carry_sdk_tokens_of_every_status(
+    day_lines: list[bytes], settings: Settings
+) -> None:
+    """The sample's keys are the example config's; most tokens verify, some do not."""
+    assert {s: settings.space(s).token_keys() for s in EXPOSURE_KEYS} == {  # type: ignore[union-attr]
+        s: tuple(k.encode() for k in keys) for s, keys in EXPOSURE_KEYS.items()
+    }
+    statuses: Counter[str] = Counter()
+    for d in decisions(day_lines, settings):
+        if isinstance(d.item, Outcome) and d.token is not None:
+            statuses[d.token.status] += 1
+            if d.token.status == "valid":
+                assert d.item.exposure_token is not None
+                assert d.item.exposure_token.split(".")[1] == d.token.exposure_id
+    assert set(statuses) == {"valid", "invalid", "malformed", "absent"}
+    assert statuses["valid"] > 3 * (statuses["invalid"] + statuses["malformed"])
+
+
+def test_sample_day_claims_are_the_checker_s(day_lines: list[bytes]) -> None:
+    """Every turn of a space with a contract cites it; its claims are what the SDK's
+    checker gives when the same output is checked against the same evidence (the sample
+    keeps neither, so this checks what only the checker could have produced: spans inside
+    the output's length, values normalised, internal text without a value, guard flags
+    only on turns whose claims were acted on)."""
+    items, _ = parsed(day_lines)
+    turns = [it for it in items if isinstance(it, Turn)]
+    cited = {t.contract_version for t in turns if t.space_id in ("acme", "vida")}
+    assert cited == {"retail-2026-11"}
+    assert all(not t.claims and t.contract_version is None for t in turns if t.space_id == "lumen")
+    categories = Counter(c.category for t in turns for c in t.claims)
+    assert set(categories) == {
+        "price", "discount", "deadline", "stock", "action_promise", "policy_citation",
+        "internal_text",
+    }  # fmt: skip
+    for t in turns:
+        for c in t.claims:
+            if c.category == "internal_text":
+                assert c.value is None and c.verdict == "internal_text_found"
+            if c.class_ == "money" and c.value is not None:
+                assert re.fullmatch(r"\d+\.\d{2}", c.value)
+        acted = any(c.action in ("block", "rewrite") for c in t.claims)
+        assert t.guard_acted == acted or not t.claims
+
+
+_SCENE_VERDICTS = {
+    "price": {"matched", "stale", "mismatch", "unsupported", "no_evidence", "quoted_found",
+              "quoted_missing"},
+    "discount": {"matched", "stale", "unsupported"},
+    "deadline": {"matched", "mismatch", "no_evidence"},
+    "stock": {"matched", "stale", "unsupported"},
+    "action_promise": {"matched", "no_evidence"},
+    "policy_citation": {"anchored", "below_threshold", "source_missing", "not_checked"},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["pt", "en", "es"])
+def test_the_sample_s_scenes_give_every_verdict_in_every_language(lang: str) -> None:
+    """Each scene's sentence, checked by the SDK against the evidence the scene recorded,
+    gives the verdicts the scene is for, in each language: the sample's mix is the
+    checker's, never written by hand."""
+    from turnstream.dev.sample_claims import CATEGORIES, retail_contract, scene
+    from turnstream.sdk import Conversation
+
+    records: list[dict[str, object]] = []
+    now = datetime(2026, 9, 29, 15, 0, tzinfo=UTC)
+    conv = Conversation(
+        space="acme", source="web", agent="sales-assistant", profile_id="p_1",
+        contract=retail_contract(), recorder=records.append, now=lambda: now, language=lang,
+        context="chat",
+    )  # fmt: skip
+    rand = random.Random(f"scenes-{lang}")
+    found: dict[str, set[str]] = {c: set() for c in CATEGORIES}
+    for category in CATEGORIES:
+        for _ in range(120):
+            with conv.turn() as frame:
+                said = scene(frame, rand, category, lang, "item_variant:acme:1001", 199.9)
+                if said.anchor is not None:
+                    frame.anchor(0, len(said.text), *said.anchor)
+                conv.agent(said.text)
+            claims = records[-1]["claims"]
+            assert isinstance(claims, list) and claims, said.text
+            assert {c["category"] for c in claims} == {category}, said.text
+            found[category] |= {c["verdict"] for c in claims}
+    assert found == _SCENE_VERDICTS

@@ -434,12 +434,22 @@ def test_other_positions_fit_the_store(kind: str, name: str) -> None:
         f"nx2.{EXPOSURE_ID}.3.abcdef0123456789",
         f"nx1.{UUID4}.3.abcdef0123456789",
         f"nx1.{EXPOSURE_ID}.0.abcdef0123456789",
-        f"nx1.{EXPOSURE_ID}.3.ab",
         f"nx1.{EXPOSURE_ID}.3",
+        "",
     ],
 )
-def test_malformed_exposure_token(token: str) -> None:
-    assert_error(outcome(exposure_token=token), "exposure_token", "should match pattern")
+def test_a_malformed_exposure_token_keeps_the_outcome(token: str) -> None:
+    # Issue 13: a token that fails keeps the outcome (token_status: malformed), it only
+    # never attributes it; the ingest rule judges it (core/exposure_tokens).
+    item = parse(outcome(exposure_token=token))
+    assert isinstance(item, Outcome) and item.exposure_token == token
+
+
+def test_an_exposure_token_past_256_characters_is_refused() -> None:
+    assert_error(
+        outcome(exposure_token="nx1." + "x" * 253), "exposure_token", "at most 256 characters"
+    )
+    assert_error(outcome(exposure_token=12), "exposure_token", "valid string")
 
 
 def test_unknown_outcome() -> None:
@@ -451,7 +461,7 @@ def test_outcome_needs_an_order() -> None:
 
 
 def test_outcome_with_token_parses() -> None:
-    token = f"nx1.{EXPOSURE_ID}.3.abcdef0123456789"
+    token = f"nx1.{EXPOSURE_ID}.3.{'A' * 22}"
     item = parse(
         outcome(
             outcome="return",

@@ -584,7 +584,9 @@ WHERE experiment_id = {{experiment_id:String}} AND assigned_at <= {_ts("as_of")}
 
 def _outcomes(store: Store, e: Experiment, as_of: datetime) -> list[OutcomeEvent]:
     rows = store.query(
-        f"""SELECT profile_id, occurred_at, exposure_id
+        # Only a verified token names an exposure (the ingest rule fills exposure_id only
+        # then; rows from before signed tokens read 'unverified' and count by person).
+        f"""SELECT profile_id, occurred_at, if(token_status = 'valid', exposure_id, '')
 FROM outcomes
 WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}}
     AND occurred_at > {_ts("starts_at")} AND occurred_at <= {_ts("as_of")}""",
@@ -596,6 +598,7 @@ WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}}
 def _owners(store: Store, e: Experiment, as_of: datetime) -> dict[str, frozenset[str]]:
     tokens = f"""SELECT exposure_id FROM outcomes
     WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}} AND exposure_id != ''
+        AND token_status = 'valid'
         AND occurred_at > {_ts("starts_at")} AND occurred_at <= {_ts("as_of")}"""
     rows = store.query(
         f"""SELECT exposure_id, groupUniqArray(profile_id)

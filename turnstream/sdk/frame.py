@@ -1,0 +1,249 @@
+"""What one turn collects: tool calls and their values, state reads, documents, anchors,
+interactions, constraint measurements and the agent's output.
+
+The frame of the turn in progress is in a context variable (``current_frame()``), so code
+that never sees the conversation can still record into its turn: issue 13's bound tools
+(``@tool``) call ``current_frame().record_call(...)`` and ``.measure(...)`` after each call.
+A context variable follows the code: within one thread, and within one asyncio task and
+the tasks it creates (``asyncio.to_thread`` copies it too; a bare ``ThreadPoolExecutor``
+does not: pass the frame to such threads, or use ``contextvars.copy_context().run``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from contextvars import ContextVar, Token
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Protocol
+
+from pydantic import TypeAdapter
+
+from turnstream.errors import TurnstreamError
+from turnstream.models.interactions import Interaction
+from turnstream.models.turns import ConstraintMeasurement
+from turnstream.sdk.claims import (
+    Anchor,
+    Document,
+    Evidence,
+    EvidenceValue,
+    Guarded,
+    GuardStream,
+    StateRead,
+    ToolCall,
+)
+from turnstream.sdk.claims.contract import Language
+from turnstream.sdk.ids import uuid7
+
+
+class Owner(Protocol):
+    """What a frame needs of its conversation (``turnstream.sdk.Conversation``)."""
+
+    space: str
+
+    def now(self) -> datetime: ...
+
+    def exposure_token(self, exposure_id: str, pos: int) -> str: ...
+
+
+__all__ = [
+    "Output",
+    "Owner",
+    "RecordedCall",
+    "TurnFrame",
+    "activate",
+    "current_frame",
+    "deactivate",
+]
+
+_CURRENT: ContextVar[TurnFrame | None] = ContextVar("turnstream_turn_frame", default=None)
+_INTERACTION: TypeAdapter[Any] = TypeAdapter(Interaction)
+
+
+def _iso(at: datetime) -> str:
+    """The wire's form of a time (the models read RFC 3339 strings, with a zone)."""
+    if at.tzinfo is None:
+        raise TurnstreamError(f"a time without a zone: {at.isoformat()}")
+    return at.isoformat()
+
+
+def current_frame() -> TurnFrame | None:
+    """The frame of the turn in progress in this context, or None outside a turn."""
+    return _CURRENT.get()
+
+
+def activate(frame: TurnFrame) -> Token[TurnFrame | None]:
+    """Make ``frame`` the current one (``conversation.turn()`` does, on entering)."""
+    return _CURRENT.set(frame)
+
+
+def deactivate(token: Token[TurnFrame | None]) -> None:
+    """Give back the frame that was current before ``activate``."""
+    _CURRENT.reset(token)
+
+
+@dataclass(frozen=True)
+class RecordedCall:
+    """A tool call as the turn saw it: its evidence entry, and what the tool layer keeps
+    beside it (arguments and the raw result: never published)."""
+
+    evidence: ToolCall
+    args: Mapping[str, Any] | None = None
+    result: Any = None
+
+
+@dataclass(frozen=True)
+class Output:
+    """The agent's output of the turn, and how it is to be read."""
+
+    text: str
+    context: str | None
+    immutable: bool
+    language: Language | None
+
+
+@dataclass
+class TurnFrame:
+    """One turn in progress. Build it with ``conversation.turn()``; read it in the body."""
+
+    conversation: Owner
+    turn_id: str
+    at: datetime
+    build: str | None = None
+    language: Language | None = None
+    context: str | None = None
+    experiment: Mapping[str, str] | None = None
+    calls: list[RecordedCall] = field(default_factory=list)
+    reads: list[StateRead] = field(default_factory=list)
+    documents: list[Document] = field(default_factory=list)
+    anchors: list[Anchor] = field(default_factory=list)
+    interactions: list[dict[str, Any]] = field(default_factory=list)
+    measurements: list[ConstraintMeasurement] = field(default_factory=list)
+    output: Output | None = None
+    #: The last guard that acted on an output in this turn (``conversation.claims.guard*``).
+    guarded: Guarded | None = None
+    stream: GuardStream | None = None
+    #: The turn record, once the turn has ended (published or not).
+    record: dict[str, Any] | None = None
+
+    # ----------------------------------------------------------------- evidence
+
+    def record_call(
+        self,
+        tool: str,
+        values: Iterable[EvidenceValue | Mapping[str, Any]] = (),
+        *,
+        id: str | None = None,
+        at: datetime | None = None,
+        args: Mapping[str, Any] | None = None,
+        result: Any = None,
+    ) -> str:
+        """Record a tool call and the values of its result (each with its ``field``,
+        ``class``, ``value``, and optionally ``object``, ``unit``, ``claim_age_s``,
+        ``gaps``); returns the call's id (``c1``, ``c2``, ... unless given), which the
+        claims' evidence cites."""
+        call_id = id or f"c{len(self.calls) + 1}"
+        if any(c.evidence.id == call_id for c in self.calls):
+            raise TurnstreamError(f"record_call: the turn already has a call {call_id!r}")
+        call = ToolCall(
+            id=call_id,
+            tool=tool,
+            at=_iso(at or self.conversation.now()),
+            values=[EvidenceValue.model_validate(v) for v in values],
+        )
+        self.calls.append(RecordedCall(call, args, result))
+        return call_id
+
+    def record_read(
+        self,
+        object: str,
+        values: Iterable[EvidenceValue | Mapping[str, Any]],
+        *,
+        at: datetime | None = None,
+    ) -> None:
+        """Record a read of an object's state (the values as read, at ``at``)."""
+        self.reads.append(
+            StateRead(
+                object=object,
+                at=_iso(at or self.conversation.now()),
+                values=[EvidenceValue.model_validate(v) for v in values],
+            )
+        )
+
+    def document(self, id: str, text: str) -> None:
+        """A document the turn holds (quotes and anchors cite it)."""
+        self.documents.append(Document(id=id, text=text))
+
+    def anchor(self, start: int, end: int, document: str, quote: str | None = None) -> None:
+        """Where the output cites a document (code points of the output, end exclusive)."""
+        self.anchors.append(Anchor(start=start, end=end, document=document, quote=quote))
+
+    def evidence(self) -> Evidence:
+        """Everything the turn saw, as the claim check reads it."""
+        return Evidence(
+            calls=[c.evidence for c in self.calls],
+            reads=list(self.reads),
+            documents=list(self.documents),
+            anchors=list(self.anchors),
+        )
+
+    # ----------------------------------------------------------------- the rest
+
+    def interact(self, interaction: Mapping[str, Any]) -> dict[str, Any]:
+        """Record an interaction (WIRE.md); returns it as it goes in the record.
+
+        A ``presented`` without ``exposure_id`` gets a new UUIDv7 (minted at delivery)
+        and, without ``delivered_at``, the conversation's now: read them from the
+        returned dict to sign the cards' tokens. Raises ``InvalidItem``-like
+        ``TurnstreamError`` naming the field of a bad interaction, at the call.
+        """
+        data = dict(interaction)
+        if data.get("kind") == "presented":
+            if not data.get("exposure_id"):
+                data["exposure_id"] = uuid7()
+            data.setdefault("delivered_at", _iso(self.conversation.now()))
+        try:
+            model = _INTERACTION.validate_python(data)
+        except ValueError as exc:
+            raise TurnstreamError(f"interact: {exc}") from None
+        wire = model.model_dump(mode="json", by_alias=True, exclude_none=True)
+        self.interactions.append(wire)
+        return wire
+
+    def measure(
+        self,
+        tool: str,
+        *,
+        sent: int,
+        results_checked: int,
+        violations: int,
+        unverifiable: int,
+        relaxed: bool = False,
+    ) -> ConstraintMeasurement:
+        """Record one tool call measured against the hard constraints sent to it."""
+        try:
+            measurement = ConstraintMeasurement(
+                tool=tool,
+                sent=sent,
+                results_checked=results_checked,
+                violations=violations,
+                unverifiable=unverifiable,
+                relaxed=relaxed,
+            )
+        except ValueError as exc:
+            raise TurnstreamError(f"measure: {exc}") from None
+        self.measurements.append(measurement)
+        return measurement
+
+    def say(
+        self,
+        text: str,
+        *,
+        context: str | None = None,
+        immutable: bool = False,
+        language: Language | None = None,
+    ) -> None:
+        """The agent's output of the turn (``conversation.agent(reply)`` calls this)."""
+        if self.output is not None:
+            raise TurnstreamError("one output per turn: start a new turn for the next one")
+        self.output = Output(text, context or self.context, immutable, language or self.language)
