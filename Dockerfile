@@ -7,10 +7,19 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-# Only what the package needs (no .venv/.cache/var from a developer checkout).
+# Only what the package needs (no .venv/.cache/var from a developer checkout:
+# .dockerignore keeps them, and the secret, out of the build context).
 COPY pyproject.toml README.md ./
 COPY turnstream ./turnstream
-RUN pip install . && useradd --create-home --uid 10001 turnstream
+# var/: Faust's data directory with a ClickHouse server (worker.data_dir's default,
+# var/faust, relative to /app), writable by the user the containers run as.
+RUN pip install . && useradd --create-home --uid 10001 turnstream \
+    && mkdir -p /app/var && chown turnstream:turnstream /app/var
+# The documents the configuration names by relative path (examples/measurement.toml),
+# and a default configuration: compose mounts deploy/turnstream.toml over it.
+COPY examples ./examples
+COPY deploy/turnstream.toml /etc/turnstream/turnstream.toml
+ENV TURNSTREAM_CONFIG=/etc/turnstream/turnstream.toml
 
 USER turnstream
 CMD ["turnstream", "--help"]

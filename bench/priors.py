@@ -1,21 +1,33 @@
-"""Priors at a realistic volume: 90 days of presented lists and engagements into a
-throw-away chDB store, then the nightly recompute, timed, with the plan of its query.
+"""Priors at a tenant's scale: 90 days of presented lists and engagements into a
+throw-away chDB store, then the nightly job, timed, with its peak memory, the rows of each
+aggregate, the store's size, and the 10-person floor checked at its edges.
 
-    .venv/bin/python bench/priors.py [PRESENTED_ITEMS]
+    .venv/bin/python bench/priors.py [--people N] [--catalogue N] [--items N] [--spaces N]
 
-Default volume: 3 spaces, 20,000 people, 2,000,000 presented items (200,000 pages of
-10, 4 visible) over 90 days; 50,000 objects per space drawn by popularity (Zipf), each
-showing colour, brand, price and size; ~5% of visible items engaged.
-Rows older than 45 days never stay in the raw table (its TTL), so everything the
-recompute reads comes from the daily aggregates the views filled at insert.
-Prints figures; asserts nothing.
+Defaults: 20,000 people, 50,000 objects per space, 2,000,000 presented items, 3 spaces.
+Pages of 10 items, 4 visible, spread over 90 days; people and spaces drawn uniformly;
+objects by popularity (log-uniform ranks: Zipf with exponent 1), each showing colour,
+brand, price (10% of showings at a sale price) and size; ~5% of visible items engaged.
+The rows are generated inside the store (INSERT ... SELECT, one per day), so the views
+fill the aggregates as they would from the worker's inserts; rows older than 45 days
+never stay in the raw table (its TTL), so the job reads the aggregates alone for them.
+
+Planted among them, in the first space: colours seen by exactly 9 and 10 people (with
+people on the window's first and last day, and one person on many days), and 10 people
+of whom one is a day before the window or on the as-of day: the floor line says whether
+each got a prior as it should.
+
+The job runs in a fresh process on the generated store (chDB runs in-process: its peak
+RSS is the job's memory), twice (the second finds the same content). Prints figures;
+asserts nothing.
 """
 
 from __future__ import annotations
 
-import itertools
+import argparse
 import json
-import random
+import resource
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,209 +36,382 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.jobs.priors import (
-    priors_query,
-    recompute_priors,
-    window_of,
-    window_parameters,
-)
-from turnstream.jobs.retention import retention_check
-from turnstream.sinks.priors import latest_priors
+from turnstream.jobs.priors import PriorsLimits, recompute_priors, window_of
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
-SPACES = ("acme", "lumen", "nova")
-PEOPLE = 20_000
 PAGE = 10
 VISIBLE = 4
 DAYS = 90
-REFS_PER_SPACE = 50_000
-ENGAGE = 0.05
+ENGAGE_ONE_IN = 20
 COLORS = ("black", "white", "red", "blue", "green", "grey", "navy", "beige", "pink", "brown")
 SIZES = ("XS", "S", "M", "L", "XL", "XXL", "36", "38", "40", "42")
-INGESTED_AT = datetime.now(UTC)
-COLUMNS = (
-    "space_id",
-    "profile_id",
-    "source",
-    "conversation_id",
-    "session_id",
-    "idempotency_key",
-    "occurred_at",
-    "for",
-    "kind",
-    "exposure_id",
-    "list_id",
-    "ref",
-    "payload",
-    "ingested_at",
-    "_topic",
-    "_partition",
-    "_offset",
+AGGREGATES = ("interactions", "value_daily", "ref_values_daily", "interactions_daily")
+
+#: One day's pages: page g of the run, its space, person, time and items, as JSON.
+_PAGES = """
+INSERT INTO interactions (space_id, profile_id, source, conversation_id, session_id,
+    idempotency_key, occurred_at, `for`, kind, exposure_id, list_id, payload, ingested_at,
+    _topic, _partition, _offset)
+SELECT space, person, 'web', person, person, concat('k', toString(g)), at, 'self',
+    'presented', concat('x', toString(g)), 'results',
+    concat('{"kind":"presented","exposure_id":"x', toString(g),
+        '","list_id":"results","list_kind":"search_products","page":1,"delivered_at":"',
+        formatDateTime(at, '%Y-%m-%dT%H:%i:%SZ'),
+        '","visible_k":{visible},"method":"bridge","items":[', items, ']}'),
+    now64(3), 'turnstream.interactions', 0, g
+FROM (
+    SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+        concat('space', toString(s)) AS space,
+        concat('p', toString(intDiv(cityHash64(g, 1) % {people:UInt64}, {spaces:UInt32})
+            * {spaces:UInt32} + s)) AS person,
+        toDateTime64({day:Date}, 3, 'UTC') + toIntervalSecond(cityHash64(g, 2) % 86400) AS at,
+        arrayStringConcat(arrayMap(pos -> {item}, range(1, {page} + 1)), ',') AS items
+    FROM numbers({pages:UInt64})
+)"""
+
+#: The object at ``pos`` of page ``g`` (log-uniform rank), and what it shows.
+_RANK = "toUInt64(pow({catalogue:UInt64}, cityHash64(g, pos, 3) / 18446744073709551616.0))"
+_ITEM = (
+    "concat('{\"pos\":', toString(pos), ',\"ref\":\"item_variant:', space, ':', "
+    f'toString({_RANK}), \'","shown":{{"color":"\', '
+    f"arrayElement({list(COLORS)}, cityHash64(s, {_RANK}, 4) % 10 + 1), "
+    f'\'","brand":"brand-\', toString(cityHash64(s, {_RANK}, 5) % 200), '
+    f'\'","price":\', toString(if(cityHash64(g, pos, 7) % 10 = 0, '
+    f"round((19 + cityHash64(s, {_RANK}, 6) % 981 + 0.9) * 0.8, 1), "
+    f"19 + cityHash64(s, {_RANK}, 6) % 981 + 0.9)), "
+    f'\',"size":"\', arrayElement({list(SIZES)}, cityHash64(s, {_RANK}, 8) % 10 + 1), '
+    "'\"}}')"
+)
+
+#: One day's engagements: visible items of the day's pages, one in 20.
+_ENGAGED = (
+    """
+INSERT INTO interactions (space_id, profile_id, source, conversation_id, session_id,
+    idempotency_key, occurred_at, `for`, kind, exposure_id, ref, payload, ingested_at,
+    _topic, _partition, _offset)
+SELECT space, person, 'web', person, person, concat('e', toString(g), '-', toString(pos)), at,
+    'self', 'engaged', concat('x', toString(g)), ref,
+    concat('{"kind":"engaged","exposure_id":"x', toString(g), '","ref":"', ref,
+        '","action":"', arrayElement(['click', 'click', 'detail', 'cart'],
+        cityHash64(g, pos, 10) % 4 + 1), '"}'),
+    now64(3), 'turnstream.interactions', 1, g * 16 + pos
+FROM (
+    SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+        concat('space', toString(s)) AS space,
+        concat('p', toString(intDiv(cityHash64(g, 1) % {people:UInt64}, {spaces:UInt32})
+            * {spaces:UInt32} + s)) AS person,
+        toDateTime64({day:Date}, 3, 'UTC') + toIntervalSecond(cityHash64(g, 2) % 86400) AS at,
+        arrayJoin(range(1, {visible} + 1)) AS pos,
+        concat('item_variant:', space, ':', toString("""
+    + _RANK
+    + """)) AS ref
+    FROM numbers({pages:UInt64})
+)
+WHERE cityHash64(g, pos, 9) % {one_in} = 0"""
 )
 
 
-def catalog(rng: random.Random, space: str) -> list[tuple[str, dict]]:
-    """Each object of a space with the fields it shows; popular objects first."""
-    return [
-        (
-            f"item_variant:{space}:{n}",
-            {
-                "color": rng.choice(COLORS),
-                "brand": f"brand-{rng.randrange(200)}",
-                "price": rng.randrange(19, 1000) + 0.9,
-                "size": rng.choice(SIZES),
-            },
+#: ``--direct``: the same pages, straight into the aggregates (no raw rows, no JSON), as
+#: the views would fill them; the floor edges still go through the views.
+_PAGE_ITEMS = """
+    SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+        concat('space', toString(s)) AS space_id,
+        concat('p', toString(intDiv(cityHash64(g, 1) % {people:UInt64}, {spaces:UInt32})
+            * {spaces:UInt32} + s)) AS person,
+        arrayJoin(range(1, {last_pos} + 1)) AS pos,
+        RANK AS rank, concat('item_variant:', space_id, ':', toString(rank)) AS ref,
+        [('item_variant.color', arrayElement(COLORS, cityHash64(s, rank, 4) % 10 + 1)),
+         ('item_variant.brand', concat('brand-', toString(cityHash64(s, rank, 5) % 200))),
+         ('item_variant.price', toString(if(cityHash64(g, pos, 7) % 10 = 0,
+             round((19 + cityHash64(s, rank, 6) % 981 + 0.9) * 0.8, 1),
+             19 + cityHash64(s, rank, 6) % 981 + 0.9))),
+         ('item_variant.size', arrayElement(SIZES, cityHash64(s, rank, 8) % 10 + 1))] AS fields
+    FROM numbers({pages:UInt64})"""
+_DIRECT = (
+    """
+INSERT INTO value_daily (space_id, attr, value, day, level, people, exposure_micro)
+SELECT space_id, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, LEVEL AS level,
+    groupUniqArrayState(64)(sipHash64(person)) AS people,
+    sum(toUInt64(round(1 / log2(pos + 1) * 1000000))) AS exposure_micro
+FROM (SELECT *, arrayJoin(arrayPushFront(fields, ('item_variant.ref', ref))) AS pair
+      FROM (ITEMS_VISIBLE))
+GROUP BY space_id, attr, value, level""",
+    # Per object first (its fields follow from it), then one row per field value.
+    """
+INSERT INTO ref_values_daily (space_id, ref, attr, value, day, presentations)
+SELECT space_id, ref, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, pair.3
+FROM (
+    SELECT concat('space', toString(s)) AS space_id,
+        concat('item_variant:', space_id, ':', toString(rank)) AS ref,
+        19 + cityHash64(s, rank, 6) % 981 + 0.9 AS price,
+        arrayJoin(arrayFilter(f -> f.3 > 0, [
+            ('item_variant.color', arrayElement(COLORS, cityHash64(s, rank, 4) % 10 + 1), n),
+            ('item_variant.brand', concat('brand-', toString(cityHash64(s, rank, 5) % 200)), n),
+            ('item_variant.size', arrayElement(SIZES, cityHash64(s, rank, 8) % 10 + 1), n),
+            ('item_variant.price', toString(price), toUInt64(n - sales)),
+            ('item_variant.price', toString(round(price * 0.8, 1)), sales)])) AS pair
+    FROM (
+        SELECT s, rank, count() AS n, countIf(cityHash64(g, pos, 7) % 10 = 0) AS sales
+        FROM (
+            SELECT {first:UInt64} + number AS g, g % {spaces:UInt32} AS s,
+                arrayJoin(range(1, PAGE_ITEMS + 1)) AS pos, RANK AS rank
+            FROM numbers({pages:UInt64})
         )
-        for n in range(REFS_PER_SPACE)
+        GROUP BY s, rank
+    )
+)""",
+    """
+INSERT INTO value_daily (space_id, attr, value, day, events, signal_micro)
+SELECT space_id, 'item_variant.ref', ref, {day:Date}, count(),
+    sum(if(cityHash64(g, pos, 10) % 4 = 3, 2000000, 1000000))
+FROM (ITEMS_VISIBLE)
+WHERE cityHash64(g, pos, 9) % ONE_IN = 0
+GROUP BY space_id, ref""",
+    """
+INSERT INTO interactions_daily (space_id, day, kind, rows)
+SELECT space_id, {day:Date}, 'presented', uniqExact(g) FROM (ITEMS_VISIBLE) GROUP BY space_id""",
+)
+
+
+def generate_direct(store: Store, args: argparse.Namespace, today: date) -> int:
+    """``--direct``: the 90 days straight into the aggregates; the pages written."""
+    from turnstream.sinks.people_sets import level_of
+
+    pages = args.items // PAGE // DAYS
+    items = _PAGE_ITEMS.replace("RANK", _RANK.replace("{catalogue:UInt64}", "{catalogue:UInt64}"))
+    items = items.replace("COLORS", str(list(COLORS))).replace("SIZES", str(list(SIZES)))
+    statements = [
+        sql.replace("ITEMS_VISIBLE", items.replace("{last_pos}", str(VISIBLE)))
+        .replace("PAGE_ITEMS", str(PAGE))
+        .replace("RANK", _RANK)
+        .replace("COLORS", str(list(COLORS)))
+        .replace("SIZES", str(list(SIZES)))
+        .replace("LEVEL", level_of("sipHash64(person)"))
+        .replace("ONE_IN", str(ENGAGE_ONE_IN))
+        for sql in _DIRECT
+    ]
+    started = time.perf_counter()
+    for n, back in enumerate(range(DAYS, 0, -1)):
+        parameters = {
+            "first": n * pages,
+            "pages": pages,
+            "people": args.people,
+            "spaces": args.spaces,
+            "catalogue": args.catalogue,
+            "day": today - timedelta(days=back),
+        }
+        for sql in statements:
+            store.command(sql, parameters=parameters)
+        if (n + 1) % 15 == 0:
+            print(f"  day {n + 1}/{DAYS}: {time.perf_counter() - started:.0f} s", flush=True)
+    return pages * DAYS
+
+
+def generate(store: Store, args: argparse.Namespace, today: date) -> int:
+    """Insert the 90 days; the pages written."""
+    pages = args.items // PAGE // DAYS
+    presented = _PAGES.replace("{item}", _ITEM).replace("{page}", str(PAGE))
+    presented = presented.replace("{visible}", str(VISIBLE))
+    engaged = _ENGAGED.replace("{visible}", str(VISIBLE)).replace("{one_in}", str(ENGAGE_ONE_IN))
+    started = time.perf_counter()
+    for n, back in enumerate(range(DAYS, 0, -1)):
+        parameters = {
+            "first": n * pages,
+            "pages": pages,
+            "people": args.people,
+            "spaces": args.spaces,
+            "catalogue": args.catalogue,
+            "day": today - timedelta(days=back),
+        }
+        store.command(presented, parameters=parameters)
+        store.command(engaged, parameters=parameters)
+        if (n + 1) % 15 == 0:
+            print(f"  day {n + 1}/{DAYS}: {time.perf_counter() - started:.0f} s", flush=True)
+    return pages * DAYS
+
+
+def plant_floor_edges(store: Store, today: date) -> None:
+    """Colours at the floor's edges in ``space0`` (see the module's docstring)."""
+    start, end = window_of(today)
+    first, last, before = start, end - timedelta(days=1), start - timedelta(days=1)
+    mid = today - timedelta(days=40)
+    plans = {
+        # 9 people; p0 on 20 days
+        "edge-9": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 7])]
+        + [("p0", today - timedelta(days=k)) for k in range(2, 22)],
+        "edge-10": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 8])],
+        "edge-10-before": [(f"p{3 * i}", d) for i, d in enumerate([before, last, *[mid] * 8])],
+        "edge-10-as-of": [(f"p{3 * i}", d) for i, d in enumerate([first, today, *[mid] * 8])],
+    }
+    rows = []
+    for color, seen in plans.items():
+        for k, (person, day) in enumerate(seen):
+            at = datetime(day.year, day.month, day.day, 12, tzinfo=UTC)
+            payload = {
+                "kind": "presented",
+                "exposure_id": f"{color}-{k}",
+                "list_id": "results",
+                "page": 1,
+                "delivered_at": at.isoformat(),
+                "visible_k": 1,
+                "items": [
+                    {"pos": 1, "ref": f"item_variant:space0:{color}", "shown": {"color": color}}
+                ],
+            }
+            ref = f"item_variant:space0:{color}"
+            click = {"kind": "engaged", "ref": ref, "action": "click"}
+            rows.append((person, at, "presented", "", json.dumps(payload), len(rows)))
+            rows.append((person, at, "engaged", ref, json.dumps(click), len(rows)))
+    store.insert(
+        "interactions",
+        [("space0", "web", *row, 2) for row in rows],
+        [
+            *("space_id", "source", "profile_id", "occurred_at", "kind", "ref", "payload"),
+            *("_offset", "_partition"),
+        ],
+    )
+
+
+def sizes(store: Store) -> list[tuple[str, int, int]]:
+    return [
+        (t, int(r), int(b))
+        for t, r, b in store.query(
+            "SELECT table, sum(rows), sum(bytes_on_disk) FROM system.parts "
+            "WHERE database = currentDatabase() AND active GROUP BY table ORDER BY table"
+        ).rows
     ]
 
 
-def pick(rng: random.Random, objects: list, cum_weights: list[float]) -> list:
-    """``PAGE`` distinct objects, drawn by popularity (Zipf, exponent 1)."""
-    drawn = rng.choices(objects, cum_weights=cum_weights, k=PAGE * 2)
-    return list({ref: (ref, shown) for ref, shown in drawn}.values())[:PAGE]
-
-
-def _row(
-    space: str, person: str, at: datetime, kind: str, exposure: str, ref: str, body: dict, n: int
-) -> tuple:
-    """One raw interaction row (``COLUMNS``); the person's id doubles as the session."""
-    list_id = "results" if kind == "presented" else ""
-    text = json.dumps(body, separators=(",", ":"))
-    source = ("turnstream.interactions", 0, n)
-    return (
-        space,
-        person,
-        "web",
-        person,
-        person,
-        f"k{n}",
-        at,
-        "self",
-        kind,
-        exposure,
-        list_id,
-        ref,
-        text,
-        INGESTED_AT,
-        *source,
+def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: int) -> None:
+    """The job, twice, in this (fresh) process; its figures as JSON on the last line."""
+    store = Store(f"chdb://{path}", database)
+    rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows)
+    timings = []
+    cpu = []
+    reports = []
+    for _ in range(2):
+        started, cpu_started = time.perf_counter(), time.process_time()
+        report = recompute_priors(store, as_of, limits=limits)
+        timings.append(time.perf_counter() - started)
+        cpu.append(time.process_time() - cpu_started)
+        reports.append(report.as_dict())
+    edges = dict(
+        store.query(
+            "SELECT value, people FROM priors_latest WHERE space_id = 'space0' "
+            "AND attr = 'item_variant.color' AND startsWith(value, 'edge-')"
+        ).rows
     )
-
-
-def generate(store: Store, items: int, today: date, seed: int = 7) -> tuple[int, int]:
-    """Insert ``items`` presented items (pages of 10) and their engagements, one insert
-    per day; returns (rows, engagements)."""
-    rng = random.Random(seed)
-    objects = {space: catalog(rng, space) for space in SPACES}
-    cum_weights = list(itertools.accumulate(1 / rank for rank in range(1, REFS_PER_SPACE + 1)))
-    people = [(SPACES[i % len(SPACES)], f"p{i:05d}") for i in range(PEOPLE)]
-    pages_per_day = items // PAGE // DAYS
-    offset = rows = engaged = 0
-    for back in range(DAYS, 0, -1):
-        day = today - timedelta(days=back)
-        batch = []
-        for n in range(pages_per_day):
-            space, person = rng.choice(people)
-            at = datetime(day.year, day.month, day.day, tzinfo=UTC) + timedelta(
-                seconds=rng.randrange(86_400)
-            )
-            exposure = f"x{back}-{n}"
-            listed = pick(rng, objects[space], cum_weights)
-            shown_items = []
-            for pos, (ref, shown) in enumerate(listed, 1):
-                fields = dict(shown)
-                if rng.random() < 0.1:  # a sale price now and then
-                    fields["price"] = round(fields["price"] * 0.8, 1)  # 79.92 → 79.9
-                shown_items.append({"pos": pos, "ref": ref, "shown": fields})
-            payload = {
-                "kind": "presented",
-                "exposure_id": exposure,
-                "list_id": "results",
-                "list_kind": "search_products",
-                "page": 1,
-                "delivered_at": at.isoformat(),
-                "visible_k": VISIBLE,
-                "method": "bridge",
-                "items": shown_items,
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    store.close()
+    print(
+        json.dumps(
+            {
+                "seconds": timings,
+                "cpu_seconds": cpu,
+                "peak_rss": peak,
+                "rss_after_open": rss_open,
+                "report": reports[0],
+                "second_unchanged": reports[1]["unchanged"],
+                "edges": edges,
             }
-            offset += 1
-            batch.append(_row(space, person, at, "presented", exposure, "", payload, offset))
-            for item in shown_items[:VISIBLE]:
-                if rng.random() < ENGAGE:
-                    action = rng.choice(("click", "click", "detail", "cart"))
-                    ref = item["ref"]
-                    body = {
-                        "kind": "engaged",
-                        "exposure_id": exposure,
-                        "ref": ref,
-                        "action": action,
-                    }
-                    offset += 1
-                    engaged += 1
-                    batch.append(_row(space, person, at, "engaged", exposure, ref, body, offset))
-        store.insert("interactions", batch, COLUMNS)
-        rows += len(batch)
-    return rows, engaged
-
-
-def table_sizes(store: Store) -> list[tuple]:
-    return store.query(
-        """SELECT table, sum(rows), formatReadableSize(sum(bytes_on_disk))
-FROM system.parts WHERE database = currentDatabase() AND active
-    AND table IN ('interactions', 'value_daily', 'ref_values_daily', 'interactions_daily', 'priors')
-GROUP BY table ORDER BY table"""
-    ).rows
+        )
+    )
 
 
 def main() -> None:
-    items = int(sys.argv[1]) if len(sys.argv) > 1 else 2_000_000
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--people", type=int, default=20_000)
+    parser.add_argument("--catalogue", type=int, default=50_000, help="objects per space")
+    parser.add_argument("--items", type=int, default=2_000_000, help="presented items")
+    parser.add_argument("--spaces", type=int, default=3)
+    parser.add_argument("--max-memory", type=int, default=PriorsLimits().max_memory)
+    parser.add_argument("--split-rows", type=int, default=PriorsLimits().split_rows)
+    parser.add_argument("--store", help="keep the store here (reused when it exists)")
+    parser.add_argument(
+        "--direct",
+        action="store_true",
+        help="write the aggregates as the views would, without raw rows (large volumes)",
+    )
+    parser.add_argument("--job-only", nargs=2, metavar=("PATH", "AS_OF"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.job_only:
+        path, as_of = args.job_only
+        run_job(path, "bench", date.fromisoformat(as_of), args.max_memory, args.split_rows)
+        return
     today = datetime.now(UTC).date()
     print(
-        f"volume: {len(SPACES)} spaces, {PEOPLE:,} people, {items:,} presented items "
-        f"({items // PAGE:,} pages of {PAGE}, {VISIBLE} visible) over {DAYS} days, "
-        f"{REFS_PER_SPACE:,} objects per space (Zipf) with 4 shown fields, ~{ENGAGE:.0%} of "
-        "visible items engaged"
+        f"volume: {args.spaces} spaces, {args.people:,} people, {args.items:,} presented items "
+        f"(pages of {PAGE}, {VISIBLE} visible) over {DAYS} days, {args.catalogue:,} objects "
+        f"per space (Zipf), 4 shown fields, 1 in {ENGAGE_ONE_IN} visible items engaged",
+        flush=True,
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store(f"chdb://{tmp}/store", "bench")
-        apply_migrations(store)
-        started = time.perf_counter()
-        rows, engaged = generate(store, items, today)
-        print(
-            f"generated and inserted {rows:,} interaction rows ({engaged:,} engagements) "
-            f"in {time.perf_counter() - started:.1f} s (views included)"
-        )
-        store.command("OPTIMIZE TABLE value_daily FINAL")
-        store.command("OPTIMIZE TABLE ref_values_daily FINAL")
-        for table, n, size in table_sizes(store):
-            print(f"  {table:<20} {n:>12,} rows  {size:>10} on disk")
-
-        for run in ("first", "second"):
+    var = Path(__file__).resolve().parents[1] / "var"
+    var.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=var) as tmp:
+        path = args.store or f"{tmp}/store"
+        reuse = Path(path).exists()
+        store = Store(f"chdb://{path}", "bench")
+        if not reuse:
+            apply_migrations(store)
             started = time.perf_counter()
-            report = recompute_priors(store, today)
-            print(f"recompute_priors ({run} run): {time.perf_counter() - started:.2f} s")
-            print(f"  {json.dumps(report.as_dict())}")
-
-        started = time.perf_counter()
-        priors = latest_priors(store, "acme")
-        print(
-            f"latest_priors('acme'): {len(priors):,} keys in {time.perf_counter() - started:.2f} s"
-        )
-        started = time.perf_counter()
-        retention = retention_check(store, today)
-        print(
-            f"retention_check: {len(retention.days)} expired space-days, "
-            f"{len(retention.gaps)} gaps, in {time.perf_counter() - started:.2f} s"
-        )
-
-        start, end = window_of(today)
-        query = priors_query()
-        print("\nEXPLAIN indexes = 1 of the priors query (turnstream.jobs.priors.priors_query):")
-        window = window_parameters(start, end)
-        for (line,) in store.query(f"EXPLAIN indexes = 1 {query}", window).rows:
-            print(f"  {line}")
+            pages = (generate_direct if args.direct else generate)(store, args, today)
+            plant_floor_edges(store, today)
+            print(
+                f"generated {pages * PAGE:,} presented items in "
+                f"{time.perf_counter() - started:.0f} s "
+                f"({'straight into the aggregates' if args.direct else 'views included'})",
+                flush=True,
+            )
+            started = time.perf_counter()
+            store.command("OPTIMIZE TABLE value_daily FINAL")
+            store.command("OPTIMIZE TABLE ref_values_daily FINAL")
+            print(f"merged the aggregates in {time.perf_counter() - started:.0f} s")
+        for table, rows, size in sizes(store):
+            if table in AGGREGATES or rows:
+                print(f"  {table:<22} {rows:>13,} rows  {size / 2**20:>10,.1f} MiB on disk")
+        total = sum(f.stat().st_size for f in Path(path).rglob("*") if f.is_file())
+        print(f"  store on disk: {total / 2**30:.2f} GiB")
         store.close()
+        child = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--job-only",
+                path,
+                today.isoformat(),
+                "--max-memory",
+                str(args.max_memory),
+                "--split-rows",
+                str(args.split_rows),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if child.returncode != 0:
+            print(child.stderr[-4000:])
+            raise SystemExit(child.returncode)
+        result = json.loads(child.stdout.strip().splitlines()[-1])
+        first, second = result["seconds"]
+        report = result["report"]
+        cpu_first, cpu_second = result["cpu_seconds"]
+        load = Path("/proc/loadavg").read_text().split()[0]
+        print(
+            f"priors job: {first:.2f} s, {cpu_first:.2f} s of CPU (second run {second:.2f} s, "
+            f"{cpu_second:.2f} s of CPU, unchanged: {result['second_unchanged']}), peak RSS "
+            f"{result['peak_rss'] / 2**30:.2f} GiB (after opening the store: "
+            f"{result['rss_after_open'] / 2**30:.2f} GiB); load average {load}"
+        )
+        print(
+            f"  {report['values']:,} values, {report['priors']:,} priors, runs: "
+            f"{ {s: len(r) for s, r in report['runs'].items()} }"
+        )
+        edges = result["edges"]
+        expected = {"edge-9": None, "edge-10": 10, "edge-10-before": None, "edge-10-as-of": None}
+        got = {k: edges.get(k) for k in expected}
+        print(f"floor line: {got} -> {'exact' if got == expected else 'WRONG'}")
 
 
 if __name__ == "__main__":

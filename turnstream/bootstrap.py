@@ -26,6 +26,7 @@ from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.priors import PriorsCache
 from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.sensitivity import write_sensitive
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.sinks.writer import RawSink
 from turnstream.streams.admin import ensure_topics, max_message_bytes
@@ -34,7 +35,7 @@ from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, Derivatio
 from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
 from turnstream.streams.topology import topology_of
 
-__all__ = ["WorkerParts", "build_parts", "build_replay", "run_worker", "tune_gc"]
+__all__ = ["WorkerParts", "build_parts", "build_replay", "prepare_store", "run_worker", "tune_gc"]
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,14 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
     )
 
 
+def prepare_store(store: Store, settings: Settings) -> list[int]:
+    """Apply the migrations and write the sensitive names the aggregates' views leave
+    out; the migrations applied now."""
+    applied = apply_migrations(store)
+    write_sensitive(store, settings.sensitive_names())
+    return applied
+
+
 def build_replay(settings: Settings, store: Store) -> Replay:
     """The replay driver on ``store``: the same sinks and engine as live, with the priors
     read once (a replay is one moment) and every state kept in memory."""
@@ -106,7 +115,7 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
     """Open the store, apply migrations, then run the Faust worker until stopped."""
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
     try:
-        applied = store.call(apply_migrations, store.store)
+        applied = store.call(prepare_store, store.store, settings)
         if applied:
             log.info("schema migrations applied: %s", applied)
         # Create the topics (with their partition count and the largest message each

@@ -24,7 +24,9 @@ from turnstream.cli.common import (
     print_rows,
     settings_from,
 )
+from turnstream.cli.config import refuse_to_start_unless_ready
 from turnstream.jobs.runner import run_job
+from turnstream.preflight import CHECKS
 
 __all__ = ["experiments_app", "priors_app", "retention_app", "scheduler"]
 
@@ -358,6 +360,8 @@ def scheduler(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     from turnstream.jobs.scheduler import build_scheduler
 
     settings = settings_from(config, dsn)
+    # The jobs' checks of `turnstream config check` (the worker needs the rest).
+    refuse_to_start_unless_ready(settings, [c for c in CHECKS if c.setting.startswith("jobs")])
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s %(message)s")
     sched = guarded(lambda: build_scheduler(settings))
     for job in sched.get_jobs():

@@ -25,6 +25,7 @@ from turnstream.cli.common import (
     progress_bar,
     settings_from,
 )
+from turnstream.cli.config import config_app, refuse_to_start_unless_ready
 from turnstream.cli.contract import contract_app
 from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
@@ -44,6 +45,7 @@ app = typer.Typer(
 )
 app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
+app.add_typer(config_app, name="config")
 app.add_typer(exposure_app, name="exposure")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
@@ -67,6 +69,7 @@ def worker(
     from turnstream.bootstrap import run_worker
 
     settings = settings_from(config, dsn, broker)
+    refuse_to_start_unless_ready(settings)  # the checks `turnstream config check` prints
     if owner_url(settings):
         err.print(f"[red]error:[/red] another worker owns the store {settings.store.dsn}")
         raise typer.Exit(2)
@@ -145,7 +148,7 @@ def summary(config: ConfigOpt = None, dsn: DsnOpt = None, fmt: FormatOpt = Forma
 @app.command()
 def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     """Apply the schema migrations (the worker also does it at start-up)."""
-    from turnstream.sinks.schema import apply_migrations
+    from turnstream.bootstrap import prepare_store
     from turnstream.sinks.store import Store
 
     settings = settings_from(config, dsn)
@@ -156,7 +159,7 @@ def migrate(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
     def _run() -> list[int]:
         store = Store(settings.store.dsn, settings.store.database)
         try:
-            return apply_migrations(store)
+            return prepare_store(store, settings)
         finally:
             store.close()
 
@@ -267,8 +270,7 @@ def replay(
     dsn: DsnOpt = None,
 ) -> None:
     """Run a file through the same core on event time, without a broker, into the store."""
-    from turnstream.bootstrap import build_replay
-    from turnstream.sinks.schema import apply_migrations
+    from turnstream.bootstrap import build_replay, prepare_store
     from turnstream.sinks.store import Store
 
     settings = settings_from(config, dsn)
@@ -280,7 +282,7 @@ def replay(
     def _run():  # type: ignore[no-untyped-def]
         store = Store(settings.store.dsn, settings.store.database)
         try:
-            apply_migrations(store)
+            prepare_store(store, settings)
             with progress_bar("replaying", total) as bar:
                 task = bar.add_task("replay", total=total)
                 return build_replay(settings, store).run(file, on_line=lambda: bar.advance(task))

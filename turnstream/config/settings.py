@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tomllib
+from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
@@ -153,8 +154,16 @@ class JobsSettings(_Section):
     experiments_cron: str = "30 4 * * *"
     #: The measurement document (experiments); none: no experiment job.
     measurement: str | None = None
-    #: The priors' floor of distinct people: never lower than 10.
-    priors_floor: int = Field(default=10, ge=10)
+    #: The priors' floor of distinct people: never lower than 10, at most 64 (the most
+    #: the daily aggregates count exactly).
+    priors_floor: int = Field(default=10, ge=10, le=64)
+    #: Bytes of memory one query of the priors job may use (the store's
+    #: ``max_memory_usage``); half of it is held by a GROUP BY or a sort before spilling
+    #: to disk. Past it the job fails with a message saying so, and the process lives.
+    priors_max_memory: int = Field(default=2 << 30, ge=64 << 20)
+    #: A space with more value-day rows than this in the window runs one attribute at a
+    #: time, so its largest attribute, not the whole space, sets the job's memory.
+    priors_split_rows: int = Field(default=2_000_000, ge=1)
 
 
 class ApiSettings(_Section):
@@ -183,6 +192,12 @@ class Settings(_Section):
     ] = Field(default_factory=dict)
     #: Where the file came from (None: built-in defaults).
     source: Path | None = None
+
+    def sensitive_names(self) -> frozenset[str]:
+        """The sensitive types and ``type.field`` names: never aggregated by value, never
+        inferred. Every reader of sensitivity outside derivation goes through here (today
+        ``[signals] sensitive``; an object types document may add its markings here)."""
+        return self.signals.sensitive
 
     @model_validator(mode="after")
     def _token_keys_are_not_the_identity_secret(self) -> Settings:
@@ -230,10 +245,29 @@ class Settings(_Section):
         """The hashing secret; a clear error when it is not configured."""
         if self.identity.secret is None or not self.identity.secret.get_secret_value():
             raise ConfigError(
-                "identity.secret is not set: put it in the config file's [identity] section "
-                "or in TURNSTREAM_SECRET"
+                "identity.secret is not set: put it in the config file's [identity] section, "
+                "in TURNSTREAM_SECRET or in a file named by TURNSTREAM_SECRET_FILE"
             )
         return self.identity.secret.get_secret_value().encode()
+
+
+def _secret_file(env: Mapping[str, str]) -> str | None:
+    """The secret in the file ``TURNSTREAM_SECRET_FILE`` names (a Docker secret is mounted
+    as ``/run/secrets/<name>``), without the whitespace around it: an editor's final
+    newline is not part of the key."""
+    name = env.get("TURNSTREAM_SECRET_FILE")
+    if not name:
+        return None
+    try:
+        secret = Path(name).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which cannot be read ({reason})"
+        ) from None
+    if not secret:
+        raise ConfigError(f"identity.secret: TURNSTREAM_SECRET_FILE names {name}, which is empty")
+    return secret
 
 
 def exposure_keys_variable(space_id: str) -> str:
@@ -251,8 +285,9 @@ def load_settings(
     """Read the TOML file (``path``, ``TURNSTREAM_CONFIG`` or ``./turnstream.toml``).
 
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
-    the file; ``TURNSTREAM_SECRET`` beats the file's secret, ``TURNSTREAM_API_KEY`` its
-    ``[api] key``, and ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
+    the file; ``TURNSTREAM_SECRET`` beats ``TURNSTREAM_SECRET_FILE`` (a file holding the
+    secret, such as a Docker secret), which beats the file's secret; ``TURNSTREAM_API_KEY``
+    beats ``[api] key``; and ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
     ``exposure_keys``.
     """
     env = os.environ if environ is None else environ
@@ -272,7 +307,7 @@ def load_settings(
     overrides = {
         ("store", "dsn"): dsn or env.get("TURNSTREAM_DSN"),
         ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
-        ("identity", "secret"): env.get("TURNSTREAM_SECRET"),
+        ("identity", "secret"): env.get("TURNSTREAM_SECRET") or _secret_file(env),
         ("api", "key"): env.get("TURNSTREAM_API_KEY"),
     }
     for (section, key), value in overrides.items():

@@ -5,12 +5,13 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4 and 11 in ``turnstream/sinks/schema.py``)::
 
-    interactions ──presented──► value_daily_presented_mv ─► value_daily
+    interactions ──presented──► value_daily_exposed_mv ──► value_daily
        (raw, 45 days)            visible items: one row per shown field      (space, attr,
-                                 (type.field) and per object (type.ref):     value, day;
-                                 people (uniqExact), exposure                kept 100 days)
+                                 (type.field) and per object (type.ref):     value, day,
+                                 people (capped key sets by level),          level; kept
+                                 exposure; sensitive names left out          100 days)
                  ──engaged────► value_daily_engaged_mv ──► value_daily
                                  the engaged object (type.ref): events,
                                  signal (click, detail, mention, compare,
@@ -18,18 +19,34 @@ What feeds what (migration 4 in ``turnstream/sinks/schema.py``)::
                  ──presented──► ref_values_daily_mv ─────► ref_values_daily
                                  every presented item: which values each     (space, ref,
                                  object showed, how often                    attr, value, day)
+                 ──presented──► sensitive_daily_*_mv ─────► sensitive_daily
+                 ──engaged────►  sensitive types and fields: by name, a count
                  ──every row──► interactions_daily_mv ───► interactions_daily (ledger)
 
-    recompute_priors: value_daily + ref_values_daily over [as_of - 90, as_of) ─► priors
+    recompute_priors: erased keys out of value_daily (purge_erased); sensitive names
+        written and their rows deleted; then per space (per attribute when large):
+        value_daily + ref_values_daily over [as_of - 90, as_of) ─► priors
 
 Why this shape:
 
 - The views run at insert time, so the aggregates hold every day the raw table held and
   outlive its TTL (ClickHouse 26 even drops already-expired rows at insert; the views
   still see them). Nothing has to run before the raw rows expire.
-- **Exact at the floor.** ``people`` is a ``uniqExact`` state per value and day; merging
-  the states of 90 days is the exact count of distinct people (128-bit hashes), so a
-  value seen by 9 people never passes as 10, which an approximate ``uniq`` could allow.
+- **Exact at the floor, bounded above it.** ``people`` keeps, per value, day and level,
+  at most 64 person keys (:mod:`turnstream.sinks.people_sets`): below 64 people every
+  key is there and merging 90 days counts them exactly, so a value seen by 9 people
+  never passes as 10 (the floor may be 10 to 64); above, the levels are a sample and the
+  count an estimate. The old ``uniqExact`` sets grew with every person: 7.1 GiB of job
+  memory at 60M presented items, 30-50 GiB projected at 1B (issue 20). ClickHouse's
+  ``uniqCombined`` is exact-ish for small sets too, but no statement can take one key
+  out of its state, and an erasure must (issue 15); ``bench/priors_counters.py``.
+- **Per space, within limits.** Each space runs on its own, and one attribute at a time
+  past ``split_rows`` value-day rows, with the store's memory limit and spill thresholds
+  set on every query (:class:`PriorsLimits`): one tenant's size never sets another's
+  memory, and a run past the limit fails with :class:`PriorsMemoryError`, not the
+  process.
+- **Privacy.** Erased people's keys are taken out before anything is counted; sensitive
+  types and fields never reach the by-value aggregates and never get a prior.
 - **Engagements credit values without a join in a view.** An ``engaged`` event names only
   the object; a view cannot look up what that object showed (a join would read the
   whole raw table on every insert and depend on arrival order). So the engaged view
@@ -58,18 +75,27 @@ the signals rules use (``value_key``: ``200.0``, ``1e-05``).
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from turnstream.errors import StoreError
+from turnstream.sinks.erasure import purge_erased
+from turnstream.sinks.people_sets import CAP, LEVELS, count_people
+from turnstream.sinks.sensitivity import is_sensitive_name, write_sensitive
 from turnstream.sinks.store import Store
 
 __all__ = [
     "KEPT_DAYS",
+    "MAX_FLOOR",
     "MIN_FLOOR",
     "WINDOW_DAYS",
     "PriorRow",
+    "PriorsLimits",
+    "PriorsMemoryError",
     "PriorsReport",
     "ValueAggregate",
     "check_floor",
@@ -77,14 +103,21 @@ __all__ = [
     "prior_of",
     "priors_from",
     "priors_query",
+    "query_settings",
     "recompute_priors",
+    "runs_for",
     "version_of",
     "window_of",
     "window_parameters",
 ]
 
+log = logging.getLogger(__name__)
+
 #: No prior rests on fewer people than this, whatever the configuration says.
 MIN_FLOOR = 10
+#: The aggregates count people exactly below this many (:data:`people_sets.CAP`), so a
+#: floor up to it is decided exactly.
+MAX_FLOOR = CAP
 #: The window of a prior, in days before the as-of date.
 WINDOW_DAYS = 90
 #: How long the daily aggregates are kept (their TTL): the longest window possible.
@@ -111,9 +144,14 @@ _COLUMNS = (
 
 
 def check_floor(floor: int) -> int:
-    """``floor`` when it is at least :data:`MIN_FLOOR`; else ValueError."""
+    """``floor`` when it is :data:`MIN_FLOOR` to :data:`MAX_FLOOR`; else ValueError."""
     if floor < MIN_FLOOR:
         raise ValueError(f"the priors floor is at least {MIN_FLOOR} people (got {floor})")
+    if floor > MAX_FLOOR:
+        raise ValueError(
+            f"the priors floor is at most {MAX_FLOOR} people, the most the daily aggregates "
+            f"count exactly (got {floor})"
+        )
     return floor
 
 
@@ -143,7 +181,8 @@ def window_of(as_of: date, window_days: int = WINDOW_DAYS) -> tuple[date, date]:
 
 @dataclass(frozen=True)
 class ValueAggregate:
-    """One value's figures over a window, as the aggregates give them."""
+    """One value's figures over a window, as the aggregates give them. ``people`` is
+    exact when ``people_exact`` (always below :data:`MAX_FLOOR`), else an estimate."""
 
     space_id: str
     attr: str
@@ -152,6 +191,44 @@ class ValueAggregate:
     events: int
     exposure_micro: int
     signal_micro: int
+    people_exact: bool = True
+
+
+@dataclass(frozen=True)
+class PriorsLimits:
+    """What one query of the job may use: ``max_memory`` bytes (the store fails the query
+    past it, with :class:`PriorsMemoryError`), of which a GROUP BY or a sort holds
+    ``spill_fraction`` before spilling to disk; a space with more than ``split_rows``
+    value-day rows in the window runs one attribute at a time."""
+
+    max_memory: int = 2 << 30
+    spill_fraction: float = 0.5
+    split_rows: int = 2_000_000
+
+
+def query_settings(limits: PriorsLimits) -> dict[str, Any]:
+    """The store's settings for each query of the job."""
+    spill = int(limits.max_memory * limits.spill_fraction)
+    return {
+        "max_memory_usage": limits.max_memory,
+        "max_bytes_before_external_group_by": spill,
+        "max_bytes_before_external_sort": spill,
+        # The ref-to-value split joins per space; past this it joins by sorted runs.
+        "join_algorithm": "auto",
+        "max_bytes_in_join": spill,
+    }
+
+
+def runs_for(rows_per_attr: dict[str, int], split_rows: int) -> list[str | None]:
+    """The runs of one space: ``[None]`` (every attribute at once) when its rows are at
+    most ``split_rows``, else one per attribute, largest first."""
+    if sum(rows_per_attr.values()) <= split_rows:
+        return [None]
+    return sorted(rows_per_attr, key=lambda a: (-rows_per_attr[a], a))
+
+
+class PriorsMemoryError(StoreError):
+    """A run of the priors job needed more memory than its limit."""
 
 
 @dataclass(frozen=True)
@@ -187,7 +264,8 @@ def priors_from(
     rows = []
     for agg in aggregates:
         prior = prior_of(agg.signal_micro, agg.exposure_micro)
-        if prior is None or not passes_floor(agg.people, floor):
+        # An estimate stands for more people than the floor can be (MAX_FLOOR or more).
+        if prior is None or (agg.people_exact and not passes_floor(agg.people, floor)):
             continue
         rows.append(
             PriorRow(
@@ -213,6 +291,11 @@ def priors_from(
 
 #: The window's days, ``[start, end)``, as query parameters (:func:`window_parameters`).
 _DAYS = "day >= {start:Date} AND day < {end:Date}"
+#: One space (``{space:String}``), and names that are not sensitive (``{hidden:...}``).
+_SPACE = (
+    "space_id = {space:String} AND NOT has({hidden:Array(String)}, attr) "
+    "AND NOT has({hidden:Array(String)}, splitByChar('.', attr)[1])"
+)
 
 
 def window_parameters(start: date, end: date) -> dict[str, date]:
@@ -220,53 +303,61 @@ def window_parameters(start: date, end: date) -> dict[str, date]:
     return {"start": start, "end": end}
 
 
-def priors_query(floor: int = MIN_FLOOR) -> str:
-    """Per space and value over the window ``[{start:Date}, {end:Date})`` (parameters,
-    :func:`window_parameters`): people, events, exposure and signal (millionths), for the
-    values at ``floor`` people or more.
+def priors_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
+    """Per value of one space over the window: the sizes of its people's levels
+    (``levels``: ``(level, size)`` pairs, :mod:`turnstream.sinks.people_sets`), events,
+    exposure and signal (millionths), for the values of ``floor`` people or more.
 
-    Field values get the signal of the objects that showed them, split by how often each
-    object showed each value of the field; object values (``type.ref``) their own.
+    Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``
+    (:func:`window_parameters`), and ``attr`` when ``by_attr``. Field values get the
+    signal of the objects that showed them, split by how often each object showed each
+    value of the field; object values (``type.ref``) their own.
     """
     check_floor(floor)
     days = _DAYS
-    return f"""SELECT v.space_id AS space_id, v.attr AS attr, v.value AS value, v.people AS people,
+    one_attr = " AND attr = {attr:String}" if by_attr else ""
+    # A full level holds CAP >= floor people, so the sum decides the floor exactly.
+    return f"""SELECT v.attr AS attr, v.value AS value, v.levels AS levels,
     if(endsWith(v.attr, '.ref'), v.events, ifNull(c.events, 0)) AS events,
     v.exposure_micro AS exposure_micro,
     if(endsWith(v.attr, '.ref'), v.signal_micro, ifNull(c.signal_micro, 0)) AS signal_micro
 FROM (
-    SELECT space_id, attr, value, uniqExactMerge(people) AS people,
+    SELECT attr, value, groupArray((level, n)) AS levels,
         sum(exposure_micro) AS exposure_micro, sum(events) AS events,
         sum(signal_micro) AS signal_micro
-    FROM value_daily
-    WHERE {days}
-    GROUP BY space_id, attr, value
-    HAVING people >= {floor}
+    FROM (
+        SELECT attr, value, level, length(groupUniqArrayMerge({CAP})(people)) AS n,
+            sum(exposure_micro) AS exposure_micro, sum(events) AS events,
+            sum(signal_micro) AS signal_micro
+        FROM value_daily
+        WHERE {_SPACE} AND {days}{one_attr}
+        GROUP BY attr, value, level
+    )
+    GROUP BY attr, value
+    HAVING sum(n) >= {floor}
 ) AS v
 LEFT JOIN (
-    SELECT s.space_id AS space_id, s.attr AS attr, s.value AS value,
-        sum(r.ref_events) AS events,
+    SELECT s.attr AS attr, s.value AS value, sum(r.ref_events) AS events,
         toInt64(sum(intDiv(toInt128(r.ref_signal) * s.n, s.total))) AS signal_micro
     FROM (
-        SELECT space_id, ref, attr, value, n,
-            sum(n) OVER (PARTITION BY space_id, ref, attr) AS total
+        SELECT ref, attr, value, n, sum(n) OVER (PARTITION BY ref, attr) AS total
         FROM (
-            SELECT space_id, ref, attr, value, sum(presentations) AS n
+            SELECT ref, attr, value, sum(presentations) AS n
             FROM ref_values_daily
-            WHERE {days}
-            GROUP BY space_id, ref, attr, value
+            WHERE {_SPACE} AND {days}{one_attr}
+            GROUP BY ref, attr, value
         )
     ) AS s
     INNER JOIN (
-        SELECT space_id, value AS ref, sum(events) AS ref_events, sum(signal_micro) AS ref_signal
+        SELECT value AS ref, sum(events) AS ref_events, sum(signal_micro) AS ref_signal
         FROM value_daily
-        WHERE {days} AND endsWith(attr, '.ref')
-        GROUP BY space_id, ref
+        WHERE {_SPACE} AND {days} AND endsWith(attr, '.ref')
+        GROUP BY ref
         HAVING ref_events > 0
-    ) AS r ON s.space_id = r.space_id AND s.ref = r.ref
-    GROUP BY s.space_id, s.attr, s.value
-) AS c ON v.space_id = c.space_id AND v.attr = c.attr AND v.value = c.value
-ORDER BY space_id, attr, value"""
+    ) AS r ON s.ref = r.ref
+    GROUP BY s.attr, s.value
+) AS c ON v.attr = c.attr AND v.value = c.value
+ORDER BY attr, value"""
 
 
 # --------------------------------------------------------------------------- the job
@@ -274,7 +365,9 @@ ORDER BY space_id, attr, value"""
 
 @dataclass(frozen=True)
 class PriorsReport:
-    """What one recompute found and wrote."""
+    """What one recompute found and wrote. ``runs``: per space, the attributes it ran
+    one at a time (``["*"]`` for all at once); ``purged``: erased people taken out of the
+    aggregates first, per space; ``sensitive_rows``: rows of sensitive names deleted."""
 
     as_of: date
     version: int
@@ -287,6 +380,9 @@ class PriorsReport:
     priors: int
     per_space: dict[str, int] = field(default_factory=dict)
     unchanged: bool = False
+    runs: dict[str, list[str]] = field(default_factory=dict)
+    purged: dict[str, int] = field(default_factory=dict)
+    sensitive_rows: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able values."""
@@ -302,61 +398,194 @@ class PriorsReport:
             "priors": self.priors,
             "per_space": dict(self.per_space),
             "unchanged": self.unchanged,
+            "runs": {k: list(v) for k, v in self.runs.items()},
+            "purged": dict(self.purged),
+            "sensitive_rows": dict(self.sensitive_rows),
         }
 
 
+def _space_rows(
+    store: Store, space_id: str, window: dict[str, Any], hidden: list[str]
+) -> dict[str, int]:
+    """The space's value-day rows in the window, per attribute (primary-key range)."""
+    rows = store.query(
+        f"SELECT attr, count() FROM value_daily WHERE {_SPACE} AND {_DAYS} GROUP BY attr",
+        {**window, "space": space_id, "hidden": hidden},
+    ).rows
+    return {attr: int(n) for attr, n in rows}
+
+
+def _run(
+    store: Store,
+    sql: str,
+    parameters: dict[str, Any],
+    limits: PriorsLimits,
+    what: str,
+) -> list[tuple[Any, ...]]:
+    try:
+        return store.query(sql, parameters, settings=query_settings(limits)).rows
+    except StoreError as exc:
+        if exc.code != 241 and "MEMORY_LIMIT_EXCEEDED" not in str(exc):
+            raise
+        raise PriorsMemoryError(
+            f"the priors of {what} needed more than jobs.priors_max_memory "
+            f"({limits.max_memory:,} bytes) even spilling to disk: raise it, or lower "
+            f"jobs.priors_split_rows ({limits.split_rows:,}) so that the space runs one "
+            "attribute at a time",
+            code=241,
+            driver=exc.driver,
+        ) from exc
+
+
+def _aggregates(
+    store: Store,
+    space_id: str,
+    window: dict[str, Any],
+    floor: int,
+    limits: PriorsLimits,
+    hidden: frozenset[str],
+) -> tuple[list[ValueAggregate], int, list[str]]:
+    """One space's values at the floor (all attributes at once, or one at a time), its
+    values in the window, and the runs."""
+    names = sorted(hidden)
+    per_attr = _space_rows(store, space_id, window, names)
+    runs = runs_for(per_attr, limits.split_rows) if per_attr else []
+    found: list[ValueAggregate] = []
+    for attr in runs:
+        parameters = {**window, "space": space_id, "hidden": names}
+        if attr is not None:
+            parameters["attr"] = attr
+        what = f"space {space_id!r}" + (f", attribute {attr!r}" if attr else "")
+        for a, v, levels, events, exposure, signal in _run(
+            store, priors_query(floor, attr is not None), parameters, limits, what
+        ):
+            sizes = [0] * LEVELS
+            for level, n in levels:
+                sizes[int(level)] = int(n)
+            people, exact = count_people(sizes)
+            found.append(
+                ValueAggregate(
+                    space_id, a, v, people, int(events), int(exposure), int(signal), exact
+                )
+            )
+    values = int(
+        store.scalar(
+            f"SELECT uniqExact(attr, value) FROM value_daily WHERE {_SPACE} AND {_DAYS}",
+            {**window, "space": space_id, "hidden": names},
+        )
+        or 0
+    )
+    return found, values, ["*" if a is None else a for a in runs]
+
+
 def recompute_priors(
-    store: Store, as_of: date, floor: int = MIN_FLOOR, window_days: int = WINDOW_DAYS
+    store: Store,
+    as_of: date,
+    floor: int = MIN_FLOOR,
+    window_days: int = WINDOW_DAYS,
+    *,
+    sensitive: frozenset[str] = frozenset(),
+    limits: PriorsLimits | None = None,
 ) -> PriorsReport:
     """Compute the priors as of ``as_of`` from the daily aggregates and write them.
 
-    Blocking. The version is ``as_of`` as ``yyyymmdd``: a second run for the same date
-    writes nothing when the content is the same, and otherwise replaces that version.
+    Blocking. First the erased people's keys are taken out of the aggregates and the
+    ``sensitive`` names made sure of (left out by the views, their rows deleted); then
+    each space runs on its own (one attribute at a time when large), within ``limits``.
+    The version is ``as_of`` as ``yyyymmdd``: a second run for the same date writes
+    nothing for a space whose content is the same, and otherwise replaces that space's
+    version.
     """
     check_floor(floor)
+    limits = limits or PriorsLimits()
     start, end = window_of(as_of, window_days)
     version = version_of(as_of)
     window = window_parameters(start, end)
-    found = store.query(priors_query(floor), window).rows
-    aggregates = [
-        ValueAggregate(s, a, v, int(p), int(e), int(x), int(g)) for s, a, v, p, e, x, g in found
+    purged = purge_erased(store)
+    sensitive_rows = write_sensitive(store, sensitive)
+    spaces = [
+        s
+        for (s,) in store.query(
+            f"SELECT DISTINCT space_id FROM value_daily WHERE {_DAYS} ORDER BY space_id", window
+        ).rows
     ]
-    rows = priors_from(aggregates, as_of, floor, window_days)
-    values = store.scalar(
-        f"""SELECT count() FROM (
-    SELECT 1 FROM value_daily WHERE {_DAYS} GROUP BY space_id, attr, value
-)""",
-        window,
-    )
-    new = [row.as_tuple() for row in rows]
-    old = store.query(
-        f"SELECT {', '.join(f'`{c}`' for c in _COLUMNS)} FROM priors FINAL "
-        f"WHERE version = {version} ORDER BY space_id, attr, value"
-    ).rows
-    unchanged = [tuple(r) for r in old] == new
-    if not unchanged:
-        if old:
-            store.command(
-                f"ALTER TABLE priors DELETE WHERE version = {version}",
-                settings={"mutations_sync": 2},
-            )
-        if new:
-            # No deduplication token (and no dedup window on the table): after the
-            # delete, the same block must land again.
-            store.insert("priors", new, _COLUMNS)
+    old_spaces = [
+        s
+        for (s,) in store.query(
+            "SELECT DISTINCT space_id FROM priors WHERE version = {version:UInt32}",
+            {"version": version},
+        ).rows
+    ]
     per_space: dict[str, int] = {}
-    for row in rows:
-        per_space[row.space_id] = per_space.get(row.space_id, 0) + 1
+    runs: dict[str, list[str]] = {}
+    values = found_total = written = 0
+    unchanged = True
+    every = sorted(set(spaces) | set(old_spaces))
+    for n, space_id in enumerate(every, 1):
+        started = time.monotonic()
+        found, space_values, space_runs = _aggregates(
+            store, space_id, window, floor, limits, sensitive
+        )
+        # Belt and braces: a name that is sensitive now never gets a prior.
+        kept = [a for a in found if not is_sensitive_name(a.attr, sensitive)]
+        rows = priors_from(kept, as_of, floor, window_days)
+        same = _write_space(store, space_id, version, [row.as_tuple() for row in rows])
+        unchanged = unchanged and same
+        values += space_values
+        found_total += len(found)
+        written += len(rows)
+        if rows:
+            per_space[space_id] = len(rows)
+        if space_runs:
+            runs[space_id] = space_runs
+        log.info(
+            "priors %d/%d: space %s, %d values, %d priors, %d run(s), %.1f s",
+            n,
+            len(every),
+            space_id,
+            space_values,
+            len(rows),
+            len(space_runs),
+            time.monotonic() - started,
+        )
     return PriorsReport(
         as_of=as_of,
         version=version,
         window_start=start,
         window_end=end,
         floor=floor,
-        values=int(values or 0),
-        below_floor=int(values or 0) - len(found),
-        no_exposure=len(found) - len(rows),
-        priors=len(rows),
+        values=values,
+        below_floor=values - found_total,
+        no_exposure=found_total - written,
+        priors=written,
         per_space=per_space,
         unchanged=unchanged,
+        runs=runs,
+        purged=purged,
+        sensitive_rows=sensitive_rows,
     )
+
+
+def _write_space(store: Store, space_id: str, version: int, new: list[tuple[Any, ...]]) -> bool:
+    """Replace the space's rows of ``version`` with ``new``; whether they were the same."""
+    parameters = {"space": space_id, "version": version}
+    old = store.query(
+        f"SELECT {', '.join(f'`{c}`' for c in _COLUMNS)} FROM priors FINAL "
+        "WHERE space_id = {space:String} AND version = {version:UInt32} "
+        "ORDER BY space_id, attr, value",
+        parameters,
+    ).rows
+    if [tuple(r) for r in old] == new:
+        return True
+    if old:
+        store.command(
+            "ALTER TABLE priors DELETE WHERE space_id = {space:String} "
+            "AND version = {version:UInt32}",
+            settings={"mutations_sync": 2},
+            parameters=parameters,
+        )
+    if new:
+        # No deduplication token (and no dedup window on the table): after the delete,
+        # the same block must land again.
+        store.insert("priors", new, _COLUMNS)
+    return False

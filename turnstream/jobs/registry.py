@@ -19,7 +19,7 @@ from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
 from turnstream.jobs.experiments.compare import Comparison
 from turnstream.jobs.experiments.looks import ArmLook, Look
 from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
-from turnstream.jobs.priors import recompute_priors
+from turnstream.jobs.priors import PriorsLimits, recompute_priors
 from turnstream.jobs.retention import retention_check
 from turnstream.models.measurement import load_measurement
 from turnstream.sinks.store import Store
@@ -38,7 +38,14 @@ def _as_of(params: dict[str, str]) -> date:
 
 
 def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
-    return recompute_priors(store, _as_of(params), floor=settings.jobs.priors_floor).as_dict()
+    jobs = settings.jobs
+    return recompute_priors(
+        store,
+        _as_of(params),
+        floor=jobs.priors_floor,
+        sensitive=settings.sensitive_names(),
+        limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
+    ).as_dict()
 
 
 def _retention(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:

@@ -43,6 +43,7 @@ AGGREGATE_TABLES: dict[str, str] = {
     "value_daily": "day",
     "ref_values_daily": "day",
     "interactions_daily": "day",
+    "sensitive_daily": "day",
     "priors": "window_end",
 }
 _INGESTED = frozenset({"dead_letters", "idempotency_keys"})

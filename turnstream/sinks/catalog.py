@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from turnstream.errors import StoreError
 
-__all__ = ["CATALOG", "Entry", "render_markdown"]
+__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "Entry", "render_markdown"]
 
 _SOURCE = {
     "ingested_at": "when the worker wrote the row (UTC)",
@@ -39,7 +39,8 @@ _PRIOR_COLUMNS = {
     "space_id": "the space",
     "attr": "type.field (type.ref for an object)",
     "value": "the value",
-    "people": "distinct people who saw it in the window (exact)",
+    "people": "distinct people who saw it in the window: exact below 64, an estimate "
+    "(within ~25%) from 64 up",
     "events": "engagements on it in the window",
     "exposure": "effective exposure in the window",
     "signal": "weighted signal in the window",
@@ -48,6 +49,43 @@ _PRIOR_COLUMNS = {
     "window_end": "day after the window (the as-of day)",
     "version": "the as-of day as yyyymmdd",
 }
+
+
+#: What each aggregate that outlives the raw rows holds per value and day, and whether it
+#: can identify a person (issue 20, issue 15 item 4).
+_AGGREGATE_ROWS = (
+    (
+        "`value_daily`",
+        "per level (8): up to 64 person keys (sipHash64 of the profile id); exposure, "
+        "events, signal",
+        "yes: a known person's key can be looked up. An erase records the key in "
+        "`erased_people`; the next priors run rebuilds every state without it, then deletes "
+        "the key (a test scans every table and view afterwards)",
+    ),
+    ("`ref_values_daily`", "per object: how often it showed the value", "no: no person in it"),
+    (
+        "`sensitive_daily`",
+        "a sensitive type or field: items presented, engagements; never a value",
+        "no",
+    ),
+    ("`interactions_daily`", "per kind: rows", "no"),
+    ("`priors`", "counts and rates of values seen by 10 people or more", "no"),
+)
+AGGREGATES_AND_PEOPLE = "\n".join(
+    [
+        "## The daily aggregates and people",
+        "",
+        "| aggregate | per value and day it holds | can it identify a person? |",
+        "|---|---|---|",
+        *(f"| {a} | {held} | {who} |" for a, held, who in _AGGREGATE_ROWS),
+        "",
+        "A value seen by fewer than 64 people is counted exactly (every key is kept); from 64 up",
+        "the levels are a sample, and the count an estimate within ~25%. So the floor (10 people,",
+        "at most 64) is decided exactly, and no value and day holds more than 8 x 64 keys,",
+        "whatever the traffic.",
+        "",
+    ]
+)
 
 
 @dataclass(frozen=True)
@@ -253,6 +291,81 @@ CATALOG: dict[str, Entry] = {
             "created_at": "event time it first appeared",
             "updated_at": "event time it last changed",
             "version": "write version (the newest row wins)",
+        },
+    ),
+    "value_daily": Entry(
+        "roll-up",
+        "Per space, attribute value, day and level: who saw it, exposure and engagements "
+        "(AggregatingMergeTree, kept 100 days; fed from interactions by views, so it "
+        "outlives the 45-day raw rows). What the priors job reads. Holds per value and day "
+        "at most 64 person keys per level, 8 levels: every person below 64, a sample "
+        "above. A key is sipHash64 of the profile id: it CAN tell whether a known person "
+        "saw a value, so an erase takes the person's key out (at the next priors run, "
+        "from erased_people). Sensitive types and fields never appear here.",
+        {
+            "space_id": "the space",
+            "attr": "type.field, or type.ref for the object itself",
+            "value": "the value (strings as they are, numbers as ClickHouse writes them)",
+            "day": "the day (UTC)",
+            "level": "0 to 7: the people whose key falls in 4^-level of the key space",
+            "people": "up to 64 person keys of the level (groupUniqArray(64)): merge with "
+            "groupUniqArrayMerge(64)",
+            "exposure_micro": "effective exposure (sum of 1 / log2(pos + 1)) in millionths",
+            "events": "engagements on the object (type.ref rows)",
+            "signal_micro": "weighted signal of those engagements in millionths",
+        },
+    ),
+    "ref_values_daily": Entry(
+        "roll-up",
+        "Per space, object, field value and day: how often the object showed the value "
+        "(SummingMergeTree, kept 100 days); the job splits an object's engagements over "
+        "the values it showed. No person in it. Sensitive types and fields never appear.",
+        {
+            "space_id": "the space",
+            "ref": "the object",
+            "attr": "type.field",
+            "value": "the value shown",
+            "day": "the day (UTC)",
+            "presentations": "times the object was presented showing it",
+        },
+    ),
+    "sensitive_daily": Entry(
+        "roll-up",
+        "Sensitive types and fields by name and count only (SummingMergeTree, kept 100 "
+        "days): never a value, never a person.",
+        {
+            "space_id": "the space",
+            "name": "the sensitive type, or type.field",
+            "day": "the day (UTC)",
+            "presented": "items of the type presented, or items that showed the field",
+            "engaged": "engagements on objects of the type",
+        },
+    ),
+    "interactions_daily": Entry(
+        "roll-up",
+        "Interactions per space, day and kind, kept 400 days: the retention check "
+        "compares it with value_daily after the raw rows are gone. No person in it.",
+        {
+            "space_id": "the space",
+            "day": "the day (UTC)",
+            "kind": "interaction kind",
+            "rows": "interactions",
+        },
+    ),
+    "sensitive_names": Entry(
+        "table",
+        "The sensitive types and type.fields the views leave out, written from the "
+        "configuration at every start and priors run.",
+        {"name": "a type, or type.field"},
+    ),
+    "erased_people": Entry(
+        "table",
+        "Keys (sipHash64 of the profile id) of people erased since the last priors run, "
+        "which takes them out of value_daily and then deletes them here.",
+        {
+            "space_id": "the space",
+            "person": "the erased person's key",
+            "requested_at": "when the erasure ran",
         },
     ),
     "priors": Entry(
@@ -486,6 +599,7 @@ def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
         "",
         "Generated by `turnstream docs tables` from the live schema; a test keeps it in step.",
         "",
+        AGGREGATES_AND_PEOPLE,
     ]
     problems: list[str] = []
     for name, entry in CATALOG.items():

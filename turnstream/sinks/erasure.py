@@ -26,9 +26,16 @@ removes them (every ``cleanup_delay_period`` to ``max_cleanup_delay_period``, 30
 300 s, in this ClickHouse version; no statement wakes it).
 
 Review requests are kept: the law requires them for at least 395 days after
-resolution, and an erasure counts them as retained. What cannot be erased per person:
-the daily aggregates behind the priors keep hashed profile ids in per-day sets until
-they age out (100 days).
+resolution, and an erasure counts them as retained.
+
+The daily value aggregates behind the priors (``value_daily``) hold no profile id but a
+key of it per person (``sipHash64``, :mod:`turnstream.sinks.people_sets`), which can
+tell whether a known person saw a value. An erasure records the subjects' keys in
+``erased_people``; :func:`purge_erased` (run by the priors job before it computes, so no
+prior counts an erased person) rebuilds every state that holds one of them without it,
+then deletes the keys. Rebuilding the states reads every row of the space's aggregate
+(4.7M rows per space at 1B presented items over 90 days), so it is done once a night for
+all the day's erasures rather than on the ingest thread for each.
 """
 
 from __future__ import annotations
@@ -40,15 +47,28 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from turnstream.errors import StoreError
+from turnstream.sinks.people_sets import person_key, without_keys
 from turnstream.sinks.store import Store
 
-__all__ = ["RETAINED", "Erasure", "erase_subject", "erase_subjects", "tables_with_profiles"]
+__all__ = [
+    "PERSON_AGGREGATES",
+    "RETAINED",
+    "Erasure",
+    "erase_subject",
+    "erase_subjects",
+    "purge_erased",
+    "tables_with_profiles",
+]
 
 #: Tables whose rows an erasure keeps, and why.
 RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
 
 #: The table of the subjects of erasures in progress (migration 9).
 SUBJECTS = "erase_subjects"
+#: The keys of erased people not yet taken out of the aggregates (migration 11).
+ERASED_KEYS = "erased_people"
+#: The aggregates that hold person keys: :func:`purge_erased` takes them out.
+PERSON_AGGREGATES = ("value_daily",)
 _SUBJECT_COLUMNS = ["erase_id", "space_id", "subject", "requested_at"]
 
 
@@ -111,6 +131,13 @@ def erase_subjects(
         store.insert(SUBJECTS, [[erase_id, s, p, now] for s, p in distinct], _SUBJECT_COLUMNS)
         try:
             counts = _erase(store, erase_id, erased, kept)
+            # The aggregates' keys go at the next priors run (purge_erased).
+            store.command(
+                f"INSERT INTO {ERASED_KEYS} (space_id, person, requested_at) "
+                f"SELECT space_id, {person_key('subject')}, requested_at FROM {SUBJECTS} "
+                "WHERE erase_id = {erase_id:String}",
+                parameters={"erase_id": erase_id},
+            )
         finally:
             # Of these subjects, and of any erasure of them a crash interrupted.
             store.command(
@@ -216,3 +243,42 @@ def _wait(store: Store, tables: list[str], before: set[tuple[str, str]]) -> None
                 break
         time.sleep(pause)
         pause = min(pause * 1.5, 0.02)
+
+
+def purge_erased(store: Store) -> dict[str, int]:
+    """Take the keys of erased people out of every aggregate that holds person keys, then
+    forget the keys; the people purged per space. Blocking.
+
+    One mutation per space and aggregate, for every key recorded so far: each state that
+    holds one is rebuilt without it (``mutations_sync = 2``: the old parts are replaced
+    when this returns). Keys recorded while it runs wait for the next call.
+    """
+    cutoff = store.scalar(f"SELECT max(requested_at) FROM {ERASED_KEYS}")
+    spaces = store.query(
+        f"SELECT space_id, uniqExact(person) FROM {ERASED_KEYS} "
+        "WHERE requested_at <= {cutoff:DateTime64(3, 'UTC')} GROUP BY space_id ORDER BY space_id",
+        {"cutoff": cutoff},
+    ).rows
+    purged: dict[str, int] = {}
+    for space_id, people in spaces:
+        parameters = {"space_id": space_id, "cutoff": cutoff}
+        erased = (
+            f"(SELECT groupArray(person) FROM {store.database}.{ERASED_KEYS} "
+            "WHERE space_id = {space_id:String} AND requested_at <= {cutoff:DateTime64(3, 'UTC')})"
+        )
+        for table in PERSON_AGGREGATES:
+            store.command(
+                f"ALTER TABLE {table} UPDATE people = {without_keys('people', erased)} "
+                f"WHERE space_id = {{space_id:String}} "
+                f"AND hasAny(finalizeAggregation(people), {erased})",
+                settings={"mutations_sync": 2},
+                parameters=parameters,
+            )
+        store.command(
+            f"ALTER TABLE {ERASED_KEYS} DELETE WHERE space_id = {{space_id:String}} "
+            "AND requested_at <= {cutoff:DateTime64(3, 'UTC')}",
+            settings={"mutations_sync": 2},
+            parameters=parameters,
+        )
+        purged[space_id] = int(people)
+    return purged

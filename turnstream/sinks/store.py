@@ -25,13 +25,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import clickhouse_connect
 from clickhouse_connect.driver.exceptions import ClickHouseError
 
 from turnstream.errors import StoreError
 
-__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "owner_file"]
+__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "describe_dsn", "owner_file"]
 
 T = TypeVar("T")
 
@@ -62,6 +63,29 @@ def chdb_path(dsn: str) -> Path | None:
     if not rest or rest in (":memory:", "memory"):
         raise StoreError("an in-memory chDB store cannot be shared; give chdb:///path")
     return Path(rest).expanduser().resolve()
+
+
+#: Query parameters of a DSN whose values are credentials (clickhouse-connect reads
+#: ``?password=`` and ``?access_token=`` as well as the user:password before the host).
+_SECRET_PARAMETERS = ("password", "token", "secret", "key")
+
+
+def describe_dsn(dsn: str) -> str:
+    """The DSN as it may be printed or logged: ``chdb://<absolute path>`` for an embedded
+    store; a server's with its password, and any credential in its query, as ``***``."""
+    path = chdb_path(dsn)
+    if path is not None:
+        return f"chdb://{path}"
+    parts = urlsplit(dsn)
+    netloc = parts.netloc
+    if parts.password is not None:
+        user, _, host = netloc.rpartition("@")
+        netloc = f"{user.partition(':')[0]}:***@{host}"
+    query = [
+        (name, "***" if any(word in name.lower() for word in _SECRET_PARAMETERS) else value)
+        for name, value in parse_qsl(parts.query, keep_blank_values=True)
+    ]
+    return urlunsplit(parts._replace(netloc=netloc, query=urlencode(query, safe="*")))
 
 
 def owner_file(path: Path) -> Path:
@@ -113,11 +137,8 @@ class Store:
         return self.path is not None
 
     def describe(self) -> str:
-        """The DSN without credentials."""
-        if self.path is not None:
-            return f"chdb://{self.path}"
-        head, _, tail = self.dsn.partition("@")
-        return f"{head.split('://')[0]}://{tail}" if tail else head
+        """The DSN with its password masked."""
+        return describe_dsn(self.dsn)
 
     def command(
         self,

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from turnstream.jobs.priors import recompute_priors
+from turnstream.jobs.priors import PriorsLimits, PriorsMemoryError, recompute_priors
 from turnstream.jobs.retention import retention_check
 from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.rows import COLUMNS
@@ -147,8 +147,9 @@ def test_a_value_seen_past_the_raw_ttl_still_counts(acme: Store) -> None:
     # The views captured the expired day when it was inserted ...
     assert (
         acme.scalar(
-            f"SELECT uniqExactMerge(people) FROM value_daily "
-            f"WHERE attr = 'item_variant.color' AND value = 'white' AND day = {day}"
+            "SELECT sum(n) FROM (SELECT level, length(groupUniqArrayMerge(64)(people)) AS n "
+            "FROM value_daily WHERE attr = 'item_variant.color' AND value = 'white' "
+            f"AND day = {day} GROUP BY level)"
         )
         == 5
     )
@@ -218,3 +219,70 @@ def test_retention_reports_the_expired_days_as_covered(acme: Store) -> None:
     gaps = retention_check(acme, TODAY).gaps
     assert [(g.day, g.presented, g.exposed_values) for g in gaps] == [(gap_day, 3, 0)]
     assert retention_check(acme, TODAY).as_dict()["gaps"][0]["covered"] is False
+
+
+def _shown_to(people: list[str], days: list[date], item: tuple[str, dict]) -> list[tuple]:
+    return [_presented(p, d, [item], visible_k=1) for p, d in zip(people, days, strict=True)]
+
+
+def test_the_floor_is_exact_at_the_window_edges(store: Store) -> None:
+    start, last = TODAY - timedelta(days=90), TODAY - timedelta(days=1)
+    mid = TODAY - timedelta(days=30)
+    edges = {
+        # 9 people, one of them on 20 days: still 9
+        "nine": (["a0", "a1", *[f"a{i}" for i in range(2, 9)]], [start, last, *[mid] * 7]),
+        "ten": ([f"b{i}" for i in range(10)], [start, last, *[mid] * 8]),
+        # one of the ten the day before the window, one on the as-of day: 9 in the window
+        "ten-before": ([f"c{i}" for i in range(10)], [start - timedelta(days=1), *[mid] * 9]),
+        "ten-as-of": ([f"d{i}" for i in range(10)], [TODAY, *[mid] * 9]),
+    }
+    rows = []
+    for n, (color, (people, days)) in enumerate(edges.items()):
+        item = (f"item_variant:acme:{100 + n}", {"color": color})
+        rows += [*_shown_to(people, days, item), _engaged(people[1], mid, item[0], "click")]
+    rows += [
+        _presented(
+            "a0", TODAY - timedelta(days=k), [("item_variant:acme:100", {"color": "nine"})], 1
+        )
+        for k in range(2, 22)
+    ]
+    _insert(store, rows)
+    recompute_priors(store, TODAY)
+    people = {value: n for attr, value, n, *_ in _priors(store) if attr == "item_variant.color"}
+    assert people == {"ten": 10}
+
+
+def test_people_are_exact_below_64_and_estimated_above(store: Store) -> None:
+    grey = ("item_variant:acme:7", {"color": "grey"})
+    navy = ("item_variant:acme:8", {"color": "navy"})
+    rows = [_presented(f"g{i}", RECENT - timedelta(days=i % 30), [grey], 1) for i in range(63)]
+    rows += [_presented(f"n{i}", RECENT - timedelta(days=i % 30), [navy], 1) for i in range(3000)]
+    rows += [_engaged("g1", RECENT, grey[0], "click"), _engaged("n1", RECENT, navy[0], "click")]
+    _insert(store, rows)
+    recompute_priors(store, TODAY)
+    people = {v: n for a, v, n, *_ in _priors(store) if a == "item_variant.color"}
+    assert people["grey"] == 63
+    assert 2000 <= people["navy"] <= 4000  # 3,000 people; an estimate within a third
+    kept = store.scalar(
+        "SELECT max(n) FROM (SELECT length(groupUniqArrayMerge(64)(people)) AS n "
+        "FROM value_daily WHERE attr = 'item_variant.color' AND value = 'navy' "
+        "GROUP BY day, level)"
+    )
+    assert kept == 64  # per value, day and level, whatever the traffic
+
+
+def test_a_large_space_runs_by_attribute_with_the_same_priors(acme: Store) -> None:
+    whole = recompute_priors(acme, TODAY)
+    rows = _priors(acme)
+    split = recompute_priors(acme, TODAY + timedelta(days=1), limits=PriorsLimits(split_rows=1))
+    assert whole.runs == {"acme": ["*"]}
+    assert split.runs["acme"] == ["item_variant.ref", "item_variant.color", "item_variant.price"]
+    later = int((TODAY + timedelta(days=1)).strftime("%Y%m%d"))
+    assert [r[:7] for r in _priors(acme) if r[7] == later] == [r[:7] for r in rows]
+
+
+def test_a_run_past_its_memory_limit_fails_with_a_clear_message(acme: Store) -> None:
+    with pytest.raises(PriorsMemoryError, match=r"space 'acme'.*jobs\.priors_max_memory"):
+        recompute_priors(acme, TODAY, limits=PriorsLimits(max_memory=1 << 16))
+    # The process and the store live on: the next run within its limit writes the priors.
+    assert recompute_priors(acme, TODAY).priors == 7

@@ -63,6 +63,41 @@ def test_the_largest_batch_size_is_accepted(tmp_path: Path) -> None:
     assert load_settings(config, environ={}).worker.batch_size == MAX_BATCH_SIZE == 10_000
 
 
+def test_the_secret_is_read_from_the_file_turnstream_secret_file_names(tmp_path: Path) -> None:
+    secret = tmp_path / "turnstream_secret"
+    secret.write_text("  from-a-docker-secret\n")
+    config = tmp_path / "t.toml"
+    config.write_text('[identity]\nsecret = "in-the-file"\n')
+    env = {"TURNSTREAM_SECRET_FILE": str(secret)}
+    # The file beats the config file's secret; the newline an editor adds is not the key's.
+    assert load_settings(config, environ=env).secret_bytes() == b"from-a-docker-secret"
+    # TURNSTREAM_SECRET beats the file.
+    both = {**env, "TURNSTREAM_SECRET": "from-env"}
+    assert load_settings(config, environ=both).secret_bytes() == b"from-env"
+    # An empty TURNSTREAM_SECRET (compose's ${TURNSTREAM_SECRET:-}) is not set.
+    assert load_settings(config, environ={**env, "TURNSTREAM_SECRET": ""}).secret_bytes() == (
+        b"from-a-docker-secret"
+    )
+
+
+@pytest.mark.parametrize(("content", "reason"), [(None, "cannot be read"), ("\n", "is empty")])
+def test_a_secret_file_missing_or_empty_names_identity_secret(
+    tmp_path: Path, content: str | None, reason: str
+) -> None:
+    secret = tmp_path / "turnstream_secret"
+    if content is not None:
+        secret.write_text(content)
+    with pytest.raises(ConfigError, match=rf"^identity\.secret: TURNSTREAM_SECRET_FILE .*{reason}"):
+        load_settings(None, environ={"TURNSTREAM_SECRET_FILE": str(secret)})
+
+
+def test_no_secret_anywhere_names_identity_secret_and_the_three_places(tmp_path: Path) -> None:
+    settings = load_settings(None, environ={})
+    with pytest.raises(ConfigError, match=r"identity\.secret is not set") as caught:
+        settings.secret_bytes()
+    assert "TURNSTREAM_SECRET_FILE" in str(caught.value)
+
+
 def test_exposure_keys_from_the_file_and_the_environment(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_text(

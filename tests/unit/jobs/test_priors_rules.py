@@ -7,13 +7,17 @@ from datetime import date
 import pytest
 
 from turnstream.jobs.priors import (
+    MAX_FLOOR,
     MIN_FLOOR,
+    PriorsLimits,
     ValueAggregate,
     check_floor,
     passes_floor,
     prior_of,
     priors_from,
     priors_query,
+    query_settings,
+    runs_for,
     version_of,
     window_of,
 )
@@ -44,6 +48,39 @@ def test_a_floor_below_ten_is_refused(floor: int) -> None:
         priors_from([], AS_OF, floor=floor)
     with pytest.raises(ValueError, match="at least 10"):
         priors_query(floor=floor)
+
+
+@pytest.mark.parametrize("floor", [65, 100])
+def test_a_floor_above_what_the_aggregates_count_exactly_is_refused(floor: int) -> None:
+    assert MAX_FLOOR == 64
+    assert check_floor(64) == 64
+    with pytest.raises(ValueError, match="at most 64"):
+        check_floor(floor)
+
+
+def test_an_estimated_count_stands_above_the_floor() -> None:
+    estimated = ValueAggregate(
+        "acme", "item_variant.color", "grey", 5_000, 40, 9_000_000, 1_000_000, people_exact=False
+    )
+    [row] = priors_from([estimated], AS_OF, floor=64)
+    assert (row.value, row.people) == ("grey", 5_000)
+
+
+def test_a_space_runs_whole_until_it_passes_the_split_then_by_attribute() -> None:
+    rows = {"item_variant.ref": 900, "item_variant.color": 50, "item_variant.brand": 50}
+    assert runs_for(rows, split_rows=1_000) == [None]
+    assert runs_for(rows, split_rows=999) == [
+        "item_variant.ref",
+        "item_variant.brand",
+        "item_variant.color",
+    ]
+
+
+def test_the_job_sets_the_store_memory_and_spill_limits() -> None:
+    settings = query_settings(PriorsLimits(max_memory=1 << 30))
+    assert settings["max_memory_usage"] == 1 << 30
+    assert settings["max_bytes_before_external_group_by"] == 1 << 29
+    assert settings["max_bytes_before_external_sort"] == 1 << 29
 
 
 def test_the_prior_is_signal_per_unit_of_effective_exposure() -> None:

@@ -1,0 +1,216 @@
+"""The daily aggregates and privacy, on real ClickHouse (chDB): an erased person leaves no
+trace in any table or view once the priors job has run (found by scanning every column
+of the database), sensitive types and fields are counted by name only, and migration 11
+rebuilds the aggregates from what the old ones and the raw table hold."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from tests.integration.jobs.test_priors import (
+    EXPIRED,
+    RECENT,
+    TODAY,
+    _engaged,
+    _insert,
+    _presented,
+    _priors,
+)
+from turnstream.config import Settings
+from turnstream.jobs.priors import recompute_priors
+from turnstream.jobs.registry import JOBS
+from turnstream.sinks.erasure import erase_subjects
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.sensitivity import write_sensitive
+from turnstream.sinks.store import Store
+
+pytestmark = pytest.mark.integration
+
+
+def _profile(name: str) -> str:
+    """A profile id as the worker makes them: 64 hex digits."""
+    return hashlib.sha256(name.encode()).hexdigest()
+
+
+def _traces(store: Store, needles: list[str]) -> dict[str, int]:
+    """Rows holding any of ``needles``, per ``table.column``, over every column of every
+    table and view of the database (system.columns); aggregate states finalized."""
+    columns = store.query(
+        "SELECT table, name, type FROM system.columns WHERE database = {db:String} "
+        "ORDER BY table, name",
+        {"db": store.database},
+    ).rows
+    assert len({t for t, _, _ in columns}) > 30  # every table and view, not a hand list
+    found = {}
+    for table, column, kind in columns:
+        value = f"`{column}`"
+        if kind.startswith("AggregateFunction"):
+            value = f"finalizeAggregation({value})"
+        n = store.scalar(
+            f"SELECT count() FROM `{table}` "
+            f"WHERE multiSearchAny(toString({value}), {{needles:Array(String)}})",
+            {"needles": needles},
+        )
+        if n:
+            found[f"{table}.{column}"] = int(n)
+    return found
+
+
+BLACK = ("item_variant:acme:1", {"color": "black"})
+WHITE = ("item_variant:acme:5", {"color": "white"})
+
+
+def test_an_erased_person_is_in_no_table_or_view_after_the_priors_job(store: Store) -> None:
+    gone = _profile("the erased one")
+    others = [_profile(f"other {i}") for i in range(9)]
+    # Ten people saw black recently and white 80 days ago (raw rows long gone for that
+    # day: only the aggregates hold it); the erased one is one of the ten each time.
+    _insert(
+        store,
+        [_presented(p, RECENT, [BLACK], 1) for p in [gone, *others]]
+        + [
+            _engaged(gone, RECENT, BLACK[0], "click"),
+            _engaged(others[0], RECENT, BLACK[0], "cart"),
+        ],
+    )
+    _insert(
+        store,
+        [_presented(p, EXPIRED, [WHITE], 1) for p in [gone, *others]]
+        + [_engaged(others[1], EXPIRED, WHITE[0], "click")],
+    )
+    store.command(
+        "ALTER TABLE interactions DELETE WHERE occurred_at < now() - INTERVAL 45 DAY",
+        settings={"mutations_sync": 2},
+    )
+    key = int(store.scalar("SELECT sipHash64({p:String})", {"p": gone}))
+    needles = [gone, str(key), f"{key:016x}", f"{key:016X}"]
+    before = _traces(store, needles)
+    assert {"interactions.profile_id", "value_daily.people"} <= set(before)
+    recompute_priors(store, TODAY)
+    colors = {v: n for a, v, n, *_ in _priors(store) if a == "item_variant.color"}
+    assert colors == {"black": 10, "white": 10}
+
+    erase_subjects(store, [("acme", gone)])
+    # The raw rows go at once; the aggregates' key (read through its view too) waits for
+    # the job.
+    assert set(_traces(store, needles)) == {
+        "value_daily.people",
+        "value_daily_exposed_mv.people",
+        "erased_people.person",
+    }
+    report = recompute_priors(store, TODAY + timedelta(days=1))
+
+    assert report.purged == {"acme": 1}
+    assert _traces(store, needles) == {}
+    mutations = store.query(
+        "SELECT command FROM system.mutations WHERE database = {db:String}",
+        {"db": store.database},
+    ).rows
+    assert not [c for (c,) in mutations if any(n in c for n in needles)]
+    # Nine people are left of each ten: the job counts the erased one no more.
+    later = int((TODAY + timedelta(days=1)).strftime("%Y%m%d"))
+    assert [r for r in _priors(store) if r[7] == later and r[0] == "item_variant.color"] == []
+    # Everyone else is still counted: one more person brings black back to ten.
+    _insert(store, [_presented(_profile("a newcomer"), RECENT, [BLACK], 1)])
+    recompute_priors(store, TODAY + timedelta(days=2))
+    colors = {v: n for a, v, n, *_, version in _priors(store) if version > later}
+    assert colors.get("black") == 10
+
+
+HEALTH = ("health_plan:acme:gold", {"tier": "gold"})
+BAG = ("item_variant:acme:9", {"color": "teal", "material": "leather"})
+
+
+def test_sensitive_types_and_fields_are_counted_by_name_only(store: Store) -> None:
+    settings = Settings.model_validate(
+        {"signals": {"sensitive": ["health_plan", "item_variant.material"]}}
+    )
+    write_sensitive(store, settings.sensitive_names())
+    people = [_profile(f"s{i}") for i in range(12)]
+    _insert(
+        store,
+        [_presented(p, RECENT, [HEALTH, BAG], 2) for p in people]
+        + [_engaged(p, RECENT, HEALTH[0], "click") for p in people[:3]]
+        + [_engaged(people[0], RECENT, BAG[0], "click")],
+    )
+    aggregated = {
+        a
+        for (a,) in store.query(
+            "SELECT DISTINCT attr FROM value_daily UNION DISTINCT "
+            "SELECT DISTINCT attr FROM ref_values_daily"
+        ).rows
+    }
+    assert aggregated == {"item_variant.color", "item_variant.ref"}
+    assert not store.scalar("SELECT count() FROM ref_values_daily WHERE startsWith(ref, 'health')")
+    assert store.query(
+        "SELECT name, sum(presented), sum(engaged) FROM sensitive_daily GROUP BY name ORDER BY name"
+    ).rows == [("health_plan", 12, 3), ("item_variant.material", 12, 0)]
+
+    report = JOBS["priors"](store, settings, {"as_of": TODAY.isoformat()})
+    assert report["sensitive_rows"] == {}
+    assert {a for a, *_ in _priors(store)} == {"item_variant.color", "item_variant.ref"}
+
+    # A name made sensitive later: its rows leave the aggregates, and its priors go.
+    settings = Settings.model_validate(
+        {"signals": {"sensitive": ["health_plan", "item_variant.material", "item_variant.color"]}}
+    )
+    report = JOBS["priors"](store, settings, {"as_of": TODAY.isoformat()})
+    # teal: one row per level its people fall in; one showing in ref_values_daily
+    assert set(report["sensitive_rows"]) == {"value_daily", "ref_values_daily"}
+    assert report["sensitive_rows"]["ref_values_daily"] == 1
+    assert {a for a, *_ in _priors(store)} == {"item_variant.ref"}
+    assert not store.scalar("SELECT count() FROM value_daily WHERE attr = 'item_variant.color'")
+
+
+def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_sums(
+    chdb_path: Path, store_factory: Callable[[], Store]
+) -> None:
+    store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
+    try:
+        assert apply_migrations(store, until=10) == list(range(1, 11))
+        _insert(
+            store,
+            [_presented(f"p{i}", RECENT, [BLACK], 1) for i in range(10)]
+            + [_engaged("p0", RECENT, BLACK[0], "cart")],
+        )
+        # A day past the raw TTL, which only the old aggregate holds.
+        store.command(
+            "INSERT INTO value_daily SELECT 'acme', 'item_variant.color', 'white', "
+            "{day:Date}, uniqExactState(toString(number)), 3000000, 0, 0 FROM numbers(12)",
+            parameters={"day": EXPIRED},
+        )
+        assert store.scalar("SELECT uniqExactMerge(people) FROM value_daily") == 22
+
+        assert apply_migrations(store) == [11]
+
+        recompute_priors(store, TODAY)
+        assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
+            ("item_variant.color", "black", 10),
+            ("item_variant.ref", "item_variant:acme:1", 10),
+        ]
+        # White's sums came over, its people could not (uniqExact keeps no readable key).
+        assert store.query(
+            "SELECT sum(exposure_micro), countIf(notEmpty(finalizeAggregation(people))) "
+            "FROM value_daily WHERE value = 'white'"
+        ).rows == [(3_000_000, 0)]
+        views = {
+            n
+            for (n,) in store.query(
+                "SELECT name FROM system.tables WHERE database = currentDatabase() "
+                "AND engine = 'MaterializedView' AND name LIKE 'value_daily%'"
+            ).rows
+        }
+        assert views == {"value_daily_exposed_mv", "value_daily_engaged_mv"}
+        # New rows feed the new aggregate.
+        _insert(store, [_presented("p10", RECENT, [BLACK], 1)])
+        recompute_priors(store, TODAY)
+        assert dict((v, n) for _, v, n, *_ in _priors(store))["black"] == 11
+    finally:
+        store.command(f"DROP DATABASE IF EXISTS {store.database}")
+        store.close()

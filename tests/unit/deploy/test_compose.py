@@ -1,0 +1,235 @@
+"""docker-compose.yml starts as written: each service built from this repository passes
+`turnstream config check` with its environment, mounts and secrets, and runs a real
+turnstream command. The same harness fails on the compose file before issue #19."""
+
+from __future__ import annotations
+
+import http.server
+import re
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import typer
+from typer.core import TyperGroup
+
+from tests.fixtures.compose import ContainerView, interpolate, services_built_here
+from turnstream.cli.main import app
+from turnstream.config import load_settings
+
+ROOT = Path(__file__).resolve().parents[3]
+COMPOSE = ROOT / "docker-compose.yml"
+BEFORE = ROOT / "tests" / "fixtures" / "compose"
+PLACEHOLDER = ROOT / "deploy" / "secrets" / "turnstream_secret"
+
+SERVICES = {view.name: view for view in services_built_here(COMPOSE)}
+
+
+def _check(view: ContainerView, root: Path, *options: str) -> subprocess.CompletedProcess:
+    return view.run(["turnstream", "config", "check", *options], root)
+
+
+def test_the_worker_and_the_scheduler_are_built_here() -> None:
+    assert set(SERVICES) == {"worker", "scheduler"}
+
+
+@pytest.mark.parametrize("name", sorted(SERVICES))
+def test_each_service_passes_config_check_as_the_container_sees_it(
+    name: str, tmp_path: Path
+) -> None:
+    result = _check(SERVICES[name], tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "the worker would start" in result.stdout
+    # It read the mounted file and the documents it names, from the image's /app.
+    assert "spaces.acme: pt;" in result.stdout
+    assert "jobs.measurement: examples/measurement.toml: 1 experiment" in result.stdout
+    assert "store.dsn: http://clickhouse:8123" in result.stdout
+    # The shipped secret passes, loudly; it is never printed.
+    assert "warning: identity.secret: is a placeholder" in result.stdout
+    assert "warning: spaces.acme.exposure_keys: none" in result.stdout
+    assert PLACEHOLDER.read_text().strip() not in result.stdout + result.stderr
+
+
+def test_strict_refuses_the_placeholder_secret(tmp_path: Path) -> None:
+    result = _check(SERVICES["worker"], tmp_path, "--strict")
+    assert result.returncode == 1
+    assert "warning: identity.secret" in result.stdout
+    assert "warning: spaces.acme.exposure_keys" in result.stdout
+    assert "the worker would not start: 2 warnings and --strict" in result.stdout
+
+
+def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> None:
+    # `TURNSTREAM_SECRET=... docker compose up`: compose interpolates it into the service.
+    keys = "acme-key-from-the-shell-1,acme-key-from-the-shell-0"
+    env = {"TURNSTREAM_SECRET": "a-real-one-from-the-shell", "TURNSTREAM_EXPOSURE_KEYS_ACME": keys}
+    view = services_built_here(COMPOSE, env=env)
+    result = _check(view[0], tmp_path, "--strict")
+    assert result.returncode == 0, result.stdout
+    assert "identity.secret: set" in result.stdout
+    assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in result.stdout
+    assert (
+        "a-real-one-from-the-shell" not in result.stdout and "from-the-shell-1" not in result.stdout
+    )
+
+
+@pytest.mark.parametrize(
+    "dockerfile", [BEFORE / "Dockerfile.before-issue-19", ROOT / "Dockerfile"], ids=["old", "new"]
+)
+def test_the_compose_file_before_issue_19_fails_naming_identity_secret(
+    dockerfile: Path, tmp_path: Path
+) -> None:
+    views = services_built_here(
+        BEFORE / "docker-compose.before-issue-19.yml", project=ROOT, dockerfile=dockerfile
+    )
+    assert {v.name for v in views} == {"worker", "scheduler"}
+    for view in views:
+        result = _check(view, tmp_path / view.name)
+        assert result.returncode == 1, result.stdout
+        assert "error: identity.secret is not set" in result.stdout
+        assert "the worker would not start" in result.stdout
+
+
+def test_before_issue_19_the_image_had_no_configuration_so_no_spaces(tmp_path: Path) -> None:
+    view = services_built_here(
+        BEFORE / "docker-compose.before-issue-19.yml",
+        project=ROOT,
+        dockerfile=BEFORE / "Dockerfile.before-issue-19",
+    )[0]
+    result = _check(view, tmp_path)
+    assert "configuration file: none" in result.stdout
+    assert "warning: spaces: none configured" in result.stdout
+
+
+def _subcommand(argv: list[str]) -> list[str]:
+    """The turnstream command ``argv`` runs (its path), its options parsed; LookupError
+    when turnstream has no such command or option."""
+    if argv[0] != "turnstream":
+        raise LookupError(f"not a turnstream command: {argv[0]}")
+    command = typer.main.get_command(app)
+    args, path = list(argv[1:]), ["turnstream"]
+    while isinstance(command, TyperGroup) and args and not args[0].startswith("-"):
+        name = args.pop(0)
+        sub = command.get_command(typer.Context(command), name)
+        if sub is None:
+            raise LookupError(f"{' '.join(path)} has no command {name!r}")
+        path.append(name)
+        command = sub
+    if isinstance(command, TyperGroup):
+        raise LookupError(f"{' '.join(path)} is a group of commands, not one")
+    try:
+        command.make_context(" ".join(path), args)
+    except Exception as exc:  # typer's own copy of click's UsageError: not importable
+        raise LookupError(f"{' '.join(path)}: {exc}") from exc
+    return path
+
+
+@pytest.mark.parametrize("name", sorted(SERVICES))
+def test_each_service_command_is_a_turnstream_subcommand(name: str) -> None:
+    assert _subcommand(SERVICES[name].command) == ["turnstream", name]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["turnstream", "wroker"],
+        ["turnstream", "priors"],
+        ["turnstream", "worker", "--no-such-option"],
+        ["faust", "worker"],
+    ],
+)
+def test_the_command_check_refuses_what_turnstream_would_not_run(argv: list[str]) -> None:
+    with pytest.raises(LookupError):
+        _subcommand(argv)
+    if argv[0] == "turnstream":  # and turnstream itself refuses it too
+        ran = subprocess.run([sys.executable, "-m", "turnstream", *argv[1:]], capture_output=True)
+        assert ran.returncode != 0
+
+
+def test_the_configuration_is_mounted_read_only_and_the_scheduler_runs_once() -> None:
+    for view in SERVICES.values():
+        assert (
+            "./deploy/turnstream.toml:/etc/turnstream/turnstream.toml:ro"
+            in (view.service["volumes"])
+        )
+        assert view.service["secrets"] == ["turnstream_secret"]
+    assert SERVICES["scheduler"].service["deploy"]["replicas"] == 1
+    assert "healthcheck" not in SERVICES["scheduler"].service
+
+
+class _Status(http.server.BaseHTTPRequestHandler):
+    code = 200
+
+    def do_GET(self) -> None:
+        self.send_response(self.code if self.path == "/v1/status" else 404)
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def status_server() -> Iterator[http.server.HTTPServer]:
+    server = http.server.HTTPServer(("127.0.0.1", 0), _Status)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_worker_healthcheck_asks_v1_status_on_the_configured_port(
+    tmp_path: Path, status_server: http.server.HTTPServer
+) -> None:
+    worker = SERVICES["worker"]
+    kind, program, flag, snippet = worker.service["healthcheck"]["test"]
+    assert (kind, program, flag) == ("CMD", "python", "-c")  # the image has python, no curl
+    url = re.search(r"http://(127\.0\.0\.1|localhost):(\d+)(/[^'\"]*)", snippet)
+    assert url is not None, snippet
+    _, env = worker.materialize(tmp_path)
+    settings = load_settings(None, environ=env)
+    assert url[3] == "/v1/status"
+    assert int(url[2]) == settings.worker.web_port
+    assert settings.worker.web_host in ("127.0.0.1", "0.0.0.0")
+
+    def probe(port: int) -> int:
+        here = snippet.replace(f":{url[2]}/", f":{port}/")
+        return subprocess.run([sys.executable, "-c", here], capture_output=True).returncode
+
+    port = status_server.server_address[1]
+    assert probe(port) == 0
+    _Status.code = 503  # a worker that answers with an error is not healthy
+    try:
+        assert probe(port) != 0
+    finally:
+        _Status.code = 200
+    status_server.shutdown()
+    status_server.server_close()
+    assert probe(port) != 0  # nothing answers
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "expected"),
+    [
+        ("${DSN:-http://clickhouse:8123}", {}, "http://clickhouse:8123"),
+        ("${DSN:-http://clickhouse:8123}", {"DSN": ""}, "http://clickhouse:8123"),
+        ("${DSN-http://clickhouse:8123}", {"DSN": ""}, ""),
+        ("${DSN:-x}", {"DSN": "http://ch:8123"}, "http://ch:8123"),
+        ("${A:-${B:-deep}}", {}, "deep"),
+        ("${A:+on}|${B:+on}", {"A": "1"}, "on|"),
+        ("$$HOME and $USER", {"USER": "me"}, "$HOME and me"),
+        ("${UNSET}", {}, ""),
+    ],
+)
+def test_interpolation_reads_variables_as_compose_does(
+    text: str, env: dict[str, str], expected: str
+) -> None:
+    assert interpolate(text, env) == expected
+
+
+def test_a_required_variable_stops_interpolation() -> None:
+    with pytest.raises(ValueError, match="SECRET is required"):
+        interpolate("${SECRET:?set it}", {})

@@ -1,0 +1,213 @@
+"""The start-up checks: one per setting or document, errors naming the setting."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from turnstream.config import Settings, load_settings
+from turnstream.errors import ConfigError
+from turnstream.preflight import (
+    CHECKS,
+    Check,
+    Finding,
+    Level,
+    check_settings,
+    document,
+    per_space_document,
+)
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def _settings(tmp_path: Path, text: str, secret: str = "a-real-secret") -> Settings:
+    config = tmp_path / "t.toml"
+    config.write_text(text)
+    return load_settings(config, environ={"TURNSTREAM_SECRET": secret} if secret else {})
+
+
+def _errors(settings: Settings) -> dict[str, str]:
+    return {f.setting: f.text for f in check_settings(settings).at(Level.error)}
+
+
+def test_the_examples_configuration_would_start_and_says_what_it_holds(tmp_path: Path) -> None:
+    settings = load_settings(EXAMPLES / "turnstream.toml", environ={"TURNSTREAM_SECRET": "s3"})
+    report = check_settings(settings)
+    assert report.would_start(strict=True), [f.line() for f in report.findings]
+    lines = [f.line() for f in report.findings]
+    assert "spaces.acme: pt; claims, signals, turns; 0 labels, 0 rules" in lines
+    assert "identity.secret: set" in lines
+    assert "jobs.measurement: not set" in lines
+    assert any(line.startswith("jobs: priors '15 3 * * *'") for line in lines)
+
+
+def test_no_secret_is_an_error_naming_identity_secret(tmp_path: Path) -> None:
+    settings = _settings(tmp_path, "[spaces.acme]\n", secret="")
+    report = check_settings(settings)
+    assert not report.would_start()
+    assert _errors(settings)["identity.secret"].startswith("identity.secret is not set")
+
+
+@pytest.mark.parametrize("secret", ["CHANGE-ME-replace-this", "dev-only-not-a-secret"])
+def test_a_placeholder_secret_warns_and_fails_only_strict(tmp_path: Path, secret: str) -> None:
+    report = check_settings(_settings(tmp_path, "[spaces.acme]\n", secret=secret))
+    assert [f.setting for f in report.at(Level.warning)] == ["identity.secret"]
+    assert report.would_start() and not report.would_start(strict=True)
+    assert all(secret not in f.text for f in report.findings)
+
+
+def test_no_spaces_is_a_warning(tmp_path: Path) -> None:
+    report = check_settings(_settings(tmp_path, ""))
+    assert [f.line() for f in report.at(Level.warning)] == [
+        "warning: spaces: none configured: every item would be dead-lettered as unknown_space"
+    ]
+
+
+def test_a_label_not_for_a_type_field_is_an_error(tmp_path: Path) -> None:
+    text = '[spaces.acme]\nlabels = { "item_variant.color" = "cor", "Color" = "cor" }\n'
+    assert _errors(_settings(tmp_path, text)) == {
+        "spaces.acme.labels": "'Color': a label is for a type.field (item_variant.color)"
+    }
+
+
+def test_tool_bindings_are_loaded_for_each_space_naming_the_space(tmp_path: Path) -> None:
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps({"bindings": []}))
+    text = (
+        f'[spaces.acme]\ntool_bindings = "{good}"\n'
+        f'[spaces.lumen]\ntool_bindings = "{tmp_path / "missing.json"}"\n'
+    )
+    settings = _settings(tmp_path, text)
+    errors = _errors(settings)
+    assert list(errors) == ["spaces.lumen.tool_bindings"]
+    assert "missing.json" in errors["spaces.lumen.tool_bindings"]
+    lines = [f.line() for f in check_settings(settings).findings]
+    assert f"spaces.acme.tool_bindings: {good}: 0 tool bindings" in lines
+
+
+def test_the_measurement_document_is_loaded_as_the_experiments_job_does(tmp_path: Path) -> None:
+    bad = tmp_path / "m.toml"
+    bad.write_text('[[experiments]]\nid = "x"\n')
+    errors = _errors(_settings(tmp_path, f'[spaces.acme]\n[jobs]\nmeasurement = "{bad}"\n'))
+    assert list(errors) == ["jobs.measurement"]
+    assert errors["jobs.measurement"].startswith(f"invalid measurement document {bad}")
+
+
+def test_a_cron_or_time_zone_the_scheduler_refuses_is_an_error(tmp_path: Path) -> None:
+    errors = _errors(_settings(tmp_path, '[spaces.acme]\n[jobs]\npriors_cron = "61 * * * *"\n'))
+    assert list(errors) == ["jobs"] and errors["jobs"].startswith("jobs.priors_cron:")
+    errors = _errors(_settings(tmp_path, '[spaces.acme]\n[jobs]\ntimezone = "Mars/Olympus"\n'))
+    assert errors["jobs"].startswith("jobs.timezone: unknown time zone")
+
+
+@pytest.mark.parametrize(
+    ("dsn", "error"),
+    [
+        ("http://u:pw@clickhouse:8123", None),
+        ("postgres://db:5432", "give chdb:path"),
+        ("chdb::memory:", "cannot be shared"),
+    ],
+)
+def test_the_store_dsn_is_shown_masked_or_refused(
+    tmp_path: Path, dsn: str, error: str | None
+) -> None:
+    settings = _settings(tmp_path, f'[spaces.acme]\n[store]\ndsn = "{dsn}"\n')
+    report = check_settings(settings)
+    store = [f for f in report.findings if f.setting == "store.dsn"]
+    assert len(store) == 1 and "pw" not in store[0].text
+    if error is None:
+        assert (
+            store[0].text == "http://u:***@clickhouse:8123 (ClickHouse server, database turnstream)"
+        )
+    else:
+        assert store[0].level is Level.error and error in store[0].text
+
+
+@pytest.mark.parametrize(
+    ("bootstrap", "shown"),
+    [("kafka:9092,kafka2", "kafka:9092, kafka2:9092"), ("kafka:x", None), (" , ", None)],
+)
+def test_the_broker_is_read_as_the_kafka_client_reads_it(
+    tmp_path: Path, bootstrap: str, shown: str | None
+) -> None:
+    settings = _settings(tmp_path, f'[spaces.acme]\n[broker]\nbootstrap = "{bootstrap}"\n')
+    broker = [f for f in check_settings(settings).findings if f.setting == "broker.bootstrap"]
+    if shown is None:
+        assert broker == [
+            Finding("broker.bootstrap", f"{bootstrap!r} is not host[:port],...", Level.error)
+        ]
+    else:
+        assert broker == [Finding("broker.bootstrap", shown)]
+
+
+def test_a_document_registers_one_check_and_its_errors_name_its_setting(tmp_path: Path) -> None:
+    """How another document joins: one line, for a global path or a per-space one."""
+
+    def load(path: str) -> list[str]:
+        if "bad" in path:
+            raise ConfigError(f"object types {path}: 'sku' is declared twice")
+        return ["item", "sku"]
+
+    settings = _settings(tmp_path, "[spaces.acme]\n[spaces.lumen]\n[jobs]\nmeasurement = 'bad'\n")
+    checks = (
+        document("jobs.measurement", lambda s: s.jobs.measurement, load, lambda d: f"{len(d)}"),
+        per_space_document("language", load, lambda d: f"{len(d)} types"),
+    )
+    findings = check_settings(settings, checks).findings
+    assert findings == (
+        Finding("jobs.measurement", "object types bad: 'sku' is declared twice", Level.error),
+        Finding("spaces.acme.language", "en: 2 types"),
+        Finding("spaces.lumen.language", "en: 2 types"),
+    )
+
+
+def test_a_check_that_raises_becomes_an_error_and_the_others_still_run(tmp_path: Path) -> None:
+    def broken(settings: Settings) -> list[Finding]:
+        raise ConfigError("exposure.keys.acme: no current key")
+
+    settings = _settings(tmp_path, "[spaces.acme]\n")
+    report = check_settings(settings, (Check("exposure.keys", broken), *CHECKS))
+    assert report.findings[0] == Finding(
+        "exposure.keys", "exposure.keys.acme: no current key", Level.error
+    )
+    assert report.findings[0].line() == "error: exposure.keys.acme: no current key"
+    # Every other check ran.
+    assert {f.setting for f in report.findings[1:]} == {
+        "broker.bootstrap",
+        "store.dsn",
+        "identity.secret",
+        "worker",
+        "spaces.acme",
+        "jobs",
+        "jobs.measurement",
+    }
+
+
+def test_exposure_keys_are_counted_never_shown(tmp_path: Path) -> None:
+    keys = ["first-key-0123456789", "older-key-0123456789"]
+    text = f'[spaces.acme]\nfeatures = ["signals"]\nexposure_keys = {json.dumps(keys)}\n'
+    report = check_settings(_settings(tmp_path, text))
+    lines = [f.line() for f in report.findings]
+    assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in lines
+    assert not report.at(Level.warning)
+    assert all(key not in line for key in keys for line in lines)
+
+
+def test_a_space_with_signals_and_no_exposure_key_warns_naming_its_variable(
+    tmp_path: Path,
+) -> None:
+    text = '[spaces.shop-2]\nfeatures = ["signals"]\n[spaces.quiet]\nfeatures = ["turns"]\n'
+    report = check_settings(_settings(tmp_path, text))
+    warnings = {f.setting: f.text for f in report.at(Level.warning)}
+    assert list(warnings) == ["spaces.shop-2.exposure_keys"]
+    assert "TURNSTREAM_EXPOSURE_KEYS_SHOP_2" in warnings["spaces.shop-2.exposure_keys"]
+    assert report.would_start() and not report.would_start(strict=True)
+
+
+def test_a_key_shared_by_two_spaces_warns(tmp_path: Path) -> None:
+    key = json.dumps(["shared-key-0123456789"])
+    text = f"[spaces.a]\nexposure_keys = {key}\n[spaces.b]\nexposure_keys = {key}\n"
+    warnings = check_settings(_settings(tmp_path, text)).at(Level.warning)
+    assert [(f.setting, "a, b" in f.text) for f in warnings] == [("spaces.*.exposure_keys", True)]
