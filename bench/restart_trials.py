@@ -11,30 +11,18 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.config import load_settings
-from turnstream.dev import LocalKafka, free_port, free_ports
-from turnstream.dev.deployment import SPACES, Deployment
+from turnstream.dev import LocalKafka, free_ports
+from turnstream.dev.deployment import new_deployment
 from turnstream.dev.sample import mixed_items
-from turnstream.dev.worker_process import WorkerProcess
 
 
 def trial(broker: str, home: Path, seed: int) -> tuple[bool, str]:
-    name = f"r{uuid.uuid4().hex[:8]}"
-    port = free_port()
-    config = home / f"{name}.toml"
-    config.write_text(
-        f'[broker]\nbootstrap = "{broker}"\n[store]\ndsn = "chdb://{home / name}"\n'
-        f'[identity]\nsecret = "bench"\n[worker]\napp_id = "{name}"\ntopic_prefix = "{name}"\n'
-        f"web_port = {port}\nbatch_size = 10\nbatch_seconds = 0.05\n{SPACES}"
-    )
-    settings = load_settings(config, environ={})
-    worker = WorkerProcess(config=config, log_path=home / f"{name}.log", web_port=port)
-    deployment = Deployment(settings, config, worker)
+    deployment = new_deployment(broker, home, batch_size=10, batch_seconds=0.05)
+    worker = deployment.worker
     batch = mixed_items(n=1000, bad=50, seed=seed)
     expected = sum(batch.accepted.values()) + sum(batch.refused.values())
     deployment.publish(batch.lines)

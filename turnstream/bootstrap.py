@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import faust
 
+from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.object_types import check_spaces, sensitive_names, types_for_space
@@ -145,8 +146,15 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         taken = asyncio.run(max_message_bytes(settings.broker.bootstrap, names.accepted))
         parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
         log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
+        keys = KeyFile(settings.keys_path())
+        if not keys.current():
+            log.warning(
+                "no API keys in %s: every route but /v1/status refuses; create one with "
+                "turnstream keys create",
+                keys.path,
+            )
         app = build_app(
-            settings, store, parts.ingest, parts.derivation, parts.producer, run_job_here
+            settings, store, parts.ingest, parts.derivation, parts.producer, run_job_here, keys
         )
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)

@@ -8,6 +8,7 @@ __all__ = [
     "InvalidItem",
     "StoreError",
     "TurnstreamError",
+    "UnknownJob",
     "WorkerFailing",
 ]
 
@@ -45,6 +46,10 @@ class StoreError(TurnstreamError):
         self.code = code
         self.driver = driver
         self.table = table
+
+
+class UnknownJob(TurnstreamError):
+    """No job of that name (the message lists the jobs there are)."""
 
 
 class InvalidItem(TurnstreamError):

@@ -4,7 +4,8 @@ An embedded (chDB) store belongs to one process: the worker that owns it writes 
 file with its pid and URL, and every other process (``turnstream sql``, the jobs, the
 tests) asks that worker instead of opening the store: ``/v1/sql``, ``/v1/jobs/NAME/``,
 ``/v1/status``. With a ClickHouse server, or when no worker owns the store, queries go to
-the store directly.
+the store directly. Every request carries the configured API key (``[api] key`` or
+``TURNSTREAM_API_KEY``) as ``Authorization: Bearer``.
 """
 
 from __future__ import annotations
@@ -45,15 +46,19 @@ def owner_url(settings: Settings) -> str | None:
 
 
 class WorkerClient:
-    """Talks JSON to a worker's HTTP API at ``url`` (``http://host:port``)."""
+    """Talks JSON to a worker's HTTP API at ``url`` (``http://host:port``), presenting
+    ``key`` (an API key; without one, only the open ``/v1/status`` answers)."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, key: str | None = None) -> None:
         self.url = url.rstrip("/")
+        self._key = key
 
     @classmethod
     def configured(cls, settings: Settings) -> WorkerClient:
-        """The worker at the configured ``worker.web_host`` and ``worker.web_port``."""
-        return cls(f"http://{settings.worker.web_host}:{settings.worker.web_port}")
+        """The worker at the configured ``worker.web_host`` and ``worker.web_port``, with
+        the configured key."""
+        url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+        return cls(url, settings.api_key())
 
     def status(self, timeout: float = 5.0) -> dict[str, Any]:
         """The worker's counters (``/v1/status``)."""
@@ -79,10 +84,13 @@ class WorkerClient:
 
     def _call(self, path: str, body: Any, timeout: float, what: str) -> Any:
         """GET ``path`` (no body) or POST ``body`` as JSON; the JSON answer."""
+        headers = {"Content-Type": "application/json"}
+        if self._key:
+            headers["Authorization"] = f"Bearer {self._key}"
         request = urllib.request.Request(
             self.url + path,
             data=None if body is None else json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
+            headers=headers,
             method="GET" if body is None else "POST",
         )
         try:
@@ -92,6 +100,8 @@ class WorkerClient:
             detail = exc.read().decode(errors="replace")
             with contextlib.suppress(ValueError, AttributeError):
                 detail = json.loads(detail).get("error", detail)
+            if exc.code == 401 and not self._key:
+                detail += " (no key configured: set TURNSTREAM_API_KEY or [api] key)"
             raise WorkerError(f"the worker at {self.url} refused {what}: {detail}") from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
@@ -110,7 +120,7 @@ def read_query(
     ``{name:Type}`` ``parameters`` (JSON values: text, numbers, lists), never in ``sql``."""
     url = owner_url(settings)
     if url is not None:
-        return WorkerClient(url).sql(sql, parameters, timeout)
+        return WorkerClient(url, settings.api_key()).sql(sql, parameters, timeout)
     store = Store(settings.store.dsn, settings.store.database)
     try:
         return store.read_only(sql, parameters)

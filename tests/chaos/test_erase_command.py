@@ -241,7 +241,7 @@ def _open_review(deployment: Deployment, profile_id: str) -> None:
     request = urllib.request.Request(
         f"http://127.0.0.1:{deployment.worker.web_port}/v1/profiles/{profile_id}/review-requests",
         data=json.dumps({"space_id": "acme", "receipts": ["rcpt-1"], "reason": "why"}).encode(),
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", **deployment.headers()},
         method="POST",
     )
     with urllib.request.urlopen(request, timeout=30) as response:

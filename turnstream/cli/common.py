@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 import typer
+from pydantic import SecretStr
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -90,12 +91,13 @@ def guarded(fn: Callable[[], T]) -> T:
 DEMO_POINTER = Path("var/demo/demo.json")
 
 
-def _demo_pointer() -> tuple[Path, str] | None:
-    """The running demo's config and DSN, when the demo left its pointer here."""
+def _demo_pointer() -> tuple[Path, str, str | None] | None:
+    """The running demo's config, DSN and operator key, when the demo left its pointer
+    here."""
     try:
         noted = json.loads(DEMO_POINTER.read_text())
-        return Path(noted["config"]), str(noted["dsn"])
-    except (OSError, ValueError, KeyError, TypeError):
+        return Path(noted["config"]), str(noted["dsn"]), noted.get("key")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
 
 
@@ -106,15 +108,19 @@ def settings_from(
 
     With no configuration at all (no ``--config``, ``--dsn``, ``TURNSTREAM_CONFIG``,
     ``TURNSTREAM_DSN`` nor ``./turnstream.toml``) and a demo running from this
-    directory, the demo's config and store: ``turnstream sql`` after
+    directory, the demo's config, store and key: ``turnstream sql`` after
     ``turnstream demo --keep-running`` needs no flags.
     """
     unconfigured = config is None and dsn is None and not Path("turnstream.toml").is_file()
     demo = _demo_pointer() if unconfigured else None
-    if demo is not None:
-        err.print(f"(the demo's store {demo[1]}, from {DEMO_POINTER}; --config to choose)")
-        config, dsn = demo
-    return guarded(lambda: load_settings(config, dsn=dsn, broker=broker))
+    if demo is None:
+        return guarded(lambda: load_settings(config, dsn=dsn, broker=broker))
+    err.print(f"(the demo's store {demo[1]}, from {DEMO_POINTER}; --config to choose)")
+    settings = guarded(lambda: load_settings(demo[0], dsn=demo[1], broker=broker))
+    if demo[2] and settings.api_key() is None:
+        api = settings.api.model_copy(update={"key": SecretStr(demo[2])})
+        settings = settings.model_copy(update={"api": api})
+    return settings
 
 
 def progress_bar(label: str, total: int) -> Progress:

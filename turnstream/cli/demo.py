@@ -10,14 +10,18 @@ import shutil
 import signal
 import sys
 import time
+import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from pydantic import SecretStr
 from rich.markup import escape
 
 from turnstream.cli.common import Format, err, out, print_rows, print_summary
+from turnstream.cli.keys import create_key
 from turnstream.cli.report import print_context_use
 from turnstream.config import Feature, Settings
+from turnstream.core.access import ALL_SPACES, Role
 from turnstream.dev.kafka import LocalKafka, parse_local_broker
 from turnstream.dev.sample import sample_day
 from turnstream.dev.worker_process import WorkerProcess
@@ -30,6 +34,10 @@ from turnstream.streams.topology import topology_of
 from turnstream.worker_client import WorkerClient, read_query
 
 __all__ = ["run_demo"]
+
+#: The space and roles of the key the demo hands out (printed with how to use it).
+DEMO_SPACE = "acme"
+DEMO_ROLES = frozenset({Role.agent, Role.analyst, Role.security})
 
 INFERENCES_SQL = (
     "SELECT space_id, kind, countIf(status = 'active') AS active, "
@@ -83,6 +91,13 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
     demo_settings = settings.model_copy(
         update={"store": settings.store.model_copy(update={"dsn": dsn})}
     )
+    # Two keys in the store's keys file: the demo's own (every space: the summary reads
+    # every table through /v1/sql), and the one it prints, for one space.
+    operator_key = create_key(demo_settings, ALL_SPACES, frozenset(Role), "demo: the summary")
+    demo_settings = demo_settings.model_copy(
+        update={"api": demo_settings.api.model_copy(update={"key": SecretStr(operator_key)})}
+    )
+    demo_key = create_key(demo_settings, DEMO_SPACE, DEMO_ROLES, "demo: printed")
     worker = WorkerProcess(
         config=settings.source,
         log_path=home / "worker.log",
@@ -92,8 +107,13 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
     )
     # `turnstream sql` (and the other store commands) run here without flags find the
     # demo's store through this note, while the demo runs and after --keep-running.
+    # It holds the demo's operator key (the store's own keys file holds only hashes), so
+    # the commands that reach the running worker can authenticate: readable by you only.
     pointer = home / "demo.json"
-    pointer.write_text(json.dumps({"config": str(settings.source), "dsn": dsn}))
+    pointer.touch(mode=0o600)
+    pointer.write_text(
+        json.dumps({"config": str(settings.source), "dsn": dsn, "key": operator_key})
+    )
     started = time.monotonic()
     # Stop the children on SIGTERM too, not only on Ctrl-C.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -157,7 +177,11 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         _show_block(demo_settings)
         query = "SELECT kind, attr, value, confidence FROM inferences FINAL LIMIT 10"
         _step("query the store it used:")
-        out.print(f"    turnstream sql --config {settings.source} --dsn {dsn} {shlex.quote(query)}")
+        command = f"turnstream sql --config {settings.source} --dsn {dsn} {shlex.quote(query)}"
+        # While the worker runs, the command goes through its /v1/sql: it needs a key.
+        prefix = f"TURNSTREAM_API_KEY={operator_key} " if keep_running else ""
+        out.print(f"    {prefix}{command}")
+        _call_the_api(demo_settings, demo_key, day.isoformat(), keep_running)
     finally:
         if keep_running:
             _step(
@@ -192,6 +216,41 @@ def _show_block(settings: Settings) -> None:
         out.print(f"    {escape(line)}")
     sections = ("hard", "soft", "attributes", "conflicts")
     out.print("    " + ", ".join(f"{len(block.get(k, []))} {k}" for k in sections))
+
+
+def _call_the_api(settings: Settings, key: str, since: str, keep_running: bool) -> None:
+    """Call ``/v1/context-use`` with the demo's key, and print how to call the API."""
+    url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+    roles = ", ".join(sorted(r.value for r in DEMO_ROLES))
+    _step(f"the API with the demo's key (space {DEMO_SPACE}; roles {roles})")
+    request = urllib.request.Request(
+        f"{url}/v1/context-use?since={since}", headers={"Authorization": f"Bearer {key}"}
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        body = json.loads(response.read())
+    out.print(
+        f"    GET /v1/context-use?since={since}: {response.status}, "
+        f"{len(body['claims'])} claims rows and {len(body['constraints'])} constraints rows "
+        f"for space {body['space_id']}"
+    )
+    profile = read_query(
+        settings,
+        "SELECT profile_id FROM inferences FINAL WHERE space_id = {space:String} "
+        "AND status = 'active' ORDER BY profile_id LIMIT 1",
+        {"space": DEMO_SPACE},
+    ).rows
+    who = profile[0][0] if profile else "PROFILE_ID"
+    when = "now" if keep_running else "with turnstream demo --keep-running"
+    out.print(f"    call it {when} (the key is in {settings.keys_path()}, hashed):")
+    out.print(f"    KEY={key}", markup=False, highlight=False)
+    for line in (
+        f'curl -H "Authorization: Bearer $KEY" "{url}/v1/context-use?since={since}&by=agent"',
+        f'curl -H "Authorization: Bearer $KEY" -X POST {url}/v1/constraints '
+        f'-d \'{{"space_id": "{DEMO_SPACE}", "profile_id": "{who}"}}\'',
+        f'curl -H "Authorization: Bearer $KEY" "{url}/v1/profiles/{who}/inferences'
+        f'?space_id={DEMO_SPACE}"',
+    ):
+        out.print(f"    {line}", markup=False, highlight=False)
 
 
 async def _publish(settings: Settings, path: Path):  # type: ignore[no-untyped-def]

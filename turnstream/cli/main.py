@@ -30,6 +30,7 @@ from turnstream.cli.contract import contract_app
 from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
+from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
 from turnstream.config import Settings
 from turnstream.jsonl import read_lines, validate_lines
@@ -48,6 +49,7 @@ app.add_typer(config_app, name="config")
 app.add_typer(exposure_app, name="exposure")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
+app.add_typer(keys_app, name="keys")
 app.add_typer(priors_app, name="priors")
 app.add_typer(retention_app, name="retention")
 app.add_typer(experiments_app, name="experiments")
@@ -184,7 +186,8 @@ def _failing_line(loop: str, record: dict[str, Any]) -> str:
     return (
         f"the {loop} loop has been failing for {record['failing_seconds']:.0f} s "
         f"(since {record['failing_since']}, {record['failures']} failures{where}): "
-        f"{record['last_failure']}: {record['last_error']}"
+        f"{record['last_failure']}: "
+        f"{record['last_error'] or '(the error text is shown to an operator key only)'}"
     )
 
 

@@ -6,6 +6,7 @@
 from turnstream.config.derivation import SignalsConfig
 from turnstream.config.settings import (
     MAX_BATCH_SIZE,
+    ApiSettings,
     BrokerSettings,
     Feature,
     IdentitySettings,
@@ -21,6 +22,7 @@ from turnstream.config.settings import (
 
 __all__ = [
     "MAX_BATCH_SIZE",
+    "ApiSettings",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",

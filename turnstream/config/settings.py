@@ -26,6 +26,7 @@ from turnstream.errors import ConfigError
 
 __all__ = [
     "MAX_BATCH_SIZE",
+    "ApiSettings",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
@@ -170,6 +171,17 @@ class JobsSettings(_Section):
     priors_split_rows: int = Field(default=2_000_000, ge=1)
 
 
+class ApiSettings(_Section):
+    """The HTTP API's keys: where the worker reads them, and the key this process sends."""
+
+    #: The keys file (hashes only; ``turnstream keys``); default: beside an embedded
+    #: store (``<store path>.keys.json``), ``var/keys.json`` with a server.
+    keys_file: str | None = None
+    #: The key this process presents to a worker (``turnstream sql``, the jobs through
+    #: the worker, ``status``); better in ``TURNSTREAM_API_KEY`` than in the file.
+    key: SecretStr | None = None
+
+
 class Settings(_Section):
     """Everything turnstream is configured with."""
 
@@ -179,6 +191,7 @@ class Settings(_Section):
     worker: WorkerSettings = WorkerSettings()
     signals: SignalsConfig = SignalsConfig()
     jobs: JobsSettings = JobsSettings()
+    api: ApiSettings = ApiSettings()
     spaces: dict[
         Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")], SpaceConfig
     ] = Field(default_factory=dict)
@@ -218,6 +231,21 @@ class Settings(_Section):
             path = dsn[len("chdb:") :].removeprefix("//")
             return Path(path + ".faust")
         return Path("var/faust")
+
+    def keys_path(self) -> Path:
+        """The API keys file."""
+        if self.api.keys_file:
+            return Path(self.api.keys_file)
+        path = self._embedded_path()
+        return Path(path + ".keys.json") if path is not None else Path("var/keys.json")
+
+    def api_key(self) -> str | None:
+        """The key this process sends to a worker, if one is configured."""
+        return self.api.key.get_secret_value() if self.api.key is not None else None
+
+    def _embedded_path(self) -> str | None:
+        dsn = self.store.dsn
+        return dsn[len("chdb:") :].removeprefix("//") if dsn.startswith("chdb:") else None
 
     def secret_bytes(self) -> bytes:
         """The hashing secret; a clear error when it is not configured."""
@@ -264,8 +292,9 @@ def load_settings(
 
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
     the file; ``TURNSTREAM_SECRET`` beats ``TURNSTREAM_SECRET_FILE`` (a file holding the
-    secret, such as a Docker secret), which beats the file's secret; and
-    ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's ``exposure_keys``.
+    secret, such as a Docker secret), which beats the file's secret; ``TURNSTREAM_API_KEY``
+    beats ``[api] key``; and ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
+    ``exposure_keys``.
     """
     env = os.environ if environ is None else environ
     chosen = path or env.get("TURNSTREAM_CONFIG")
@@ -285,6 +314,7 @@ def load_settings(
         ("store", "dsn"): dsn or env.get("TURNSTREAM_DSN"),
         ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
         ("identity", "secret"): env.get("TURNSTREAM_SECRET") or _secret_file(env),
+        ("api", "key"): env.get("TURNSTREAM_API_KEY"),
     }
     for (section, key), value in overrides.items():
         if value:

@@ -10,7 +10,9 @@ import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from turnstream.api_keys import KeyFile
 from turnstream.config import Settings, load_settings
+from turnstream.core.access import ALL_SPACES, Role
 from turnstream.dev import free_port
 from turnstream.dev.sample import EXPOSURE_KEYS
 from turnstream.dev.worker_process import WorkerProcess
@@ -60,6 +62,23 @@ class Deployment:
     settings: Settings
     config: Path
     worker: WorkerProcess
+
+    @property
+    def operator_key(self) -> str:
+        """The deployment's key for every space with every role (its config's
+        ``[api] key``: what ``read_query`` and the jobs send)."""
+        key = self.settings.api_key()
+        assert key is not None
+        return key
+
+    def new_key(self, space: str, *roles: Role) -> str:
+        """A narrower key in the deployment's keys file (the worker sees it at once)."""
+        key, _ = KeyFile(self.settings.keys_path()).create(space, frozenset(roles), "test")
+        return key
+
+    def headers(self, key: str | None = None) -> dict[str, str]:
+        """HTTP headers presenting ``key`` (default: the operator's key)."""
+        return {"Authorization": f"Bearer {key or self.operator_key}"}
 
     async def _publish(self, lines: list[bytes]) -> None:
         async with Producer(self.settings) as producer:
@@ -124,6 +143,8 @@ def new_deployment(
     home = parent / name
     home.mkdir()
     port = free_port()
+    keys_file = home / "keys.json"
+    operator_key, _ = KeyFile(keys_file).create(ALL_SPACES, frozenset(Role), "deployment")
     config = home / "turnstream.toml"
     config.write_text(
         f"""
@@ -144,9 +165,15 @@ web_port = {port}
 data_dir = "{home / "faust"}"
 batch_size = {batch_size}
 batch_seconds = {batch_seconds}
+
+[api]
+keys_file = "{keys_file}"
+key = "{operator_key}"
 {SPACES}
 {extra}"""
     )
     settings = load_settings(config, environ={})
-    worker = WorkerProcess(config=config, log_path=home / "worker.log", web_port=port)
+    worker = WorkerProcess(
+        config=config, log_path=home / "worker.log", web_port=port, key=operator_key
+    )
     return Deployment(settings, config, worker)

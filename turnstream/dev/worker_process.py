@@ -27,6 +27,8 @@ class WorkerProcess:
     dsn: str | None = None
     broker: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    #: The API key ``stats`` sends (an operator's shows the store and the errors' text).
+    key: str | None = None
     _proc: subprocess.Popen[bytes] | None = None
 
     def start(self, timeout: float = 90.0) -> None:
@@ -64,7 +66,7 @@ class WorkerProcess:
 
     def stats(self) -> dict[str, Any]:
         """The worker's ``/v1/status`` counters (an ``OSError`` while it does not answer)."""
-        return WorkerClient(f"http://127.0.0.1:{self.web_port}").status()
+        return WorkerClient(f"http://127.0.0.1:{self.web_port}", self.key).status()
 
     def stop(self, timeout: float = 60.0) -> int | None:
         """SIGTERM and wait (SIGKILL after ``timeout``); returns the exit code."""

@@ -11,7 +11,7 @@ import logging
 import time
 
 from turnstream.config import Settings
-from turnstream.errors import TurnstreamError
+from turnstream.errors import UnknownJob
 from turnstream.jobs.registry import JOBS
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
@@ -26,7 +26,7 @@ def run_job_here(store: Store, settings: Settings, name: str, params: dict[str, 
     """Run job ``name`` on ``store`` in this process, logging start, end and report."""
     job = JOBS.get(name)
     if job is None:
-        raise TurnstreamError(f"no job {name!r}; the jobs are: {', '.join(sorted(JOBS))}")
+        raise UnknownJob(f"no job {name!r}; the jobs are: {', '.join(sorted(JOBS))}")
     started = time.monotonic()
     log.info("job %s started %s", name, params)
     report = job(store, settings, params)
@@ -39,7 +39,7 @@ def run_job(settings: Settings, name: str, params: dict[str, str], timeout: floa
     """Run a job where the store is: through the worker that owns it, or here."""
     url = owner_url(settings)
     if url is not None:
-        return WorkerClient(url).run_job(name, params, timeout)
+        return WorkerClient(url, settings.api_key()).run_job(name, params, timeout)
     store = Store(settings.store.dsn, settings.store.database)
     try:
         apply_migrations(store)

@@ -2,22 +2,27 @@
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from turnstream.models.common import ForWhom, Handle, Id
 from turnstream.models.interactions import Attribute, Preference
 
 __all__ = [
+    "CONTEXT_USE_DIMENSIONS",
     "ConstraintsRequest",
+    "ContextUseQuery",
     "CorrectRequest",
     "ResolveRequest",
     "ReviewRequestIn",
     "SpaceRequest",
 ]
 
-SpaceId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+SpaceId = Annotated[
+    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$"), Field(examples=["acme"])
+]
 
 
 class _Body(BaseModel):
@@ -68,3 +73,35 @@ class ResolveRequest(SpaceRequest):
     decision: Literal["upheld", "overturned", "amended"]
     #: The explanation, by reference to receipts, rules and versions: never personal content.
     explanation: list[Id] = Field(default_factory=list, max_length=100)
+
+
+#: What ``GET /v1/context-use`` may be broken down by (``by``).
+CONTEXT_USE_DIMENSIONS = ("space_id", "source", "agent")
+
+
+class ContextUseQuery(_Body):
+    """``GET /v1/context-use``'s query string: the caller's space (a key for one space
+    gets its own by default), ``since`` a day, ``by`` a comma-separated breakdown."""
+
+    space_id: SpaceId | None = None
+    #: From this day on (``YYYY-MM-DD``).
+    since: date | None = None
+    #: Some of ``space_id``, ``source``, ``agent``, comma-separated.
+    by: Annotated[str, StringConstraints(pattern=r"^[a-z_]+(,[a-z_]+)*$", max_length=64)] = (
+        "source,agent"
+    )
+
+    @field_validator("by")
+    @classmethod
+    def _known_dimensions(cls, value: str) -> str:
+        parts = value.split(",")
+        unknown = [p for p in parts if p not in CONTEXT_USE_DIMENSIONS]
+        if unknown:
+            raise ValueError(f"takes some of {', '.join(CONTEXT_USE_DIMENSIONS)}")
+        if len(set(parts)) != len(parts):
+            raise ValueError("names a dimension twice")
+        return value
+
+    def dimensions(self) -> tuple[str, ...]:
+        """The breakdown, in order."""
+        return tuple(self.by.split(","))

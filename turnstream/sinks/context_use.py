@@ -7,9 +7,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["DIMENSIONS", "ReportQuery"]
+if TYPE_CHECKING:
+    from turnstream.sinks.store import Store
+
+__all__ = ["DIMENSIONS", "ReportQuery", "read_context_use"]
 
 #: What the report may be broken down by.
 DIMENSIONS = ("space_id", "source", "agent")
@@ -86,3 +89,16 @@ class ReportQuery:
             f"FROM context_use_constraints {self._where()} GROUP BY {by}, tool) "
             f"ORDER BY {by}, tool"
         )
+
+
+def read_context_use(store: Store, query: ReportQuery) -> dict[str, list[dict[str, Any]]]:
+    """Every section of the report as rows of dictionaries (``GET /v1/context-use``):
+    ``claims``, ``claims_by_verdict``, ``turns``, ``constraints``."""
+    sections = {
+        "claims": query.claims(),
+        "claims_by_verdict": query.verdicts(),
+        "turns": query.turns(),
+        "constraints": query.constraints(),
+    }
+    params = query.parameters()
+    return {name: store.query(sql, params).as_dicts() for name, sql in sections.items()}

@@ -38,6 +38,9 @@ T = TypeVar("T")
 
 _UNKNOWN_TABLE = 60
 
+#: The settings of :meth:`Store.read_only`, in this order.
+READ_ONLY_SETTINGS: dict[str, Any] = {"max_execution_time": 60, "readonly": 1}
+
 
 def _store_error(exc: Exception, prefix: str = "", table: str | None = None) -> StoreError:
     """A driver error as a :class:`StoreError` with the store's code and the driver's class."""
@@ -168,8 +171,16 @@ class Store:
         )
 
     def read_only(self, sql: str, parameters: dict[str, Any] | None = None) -> QueryResult:
-        """Run an analyst's query with ClickHouse's own read-only guard."""
-        return self.query(sql, parameters, settings={"readonly": 2})
+        """Run an analyst's query with ClickHouse's own read-only guard.
+
+        ``readonly=1``, not 2: at 2 a query may still call table functions, and
+        ``file('/etc/passwd')`` or ``url(...)`` read the worker's disk and network
+        (measured on chDB 26.9); at 1 every write, DDL, ``SET`` and table function is
+        refused by the store (READONLY, code 164). ``max_execution_time`` comes first:
+        once ``readonly`` is 1 no later setting may change; 60 s, the clients' own
+        timeout, so an analyst's query cannot hold the worker's store thread longer.
+        """
+        return self.query(sql, parameters, settings=READ_ONLY_SETTINGS)
 
     def insert(
         self,

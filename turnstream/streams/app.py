@@ -17,11 +17,16 @@ from typing import Any
 import faust
 from faust.app.base import BootStrategy
 from faust.web import Request, Response, View
+from faust.web.base import BlueprintManager
 
+from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
-from turnstream.errors import StoreError, TurnstreamError
+from turnstream.core.access import Role
+from turnstream.errors import StoreError, TurnstreamError, UnknownJob
 from turnstream.sinks.store import AsyncStore, Store
+from turnstream.streams.access import auth_middleware, caller
 from turnstream.streams.batch_loop import BatchLoop
+from turnstream.streams.bodies import BadBody, json_body
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.routes import Publisher, register_routes
@@ -53,8 +58,10 @@ def build_app(
     derivation: DerivationDriver,
     producer: Publisher,
     run_job: JobRunner,
+    keys: KeyFile,
 ) -> faust.App:
-    """The worker's Faust app: the two drivers on their batch loops, and the routes."""
+    """The worker's Faust app: the two drivers on their batch loops, and the routes,
+    each asking for a key of ``keys`` with the role ``streams/access.ROUTES`` gives it."""
     w = settings.worker
     app = _App(
         f"{w.app_id}-worker",
@@ -69,7 +76,15 @@ def build_app(
         producer_acks=-1,
         broker_session_timeout=w.session_timeout,
         broker_heartbeat_interval=w.session_timeout / 4,
+        # Faust's own pages (/router, /table, /graph, /stats, the index) are not ours to
+        # declare roles for: none is served.
+        web_router_enabled=False,
+        web_tables_enabled=False,
+        web_graph_enabled=False,
+        web_stats_enabled=False,
     )
+    app.web.blueprints = BlueprintManager([])
+    app.web.web_app.middlewares.append(auth_middleware(keys))
 
     # A failure of one loop (a long broker outage, a store error) restarts that loop
     # from its last commit; the other loop and the routes go on.
@@ -82,31 +97,38 @@ def build_app(
     class StatusView(View):
         async def get(self, request: Request) -> Response:
             now = time.time()
-            return self.json(
-                {
-                    "store": store.store.describe(),
-                    **ingest.stats.as_dict(),
-                    "derivations": derivation.derivations,
-                    "pending_sessions": len(derivation.engine.pending),
-                    # Whether each loop makes progress (see streams/liveness.py).
-                    ingest.name: ingest.liveness.as_dict(now),
-                    derivation.name: derivation.liveness.as_dict(now),
-                }
-            )
+            status = {
+                "store": store.store.describe(),
+                **ingest.stats.as_dict(),
+                "derivations": derivation.derivations,
+                "pending_sessions": len(derivation.engine.pending),
+                # Whether each loop makes progress (see streams/liveness.py).
+                ingest.name: ingest.liveness.as_dict(now),
+                derivation.name: derivation.liveness.as_dict(now),
+            }
+            key = caller(request)
+            if key is None or Role.operator not in key.roles:
+                # Open to healthchecks: no store address, no error text (a store's
+                # message may quote data); the states, counts and offsets stay.
+                status.pop("store")
+                for loop in (ingest.name, derivation.name):
+                    status[loop]["last_error"] = None
+            return self.json(status)
 
     @app.page("/v1/jobs/{name}/")
     class JobView(View):
         async def post(self, request: Request, name: str) -> Response:
             try:
-                params: Any = await request.json()
-            except ValueError:
+                params: Any = await json_body(request)
+            except BadBody:
                 params = {}
             if not isinstance(params, dict):
-                return self.error(400, "body must be a JSON object of parameters")
+                return _refuse(self, 400, "<body>", "body must be a JSON object of parameters")
             try:
                 report = await store.run(run_job, store.store, settings, name, params)
             except TurnstreamError as exc:
-                return self.error(400, str(exc))
+                field = "name" if isinstance(exc, UnknownJob) else "<body>"
+                return _refuse(self, 400, field, str(exc))
             return self.bytes(
                 json.dumps(report, default=str).encode(), content_type="application/json"
             )
@@ -115,25 +137,33 @@ def build_app(
     class SqlView(View):
         async def post(self, request: Request) -> Response:
             try:
-                body: Any = await request.json()
-                sql = body["sql"]
-                parameters = body.get("parameters") or {}
-                if not isinstance(sql, str) or not isinstance(parameters, dict):
-                    raise TypeError
-            except (ValueError, KeyError, TypeError, AttributeError):
-                return self.error(
-                    400, 'body must be JSON: {"sql": "SELECT ...", "parameters": {...}}'
-                )
+                body: Any = await json_body(request)
+            except BadBody:
+                return _refuse(self, 400, "<body>", 'not JSON: {"sql": "SELECT ...", ...}')
+            sql = body.get("sql") if isinstance(body, dict) else None
+            parameters = (body.get("parameters") or {}) if isinstance(body, dict) else None
+            if not isinstance(sql, str):
+                return _refuse(self, 422, "sql", "a query (text) is required")
+            if not isinstance(parameters, dict):
+                return _refuse(self, 422, "parameters", "an object of {name: value}")
             try:
                 result = await store.run(store.store.read_only, sql, parameters)
             except StoreError as exc:
-                return self.error(400, str(exc))
+                # The store's own refusal (syntax, readonly=1, an unknown table...).
+                return _refuse(self, 400, "sql", str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
             return self.bytes(
                 json.dumps(payload, default=str).encode(), content_type="application/json"
             )
 
     return app
+
+
+def _refuse(view: View, status: int, field: str, message: str) -> Response:
+    """A refusal of the request's input, naming the field (``<body>``: all of it)."""
+    return view.json(
+        {"error": message, "errors": [{"field": field, "message": message}]}, status=status
+    )
 
 
 def _task(loop: BatchLoop[Any], app: faust.App) -> Callable[[], Awaitable[None]]:

@@ -1,5 +1,7 @@
 """The OpenAPI document of the worker's HTTP API, built from the request models.
 
+Every operation says the role it needs (``x-role``, from :data:`turnstream.streams.access.ROUTES`,
+the one table) and answers 401 and 403; the open ``/v1/status`` says ``security: []``.
 ``turnstream docs openapi`` writes it to docs/openapi.json; a test keeps it in step.
 """
 
@@ -13,11 +15,13 @@ from pydantic import BaseModel
 from turnstream import __version__
 from turnstream.models.requests import (
     ConstraintsRequest,
+    ContextUseQuery,
     CorrectRequest,
     ResolveRequest,
     ReviewRequestIn,
     SpaceRequest,
 )
+from turnstream.streams.access import ROUTES
 
 __all__ = ["openapi_document", "openapi_json"]
 
@@ -47,10 +51,13 @@ def _body(model: type[BaseModel]) -> dict[str, Any]:
 def _responses(ok: str, *errors: str) -> dict[str, Any]:
     out: dict[str, Any] = {ok: {"description": "done", "content": {"application/json": {}}}}
     text = {
-        "400": "the body is not JSON",
+        "400": "the body is not JSON; or the store refused the query (field sql); or no such "
+        "job (field name)",
         "404": "unknown space, or its signals feature is off, or no such record",
+        "401": "no valid API key (absent, malformed, unknown or revoked: one answer)",
+        "403": "the key lacks the route's role, or is not for the space asked for",
         "409": "already resolved: a decision is recorded once",
-        "422": "invalid body: each error names its field path; or a tool not bound",
+        "422": "invalid body or query: each error names its field path; or a tool not bound",
     }
     for code in errors:
         out[code] = {
@@ -68,6 +75,138 @@ def _path(name: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
 
 
+_SQL_BODY = {
+    "required": True,
+    "content": {
+        "application/json": {
+            "schema": {
+                "type": "object",
+                "required": ["sql"],
+                "properties": {
+                    "sql": {"type": "string"},
+                    "parameters": {"type": "object", "additionalProperties": True},
+                },
+            }
+        }
+    },
+}
+
+
+def _context_use_parameters() -> list[dict[str, Any]]:
+    schema = ContextUseQuery.model_json_schema()
+    return [
+        {"name": name, "in": "query", "required": False, "schema": prop}
+        for name, prop in schema["properties"].items()
+    ]
+
+
+def _paths() -> dict[str, dict[str, Any]]:
+    return {
+        "/v1/status": {
+            "get": {
+                "summary": "Liveness: each loop's state, counters (open: no key needed; with "
+                "an operator's key also the store and the last errors)",
+                "responses": _responses("200"),
+            }
+        },
+        "/v1/sql": {
+            "post": {
+                "summary": "A read-only query on the store (readonly=1: the store refuses "
+                "writes, DDL, SET and table functions)",
+                "requestBody": _SQL_BODY,
+                "responses": _responses("200", "400", "422"),
+            }
+        },
+        "/v1/jobs/{name}/": {
+            "post": {
+                "summary": "Run a job (priors, retention, experiments) on the worker's store",
+                "parameters": [_path("name")],
+                "requestBody": {
+                    "required": False,
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                },
+                "responses": _responses("200", "400"),
+            }
+        },
+        "/v1/context-use": {
+            "get": {
+                "summary": "Claims on evidence, guard actions and constraints sent/verifiable/"
+                "violated, per breakdown, for the caller's space",
+                "parameters": _context_use_parameters(),
+                "responses": _responses("200", "422"),
+            }
+        },
+        "/v1/constraints": {
+            "post": {
+                "summary": "The constraints block for one person (optionally for a tool)",
+                "requestBody": _body(ConstraintsRequest),
+                "responses": _responses("200", "400", "404", "422"),
+            }
+        },
+        "/v1/profiles/{profile_id}/inferences": {
+            "get": {
+                "summary": "The reviewable profile: every inference with its evidence",
+                "parameters": [_PROFILE, _SPACE_Q],
+                "responses": _responses("200", "404"),
+            }
+        },
+        "/v1/profiles/{profile_id}/inferences/{inference_id}/correct": {
+            "post": {
+                "summary": "Replace an inference by what the person says (then deleted)",
+                "parameters": [_PROFILE, _path("inference_id")],
+                "requestBody": _body(CorrectRequest),
+                "responses": _responses("202", "400", "404", "422"),
+            }
+        },
+        "/v1/profiles/{profile_id}/inferences/{inference_id}": {
+            "delete": {
+                "summary": "Delete an inference: a tombstone, never inferred again",
+                "parameters": [_PROFILE, _path("inference_id"), _SPACE_Q],
+                "responses": _responses("202", "404"),
+            }
+        },
+        "/v1/profiles/{profile_id}/traits/opt-out": {
+            "post": {
+                "summary": "Object to profiling: derivation stops",
+                "parameters": [_PROFILE],
+                "requestBody": _body(SpaceRequest),
+                "responses": _responses("202", "400", "404", "422"),
+            }
+        },
+        "/v1/profiles/{profile_id}/review-requests": {
+            "post": {
+                "summary": "Ask for the review of an automated decision, by receipts",
+                "parameters": [_PROFILE],
+                "requestBody": _body(ReviewRequestIn),
+                "responses": _responses("201", "400", "404", "422"),
+            }
+        },
+        "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve": {
+            "post": {
+                "summary": "Record the controller's decision, once",
+                "parameters": [_PROFILE, _path("request_id")],
+                "requestBody": _body(ResolveRequest),
+                "responses": _responses("200", "400", "404", "409", "422"),
+            }
+        },
+    }
+
+
+def _with_access(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each operation's role from :data:`ROUTES`, its 401 and 403; open ones say so."""
+    refusals = {k: v for k, v in _responses("200", "401", "403").items() if k != "200"}
+    for path, operations in paths.items():
+        for method, operation in operations.items():
+            access = ROUTES[method.upper(), path]
+            if access is None:
+                operation["security"] = []
+                continue
+            operation["x-role"] = access.role.value
+            operation["x-all-spaces"] = access.all_spaces
+            operation["responses"].update(refusals)
+    return paths
+
+
 def openapi_document() -> dict[str, Any]:
     """The API as an OpenAPI 3.1 document."""
     models = [ConstraintsRequest, CorrectRequest, ResolveRequest, ReviewRequestIn, SpaceRequest]
@@ -79,62 +218,18 @@ def openapi_document() -> dict[str, Any]:
     return {
         "openapi": "3.1.0",
         "info": {"title": "turnstream worker", "version": __version__},
-        "paths": {
-            "/v1/constraints": {
-                "post": {
-                    "summary": "The constraints block for one person (optionally for a tool)",
-                    "requestBody": _body(ConstraintsRequest),
-                    "responses": _responses("200", "400", "404", "422"),
-                }
-            },
-            "/v1/profiles/{profile_id}/inferences": {
-                "get": {
-                    "summary": "The reviewable profile: every inference with its evidence",
-                    "parameters": [_PROFILE, _SPACE_Q],
-                    "responses": _responses("200", "404"),
-                }
-            },
-            "/v1/profiles/{profile_id}/inferences/{inference_id}/correct": {
-                "post": {
-                    "summary": "Replace an inference by what the person says (then deleted)",
-                    "parameters": [_PROFILE, _path("inference_id")],
-                    "requestBody": _body(CorrectRequest),
-                    "responses": _responses("202", "400", "404", "422"),
-                }
-            },
-            "/v1/profiles/{profile_id}/inferences/{inference_id}": {
-                "delete": {
-                    "summary": "Delete an inference: a tombstone, never inferred again",
-                    "parameters": [_PROFILE, _path("inference_id"), _SPACE_Q],
-                    "responses": _responses("202", "404"),
-                }
-            },
-            "/v1/profiles/{profile_id}/traits/opt-out": {
-                "post": {
-                    "summary": "Object to profiling: derivation stops",
-                    "parameters": [_PROFILE],
-                    "requestBody": _body(SpaceRequest),
-                    "responses": _responses("202", "400", "404", "422"),
-                }
-            },
-            "/v1/profiles/{profile_id}/review-requests": {
-                "post": {
-                    "summary": "Ask for the review of an automated decision, by receipts",
-                    "parameters": [_PROFILE],
-                    "requestBody": _body(ReviewRequestIn),
-                    "responses": _responses("201", "400", "404", "422"),
-                }
-            },
-            "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve": {
-                "post": {
-                    "summary": "Record the controller's decision, once",
-                    "parameters": [_PROFILE, _path("request_id")],
-                    "requestBody": _body(ResolveRequest),
-                    "responses": _responses("200", "400", "404", "409", "422"),
+        "security": [{"bearer": []}],
+        "paths": _with_access(_paths()),
+        "components": {
+            "schemas": schemas,
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "an API key from turnstream keys create (tsk_...)",
                 }
             },
         },
-        "components": {"schemas": schemas},
     }
 
 

@@ -19,6 +19,7 @@ from faust.web import Request, Response, View
 from pydantic import BaseModel, ValidationError
 
 from turnstream.config import Feature, Settings
+from turnstream.core.access import ALL_SPACES
 from turnstream.core.constraints import (
     BlockRequest,
     CompanyRule,
@@ -33,11 +34,13 @@ from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.models.items import error_pairs
 from turnstream.models.requests import (
     ConstraintsRequest,
+    ContextUseQuery,
     CorrectRequest,
     ResolveRequest,
     ReviewRequestIn,
     SpaceRequest,
 )
+from turnstream.sinks.context_use import ReportQuery, read_context_use
 from turnstream.sinks.profile_reads import inference_dicts, load_inferences, load_inputs
 from turnstream.sinks.review_requests import (
     ReviewAlreadyResolved,
@@ -46,6 +49,8 @@ from turnstream.sinks.review_requests import (
     resolve_review,
 )
 from turnstream.sinks.store import AsyncStore, Store
+from turnstream.streams.access import caller, refuse_space
+from turnstream.streams.bodies import BadBody, json_body
 
 __all__ = ["Publisher", "register_routes"]
 
@@ -60,14 +65,32 @@ class _HttpError(Exception):
 
 async def _body(request: Request, model: type[B]) -> B:
     try:
-        data = await request.json()
-    except ValueError:
-        raise _HttpError(400, {"error": "the body is not JSON"}) from None
+        data = await json_body(request)
+    except BadBody:
+        raise _HttpError(400, {"error": "the body is not JSON", "errors": [
+            {"field": "<body>", "message": "not JSON"}]}) from None  # fmt: skip
     try:
         return model.model_validate(data)
     except ValidationError as exc:
         errors = [{"field": p or "<body>", "message": m} for p, m in error_pairs(exc)]
         raise _HttpError(422, {"error": "invalid body", "errors": errors}) from None
+
+
+def _query(request: Request, model: type[B]) -> B:
+    """The query string as ``model`` (422 naming each field, as for a body)."""
+    try:
+        return model.model_validate(dict(request.query))
+    except ValidationError as exc:
+        errors = [{"field": p or "<query>", "message": m} for p, m in error_pairs(exc)]
+        raise _HttpError(422, {"error": "invalid query", "errors": errors}) from None
+
+
+def _scope(request: Request, space_id: str) -> None:
+    """403 unless the request's key speaks for ``space_id``: asked before the space is
+    looked up, so a key of another space learns nothing of which spaces exist."""
+    refusal = refuse_space(request, space_id)
+    if refusal is not None:
+        raise _HttpError(refusal.status, {"error": refusal.reason})
 
 
 def _now() -> datetime:
@@ -119,9 +142,13 @@ class _Commands:
 def _space(settings: Settings, space_id: str, need_signals: bool = False) -> Any:
     space = settings.space(space_id)
     if space is None:
-        raise _HttpError(404, {"error": f"space {space_id!r} is not configured"})
+        message = f"space {space_id!r} is not configured"
+        raise _HttpError(404, {"error": message, "errors": [{"field": "space_id",
+                                                              "message": message}]})  # fmt: skip
     if need_signals and not space.has(Feature.signals):
-        raise _HttpError(404, {"error": f"the signals feature is off for space {space_id!r}"})
+        message = f"the signals feature is off for space {space_id!r}"
+        raise _HttpError(404, {"error": message, "errors": [{"field": "space_id",
+                                                              "message": message}]})  # fmt: skip
     return space
 
 
@@ -199,6 +226,7 @@ def register_routes(
         async def post(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ConstraintsRequest)
+                _scope(request, body.space_id)
                 return 200, await store.run(_block, store.store, settings, body)
 
             return await _guard(self, work)
@@ -208,6 +236,7 @@ def register_routes(
         async def get(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 space_id = request.query.get("space_id", "")
+                _scope(request, space_id)
                 _space(settings, space_id)
                 found = await store.run(load_inferences, store.store, space_id, profile_id)
                 return 200, {"profile_id": profile_id, "inferences": inference_dicts(found)}
@@ -219,6 +248,7 @@ def register_routes(
         async def post(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, CorrectRequest)
+                _scope(request, body.space_id)
                 _space(settings, body.space_id)
                 key = await commands.send(
                     body.space_id, profile_id, "correct", inference_id=inference_id,
@@ -233,6 +263,7 @@ def register_routes(
         async def delete(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 space_id = request.query.get("space_id", "")
+                _scope(request, space_id)
                 _space(settings, space_id)
                 key = await commands.send(space_id, profile_id, "delete", inference_id=inference_id)
                 return 202, {"command_id": key, "status": "accepted"}
@@ -244,6 +275,7 @@ def register_routes(
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, SpaceRequest)
+                _scope(request, body.space_id)
                 _space(settings, body.space_id)
                 key = await commands.send(body.space_id, profile_id, "opt_out")
                 return 202, {"command_id": key, "status": "accepted"}
@@ -255,6 +287,7 @@ def register_routes(
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ReviewRequestIn)
+                _scope(request, body.space_id)
                 _space(settings, body.space_id)
                 return 201, await store.run(open_review, store.store, profile_id, body)
 
@@ -265,14 +298,36 @@ def register_routes(
         async def post(self, request: Request, profile_id: str, request_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ResolveRequest)
+                _scope(request, body.space_id)
                 _space(settings, body.space_id)
                 try:
                     return 200, await store.run(
                         resolve_review, store.store, profile_id, request_id, body
                     )
                 except ReviewNotFound as exc:
-                    raise _HttpError(404, {"error": str(exc)}) from None
+                    raise _HttpError(404, {"error": str(exc), "errors": [
+                        {"field": "request_id", "message": str(exc)}]}) from None  # fmt: skip
                 except ReviewAlreadyResolved as exc:
                     raise _HttpError(409, {"error": str(exc)}) from None
+
+            return await _guard(self, work)
+
+    @app.page("/v1/context-use")
+    class ContextUseView(View):
+        async def get(self, request: Request) -> Response:
+            async def work() -> tuple[int, Any]:
+                query = _query(request, ContextUseQuery)
+                key = caller(request)
+                # A key for one space reads its own space unless it names it.
+                space_id = query.space_id or (
+                    key.space if key is not None and key.space != ALL_SPACES else None
+                )
+                if space_id is not None:
+                    _scope(request, space_id)
+                report = ReportQuery(space=space_id, since=query.since, by=query.dimensions())
+                sections = await store.run(read_context_use, store.store, report)
+                since = query.since.isoformat() if query.since else None
+                return 200, {"space_id": space_id, "since": since, "by": list(report.by),
+                             **sections}  # fmt: skip
 
             return await _guard(self, work)

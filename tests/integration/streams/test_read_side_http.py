@@ -25,11 +25,11 @@ features = ["signals", "turns"]
 """
 
 
-def _call(port: int, method: str, path: str, body: Any = None) -> tuple[int, Any]:
+def _call(deployment, method: str, path: str, body: Any = None) -> tuple[int, Any]:  # type: ignore[no-untyped-def]
     request = urllib.request.Request(
-        f"http://127.0.0.1:{port}{path}",
+        f"http://127.0.0.1:{deployment.worker.web_port}{path}",
         data=None if body is None else json.dumps(body).encode(),
-        headers={"Content-Type": "application/json"},
+        headers={"Content-Type": "application/json", **deployment.headers()},
         method=method,
     )
     try:
@@ -79,11 +79,11 @@ class Person:
 
     def block(self, **extra: Any) -> tuple[int, Any]:
         body = {"space_id": self.space, "profile_id": self.profile_id, **extra}
-        return _call(self.deployment.worker.web_port, "POST", "/v1/constraints", body)
+        return _call(self.deployment, "POST", "/v1/constraints", body)
 
     def inferences(self) -> list[dict]:
         path = f"/v1/profiles/{self.profile_id}/inferences?space_id={self.space}"
-        status, body = _call(self.deployment.worker.web_port, "GET", path)
+        status, body = _call(self.deployment, "GET", path)
         assert status == 200, body
         return body["inferences"]
 
@@ -143,7 +143,7 @@ def test_a_deleted_inference_never_comes_back(worker) -> None:  # type: ignore[n
     cid.publish(cid.engaged(0, ref), cid.engaged(1, ref))
     [interest] = [i for i in cid.inferences() if i["kind"] == "interest"]
     path = f"/v1/profiles/p_cid/inferences/{interest['id']}?space_id=acme"
-    status, body = _call(worker.worker.web_port, "DELETE", path)
+    status, body = _call(worker, "DELETE", path)
     assert status == 202, body
     cid.publish(cid.engaged(2, ref), cid.engaged(3, ref))  # the same evidence, and more
     statuses = {i["id"]: i["status"] for i in cid.inferences()}
@@ -155,7 +155,7 @@ def test_opt_out_stops_inferences(worker) -> None:  # type: ignore[no-untyped-de
     dan = Person(worker, "acme", "p_dan")
     dan.publish(dan.engaged(0, "item_variant:acme:3"), dan.engaged(1, "item_variant:acme:3"))
     assert dan.inferences()
-    status, _ = _call(worker.worker.web_port, "POST", "/v1/profiles/p_dan/traits/opt-out",
+    status, _ = _call(worker, "POST", "/v1/profiles/p_dan/traits/opt-out",
                       {"space_id": "acme"})  # fmt: skip
     assert status == 202
     dan.publish(dan.engaged(2, "item_variant:acme:4"), dan.engaged(3, "item_variant:acme:4"))
@@ -179,7 +179,7 @@ def test_three_languages_render(worker, space: str, line: str) -> None:  # type:
 
 
 def test_errors_name_the_field_and_signals_off_is_404(worker) -> None:  # type: ignore[no-untyped-def]
-    port = worker.worker.web_port
+    port = worker
     status, body = _call(port, "POST", "/v1/constraints", {"space_id": "acme", "for": "nobody"})
     assert status == 422 and body["errors"][0]["field"] == "for"
     status, _ = _call(port, "POST", "/v1/constraints", {"space_id": "vida", "profile_id": "p"})
@@ -197,7 +197,7 @@ def test_a_correction_becomes_stated_and_deletes_the_inference(worker) -> None: 
                    "values": ["green"], "strength": "prefer", "scope": "persistent",
                    "source": "correction"}  # fmt: skip
     path = f"/v1/profiles/p_fay/inferences/{interest['id']}/correct"
-    status, body = _call(worker.worker.web_port, "POST", path,
+    status, body = _call(worker, "POST", path,
                          {"space_id": "acme", "replacement": replacement})  # fmt: skip
     assert status == 202, body
     worker.drain()
@@ -210,7 +210,7 @@ def test_a_correction_becomes_stated_and_deletes_the_inference(worker) -> None: 
 
 
 def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-untyped-def]
-    port = worker.worker.web_port
+    port = worker
     body = {"space_id": "acme", "receipts": ["rcpt_1", "rcpt_2"], "reason": "why this offer?"}
     status, opened = _call(port, "POST", "/v1/profiles/p_gil/review-requests", body)
     assert status == 201 and opened["status"] == "open"

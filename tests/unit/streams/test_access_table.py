@@ -1,0 +1,74 @@
+"""Every route the worker serves declares its role in ``streams/access.ROUTES``, and
+every operation of the OpenAPI document is one of them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import faust
+import pytest
+
+from turnstream.api_keys import KeyFile
+from turnstream.bootstrap import build_parts
+from turnstream.config import load_settings
+from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.store import AsyncStore
+from turnstream.streams.access import OPEN, ROUTES
+from turnstream.streams.app import build_app
+from turnstream.streams.openapi import openapi_document
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[faust.App]:
+    home = tmp_path_factory.mktemp("routes")
+    config = home / "turnstream.toml"
+    config.write_text(f'[store]\ndsn = "chdb://{home}/store"\n[identity]\nsecret = "x"\n')
+    settings = load_settings(config, environ={})
+    store = AsyncStore.open(settings.store.dsn, settings.store.database)
+    store.call(apply_migrations, store.store)
+    parts = build_parts(settings, store)
+    built = build_app(
+        settings, store, parts.ingest, parts.derivation, parts.producer,
+        lambda *_: {}, KeyFile(Path(home) / "keys.json"),
+    )  # fmt: skip
+    built.web.init_server()  # what the worker does at start: blueprints and all
+    yield built
+    store.call(store.store.close)
+    store.shutdown()
+
+
+def _served(app: faust.App) -> set[tuple[str, str]]:
+    return {
+        (route.method, route.resource.canonical)
+        for route in app.web.web_app.router.routes()
+        if route.resource is not None and route.method != "HEAD"  # Faust adds HEAD to all
+    }
+
+
+def test_every_served_route_declares_its_role(app: faust.App) -> None:
+    served = _served(app)
+    assert served, "no route found: the test would prove nothing"
+    undeclared = served - set(ROUTES)
+    assert not undeclared, f"routes without a role in streams/access.ROUTES: {undeclared}"
+    unserved = set(ROUTES) - served
+    assert not unserved, f"declared but not served: {unserved}"
+
+
+def test_every_operation_of_the_document_declares_its_role() -> None:
+    document = openapi_document()
+    operations = {
+        (method.upper(), path) for path, ops in document["paths"].items() for method in ops
+    }
+    assert operations == set(ROUTES)
+    for (method, path), access in ROUTES.items():
+        operation = document["paths"][path][method.lower()]
+        if access is OPEN:
+            assert operation["security"] == []
+        else:
+            assert operation["x-role"] == access.role.value
+            assert {"401", "403"} <= set(operation["responses"])
+
+
+def test_only_the_status_probe_is_open() -> None:
+    assert [route for route, access in ROUTES.items() if access is OPEN] == [("GET", "/v1/status")]

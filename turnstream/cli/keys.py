@@ -1,0 +1,91 @@
+"""``turnstream keys create | list | revoke``: the HTTP API's keys, in the keys file the
+worker reads at each request (no restart: a revoked key is refused from the next one)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from turnstream.api_keys import KeyFile
+from turnstream.cli.common import (
+    ConfigOpt,
+    DsnOpt,
+    Format,
+    FormatOpt,
+    guarded,
+    out,
+    print_rows,
+    settings_from,
+)
+from turnstream.config import Settings
+from turnstream.core.access import ALL_SPACES, Role
+from turnstream.errors import ConfigError
+
+__all__ = ["create_key", "keys_app"]
+
+keys_app = typer.Typer(
+    help="API keys: each for one space (or '*', every space) and some roles.",
+    no_args_is_help=True,
+)
+
+
+def _roles(values: list[str]) -> frozenset[Role]:
+    names = [n.strip() for v in values for n in v.split(",") if n.strip()]
+    try:
+        return frozenset(Role(n) for n in names)
+    except ValueError:
+        known = ", ".join(r.value for r in Role)
+        raise ConfigError(f"--role takes some of {known}") from None
+
+
+def create_key(settings: Settings, space: str, roles: frozenset[Role], note: str = "") -> str:
+    """Create a key in the configured keys file; the key (shown once)."""
+    if space != ALL_SPACES and settings.space(space) is None:
+        raise ConfigError(f"space {space!r} is not in the configuration ('*': every space)")
+    if not roles:
+        raise ConfigError("a key needs at least one --role")
+    key, _ = KeyFile(settings.keys_path()).create(space, roles, note)
+    return key
+
+
+@keys_app.command("create")
+def create(
+    space: Annotated[str, typer.Option(help="The key's space, or '*' for every space.")],
+    role: Annotated[
+        list[str],
+        typer.Option(help="security, integration, agent, analyst, operator (repeat, or a,b)."),
+    ],
+    note: Annotated[str, typer.Option(help="Who holds it, for the list.")] = "",
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Create a key and print it once (only its SHA-256 is kept)."""
+    settings = settings_from(config, dsn)
+    key = guarded(lambda: create_key(settings, space, _roles(role), note))
+    typer.echo(key)
+
+
+@keys_app.command("list")
+def list_keys(config: ConfigOpt = None, dsn: DsnOpt = None, fmt: FormatOpt = Format.table) -> None:
+    """Every key: id, space, roles, created, revoked (never the key)."""
+    settings = settings_from(config, dsn)
+    keys = guarded(lambda: KeyFile(settings.keys_path()).list())
+    rows = [
+        (k.id, k.space, ",".join(sorted(r.value for r in k.roles)), k.created_at,
+         k.revoked_at or "", k.note)
+        for k in keys
+    ]  # fmt: skip
+    print_rows(["id", "space", "roles", "created_at", "revoked_at", "note"], rows, fmt)
+
+
+@keys_app.command("revoke")
+def revoke(
+    key_id: Annotated[str, typer.Argument(help="The key's id (turnstream keys list).")],
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Revoke a key: the running worker refuses it from its next request on."""
+    settings = settings_from(config, dsn)
+    key = guarded(lambda: KeyFile(settings.keys_path()).revoke(key_id))
+    out.print(f"revoked {key.id} ({key.space}: {', '.join(sorted(r.value for r in key.roles))})")
