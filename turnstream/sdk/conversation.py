@@ -38,6 +38,7 @@ from turnstream.config import Settings
 from turnstream.core.exposure_tokens import mint_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
+from turnstream.models.object_types import ObjectTypes
 from turnstream.sdk.claims import (
     ClaimRecord,
     Claims,
@@ -236,6 +237,8 @@ class Conversation:
     turn times and freshness, ``clock`` (monotonic seconds) the guard's budgets; both are
     injectable (the sample day and tests pass their own). ``prompt_fingerprints``
     (``turnstream.sdk.claims.fingerprints(prompt)``) and ``reader`` go to ``Claims``.
+    ``types`` (``turnstream.models.object_types.load_types(path)``, the space's object
+    types document) gives values recorded with ``type=`` their class and claim age.
     """
 
     def __init__(
@@ -261,6 +264,7 @@ class Conversation:
         prompt_fingerprints: Iterable[str] = (),
         reader: NumberReader | None = None,
         clock: Callable[[], float] = time.monotonic,
+        types: ObjectTypes | None = None,
     ) -> None:
         if (handle is None) == (profile_id is None):
             raise TurnstreamError("a conversation needs exactly one of handle and profile_id")
@@ -280,6 +284,7 @@ class Conversation:
         self.build = build
         self.experiment = experiment
         self.now = now
+        self.types = types
         self._exposure_key = self._key(exposure_key, settings)
         self._claims = (
             Claims(

@@ -21,6 +21,7 @@ from pydantic import TypeAdapter
 
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
+from turnstream.models.object_types import ObjectTypes
 from turnstream.models.turns import ConstraintMeasurement
 from turnstream.sdk.claims import (
     Anchor,
@@ -40,6 +41,9 @@ class Owner(Protocol):
     """What a frame needs of its conversation (``turnstream.sdk.Conversation``)."""
 
     space: str
+    #: The space's object types document: a value read from an object of a declared type
+    #: takes its field's ``class`` and claim age from it (a value may still say its own).
+    types: ObjectTypes | None
 
     def now(self) -> datetime: ...
 
@@ -137,11 +141,13 @@ class TurnFrame:
         at: datetime | None = None,
         args: Mapping[str, Any] | None = None,
         result: Any = None,
+        type: str | None = None,
     ) -> str:
         """Record a tool call and the values of its result (each with its ``field``,
         ``class``, ``value``, and optionally ``object``, ``unit``, ``claim_age_s``,
         ``gaps``); returns the call's id (``c1``, ``c2``, ... unless given), which the
-        claims' evidence cites."""
+        claims' evidence cites. With ``type`` (an object type of the conversation's
+        ``types``), a value without ``class`` or ``claim_age_s`` takes its field's."""
         call_id = id or f"c{len(self.calls) + 1}"
         if any(c.evidence.id == call_id for c in self.calls):
             raise TurnstreamError(f"record_call: the turn already has a call {call_id!r}")
@@ -149,7 +155,7 @@ class TurnFrame:
             id=call_id,
             tool=tool,
             at=_iso(at or self.conversation.now()),
-            values=[EvidenceValue.model_validate(v) for v in values],
+            values=self._values(values, type, "record_call"),
         )
         self.calls.append(RecordedCall(call, args, result))
         return call_id
@@ -160,15 +166,44 @@ class TurnFrame:
         values: Iterable[EvidenceValue | Mapping[str, Any]],
         *,
         at: datetime | None = None,
+        type: str | None = None,
     ) -> None:
-        """Record a read of an object's state (the values as read, at ``at``)."""
+        """Record a read of an object's state (the values as read, at ``at``); with
+        ``type``, a value without ``class`` or ``claim_age_s`` takes its field's from the
+        conversation's object types."""
         self.reads.append(
             StateRead(
                 object=object,
                 at=_iso(at or self.conversation.now()),
-                values=[EvidenceValue.model_validate(v) for v in values],
+                values=self._values(values, type, "record_read"),
             )
         )
+
+    def _values(
+        self, values: Iterable[EvidenceValue | Mapping[str, Any]], type: str | None, where: str
+    ) -> list[EvidenceValue]:
+        if type is None:
+            return [EvidenceValue.model_validate(v) for v in values]
+        types = self.conversation.types
+        if types is None or type not in types.types:
+            raise TurnstreamError(f"{where}: type {type!r} is not in the conversation's types")
+        found: list[EvidenceValue] = []
+        for i, value in enumerate(values):
+            if isinstance(value, EvidenceValue):
+                found.append(value)
+                continue
+            data = dict(value)
+            declared = types.field(f"{type}.{data.get('field')}")
+            if declared is None:
+                raise TurnstreamError(
+                    f"{where}: values.{i}.field: {type}.{data.get('field')} is not declared"
+                )
+            if "class" not in data and declared.class_ is not None:
+                data["class"] = declared.class_
+            if "claim_age_s" not in data and declared.claim_age is not None:
+                data["claim_age_s"] = declared.claim_age.total_seconds()
+            found.append(EvidenceValue.model_validate(data))
+        return found
 
     def document(self, id: str, text: str) -> None:
         """A document the turn holds (quotes and anchors cite it)."""

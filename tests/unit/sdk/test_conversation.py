@@ -425,3 +425,33 @@ def test_a_failed_publish_raises_unless_the_body_did(caplog: pytest.LogCaptureFi
     with pytest.raises(ValueError, match="the body's"), conv.turn():
         raise ValueError("the body's")
     assert "could not be published" in caplog.text and "+5511" not in caplog.text
+
+
+def test_values_of_a_declared_type_take_its_class_and_claim_age() -> None:
+    from turnstream.models.object_types import load_types
+
+    types = load_types(Path(__file__).resolve().parents[3] / "examples/types.toml")
+    declared = types.field("item_variant.price_sale")
+    assert declared is not None and declared.claim_age == timedelta(hours=1)
+    records: list[dict[str, Any]] = []
+    conv = conversation(records, types=types)
+    for minutes in (10, 90):  # within the type's claim age (1 h), then past it
+        with conv.turn() as frame:
+            frame.record_read(
+                OBJ,
+                [{"object": OBJ, "field": "price_sale", "value": 189.9}],
+                at=NOW - timedelta(minutes=minutes),
+                type="item_variant",
+            )
+            conv.agent("Por R$ 189,90.")
+        (value,) = frame.reads[0].values
+        assert (value.class_, value.claim_age_s) == ("money", 3600.0)
+    fresh, old = (verdicts(r) for r in records)
+    assert fresh == [("price", "matched", "none")]
+    assert old != fresh and old[0][1] != "matched"  # too old for a claim
+    with conv.turn() as frame, pytest.raises(TurnstreamError, match=r"values\.0\.field"):
+        frame.record_call(
+            "search_products", [{"field": "flavour", "value": 1}], type="item_variant"
+        )
+    with conv.turn() as frame, pytest.raises(TurnstreamError, match="'shoe'"):
+        frame.record_read(OBJ, [], type="shoe")
