@@ -23,7 +23,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from turnstream.config import Feature, Settings, SpaceConfig, exposure_keys_variable
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
-from turnstream.core.object_types import binding_problems, types_for_space
+from turnstream.core.object_types import unbound_fields
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
 from turnstream.models.common import AttrRef
@@ -280,14 +280,11 @@ def _types_against_spaces(settings: Settings) -> Iterator[Finding]:
                     Level.warning,
                 )
             continue
-        if space.tool_bindings is None:
-            continue
         try:
-            types, bindings = types_for_space(space), load_bindings(space.tool_bindings)
+            problems = unbound_fields(space)
         except TurnstreamError:
             continue  # said by the document's own check
-        assert types is not None
-        for path, message in binding_problems(bindings, types):
+        for path, message in problems:
             yield Finding(f"spaces.{space_id}.tool_bindings", f"{path}: {message}", Level.error)
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "sensitive_names",
     "space_types",
     "types_for_space",
+    "unbound_fields",
 ]
 
 
@@ -75,22 +76,29 @@ def binding_problems(doc: BindingsDocument, types: ObjectTypes) -> list[tuple[st
     return problems
 
 
+def unbound_fields(space: SpaceConfig) -> list[tuple[str, str]]:
+    """``(path, message)`` for each field the space's tool bindings name that its types
+    document does not declare; empty without either document. Raises
+    :class:`ConfigError` when a document does not load."""
+    types = types_for_space(space)
+    if space.tool_bindings is None:
+        return []
+    bindings = load_bindings(space.tool_bindings)
+    return [] if types is None else binding_problems(bindings, types)
+
+
 def _space_problems(space_id: str, space: SpaceConfig) -> Iterator[str]:
     try:
-        types = types_for_space(space)
+        types_for_space(space)
     except ConfigError as exc:
         yield f"spaces.{space_id}.types: {exc}"
         return
-    if space.tool_bindings is None:
-        return
     try:
-        doc = load_bindings(space.tool_bindings)
+        problems = unbound_fields(space)
     except ConfigError as exc:
         yield f"spaces.{space_id}.tool_bindings: {exc}"
         return
-    if types is None:
-        return
-    for path, message in binding_problems(doc, types):
+    for path, message in problems:
         yield f"spaces.{space_id}.tool_bindings ({space.tool_bindings}) {path}: {message}"
 
 
