@@ -12,8 +12,9 @@ def _interaction(data: dict) -> object:
 
 
 def test_a_field_the_kind_has_is_its_value_and_one_it_lacks_is_the_default() -> None:
-    seen = _interaction({"kind": "seen", "exposure_id": "0192f0a1-7c1e-7b3a-9d2e-5f4a3b2c1d0e", "max_index_seen": 4})
-    assert field_of(seen, "exposure_id") == "0192f0a1-7c1e-7b3a-9d2e-5f4a3b2c1d0e"
+    exposure = "0192f0a1-7c1e-7b3a-9d2e-5f4a3b2c1d0e"
+    seen = _interaction({"kind": "seen", "exposure_id": exposure, "max_index_seen": 4})
+    assert field_of(seen, "exposure_id") == exposure
     assert field_of(seen, "list_id", "") == ""
     assert field_of(seen, "ref") is None
     engaged = _interaction({"kind": "engaged", "ref": "sku-1", "action": "click"})
