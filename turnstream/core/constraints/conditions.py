@@ -18,6 +18,7 @@ __all__ = [
     "BlockOp",
     "canonical",
     "clashes",
+    "holds",
     "refusing",
     "signs",
 ]
@@ -186,3 +187,17 @@ def signs(op: str, values: Sequence[Scalar], polarity: str) -> dict[str, int]:
     if polarity == "avoid":
         sign = -sign
     return {canonical(v): sign for v in values}
+
+
+def holds(op: str, values: Sequence[Scalar], value: Scalar) -> bool | None:
+    """Whether ``value`` meets the condition; ``None`` when that cannot be decided (a
+    comparison of values that do not compare, ``"M"`` against ``lte 700``)."""
+    key = canonical(value)
+    if op in _ALLOWED:
+        return key in {canonical(v) for v in values}
+    if op in _EXCLUDED:
+        return key not in {canonical(v) for v in values}
+    inside = _inside(value, _interval("between" if op == "not_between" else op, values))
+    if inside is None or op != "not_between":
+        return inside
+    return not inside

@@ -56,6 +56,7 @@ def test_in_goes_to_the_param_and_not_in_to_the_negation_param() -> None:
     assert render_for_tool(got, _binding()) == {
         "tool": "search_plans",
         "params": {"exclude_networks": ["acme"], "networks": ["red", "blue"], "copay": False},
+        "behind": {"exclude_networks": ["p_out"], "networks": ["p_in"], "copay": ["p_copay"]},
         "residual": [],
         "residual_handling": None,
         "unbound_attrs": [],
