@@ -10,8 +10,10 @@ survives restarts.
 from __future__ import annotations
 
 import json
+import tomllib
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import faust
@@ -26,6 +28,7 @@ from turnstream.core.constraints import (
     binding_for,
     build_block,
     load_bindings,
+    profile_for,
     render_for_tool,
 )
 from turnstream.core.identity import profile_id_for
@@ -38,6 +41,7 @@ from turnstream.models.requests import (
     CorrectRequest,
     ResolveRequest,
     ReviewRequestIn,
+    SdkProfileQuery,
     SpaceRequest,
 )
 from turnstream.sinks.context_use import ReportQuery, read_context_use
@@ -200,6 +204,26 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
     return block
 
 
+def _contract(path: str) -> dict[str, Any]:
+    """The claim contract file (JSON, or TOML by its suffix) as it is: ``turnstream config
+    check`` validates it with the SDK's loader; the worker only serves it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.lower().endswith(".toml") else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise TurnstreamError(f"claim contract {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise TurnstreamError(f"claim contract {path}: not a JSON object")
+    return data
+
+
+def _sdk_profile(settings: Settings, query: SdkProfileQuery) -> dict[str, Any]:
+    space = _space(settings, query.space_id)
+    doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
+    contract = _contract(space.claims_contract) if space.claims_contract else None
+    return profile_for(query.space_id, query.source, doc, contract)
+
+
 def register_routes(
     app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
 ) -> None:
@@ -228,6 +252,16 @@ def register_routes(
                 body = await _body(request, ConstraintsRequest)
                 _scope(request, body.space_id)
                 return 200, await store.run(_block, store.store, settings, body)
+
+            return await _guard(self, work)
+
+    @app.page("/v1/sdk/profile")
+    class SdkProfileView(View):
+        async def get(self, request: Request) -> Response:
+            async def work() -> tuple[int, Any]:
+                query = _query(request, SdkProfileQuery)
+                _scope(request, query.space_id)
+                return 200, _sdk_profile(settings, query)
 
             return await _guard(self, work)
 

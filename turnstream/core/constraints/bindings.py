@@ -138,6 +138,8 @@ class SdkProfile(_Model):
     source: str
     tool_bindings: tuple[ToolBinding, ...] = ()
     contract_version: str | None = None
+    #: The contract, its negative corpus reduced to ``{"version": ...}``.
+    claim_contract: dict[str, Any] | None = None
 
     @property
     def bindings(self) -> BindingsDocument:
@@ -155,11 +157,25 @@ def parse_profile(data: SdkProfile | Mapping[str, Any]) -> SdkProfile:
         raise ConfigError(f"sdk profile: {e}") from e
 
 
+def _without_phrases(contract: Mapping[str, Any]) -> dict[str, Any]:
+    """The contract with its negative corpus reduced to its version: the phrases are the
+    trade's own wording, and a key of the integration role has no use for them."""
+    served = dict(contract)
+    corpus = served.get("negative_corpus")
+    if isinstance(corpus, Mapping):
+        served["negative_corpus"] = {"version": corpus.get("version")}
+    return served
+
+
 def profile_for(
-    space_id: str, source: str, doc: BindingsDocument | None, contract_version: str | None
+    space_id: str,
+    source: str,
+    doc: BindingsDocument | None,
+    contract: Mapping[str, Any] | None,
 ) -> dict[str, Any]:
     """The JSON answer of ``GET /v1/sdk/profile``: every binding that applies to
-    ``source`` (one naming it wins over one for every source), without ``sources``."""
+    ``source`` (one naming it wins over one for every source), without ``sources``; the
+    claim contract without its negative corpus's phrases, and its version."""
     chosen: list[dict[str, Any]] = []
     if doc is not None:
         for tool in dict.fromkeys(b.tool for b in doc.bindings):
@@ -170,7 +186,8 @@ def profile_for(
         "space_id": space_id,
         "source": source,
         "tool_bindings": chosen,
-        "contract_version": contract_version,
+        "contract_version": None if contract is None else contract.get("version"),
+        "claim_contract": None if contract is None else _without_phrases(contract),
     }
 
 
