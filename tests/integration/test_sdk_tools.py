@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import tomllib
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -17,7 +18,9 @@ import pytest
 
 from turnstream.core.access import Role
 from turnstream.core.constraints import load_bindings
-from turnstream.dev.deployment import SAMPLE_BINDINGS, SAMPLE_CONTRACT, Deployment
+from turnstream.core.experiments import assign
+from turnstream.dev.deployment import SAMPLE_BINDINGS, SAMPLE_CONTRACT, Deployment, new_deployment
+from turnstream.models.measurement import MeasurementDocument
 from turnstream.worker_client import WorkerClient, WorkerError, read_query
 
 pytestmark = pytest.mark.integration
@@ -44,11 +47,33 @@ def _get(deployment: Deployment, path: str, key: str) -> tuple[int, Any]:
         return exc.code, json.loads(exc.read())
 
 
+#: An experiment on lumen (acme's turns stay out of it): the control arm, an arm without
+#: the inferred soft signals, and the whole block.
+MEASUREMENT = """
+[[experiments]]
+id = "lumen-block-2026"
+space_id = "lumen"
+starts_at = 2026-01-01T00:00:00Z
+[[experiments.arms]]
+name = "control"
+allocation = 1
+[[experiments.arms]]
+name = "no_soft_signals"
+allocation = 1
+drops = ["soft_signals"]
+[[experiments.arms]]
+name = "full"
+allocation = 1
+"""
+
+
 @pytest.fixture(scope="module")
 def worker(kafka_broker: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    from turnstream.dev.deployment import new_deployment
-
-    deployment = new_deployment(kafka_broker, tmp_path_factory.mktemp("tools"))
+    home = tmp_path_factory.mktemp("tools")
+    measurement = home / "measurement.toml"
+    measurement.write_text(MEASUREMENT)
+    extra = f'[jobs]\nmeasurement = "{measurement}"\n'
+    deployment = new_deployment(kafka_broker, home, extra=extra)
     deployment.worker.start()
     yield deployment
     deployment.worker.stop()
@@ -125,3 +150,41 @@ def test_a_bound_tool_s_turn_lands_with_the_counts_the_sdk_measured(worker: Depl
     ).rows
     assert [tuple(int(v) for v in row) for row in rows] == [(2, 4, 4, 1, 2, 1)]
     assert worker.dead_letters() == {}
+
+
+def _in_arm(arm: str) -> str:
+    experiment = MeasurementDocument.model_validate(tomllib.loads(MEASUREMENT)).experiments[0]
+    return next(
+        p for p in (f"p_arm_{i}" for i in range(100)) if assign(experiment, p, "web") == arm
+    )
+
+
+def test_the_block_goes_without_what_the_person_s_arm_drops(worker: Deployment) -> None:
+    url = f"http://127.0.0.1:{worker.worker.web_port}"
+    control, full = _in_arm("control"), _in_arm("full")
+    said = [
+        json.dumps({
+            "type": "interaction", "space_id": "lumen", "idempotency_key": f"{p}-said",
+            "profile_id": p, "source": "web", "conversation_id": f"{p}-c",
+            "occurred_at": "2026-11-30T10:00:00Z",
+            "interaction": {"kind": "preference", "attr": "item_variant.brand", "op": "in",
+                            "values": ["apple"], "strength": "must_not", "source": "stated",
+                            "scope": "persistent"},
+        }).encode()
+        for p in (control, full)
+    ]  # fmt: skip
+    worker.publish(said)
+    worker.drain()
+    client = WorkerClient(url, worker.operator_key)
+    body = {"space_id": "lumen", "source": "web"}
+    got_full = client.constraints({**body, "profile_id": full})
+    assert [e["values"] for e in got_full["hard"]] == [["apple"]]
+    assert got_full["experiment"] == {"id": "lumen-block-2026", "arm": "full", "drops": []}
+    got_control = client.constraints({**body, "profile_id": control})
+    assert got_control["hard"] == [] and got_control["text"] == ""
+    assert got_control["experiment"]["arm"] == "control"
+    assert got_control["experiment"]["drops"] == sorted(
+        ["constraints_block", "soft_signals", "inferred_sizes", "state_block"]
+    )
+    # acme runs no experiment: its blocks name none.
+    assert "experiment" not in client.constraints({"space_id": "acme", "profile_id": control})

@@ -253,10 +253,14 @@ class TurnFrame:
     def cite_block(self, block: Mapping[str, Any]) -> None:
         """The constraints block this turn uses (``POST /v1/constraints``'s answer): bound
         tools render it into their calls, and the record carries its ``version`` as
-        ``constraints_version``."""
+        ``constraints_version``; a block served to a person in an experiment's arm names
+        it, and the record does too (unless the turn names its own ``experiment``)."""
         if not isinstance(block.get("version"), str):
             raise TurnstreamError("cite_block: the block has no version (is it a block?)")
         self.block = block
+        served = block.get("experiment")
+        if self.experiment is None and isinstance(served, Mapping):
+            self.experiment = {"id": served["id"], "arm": served["arm"]}
 
     def measure(
         self,

@@ -244,3 +244,18 @@ def test_a_bad_call_or_binding_is_refused_with_the_tool_s_name() -> None:
         tool("t", mode="force")(_search)  # type: ignore[arg-type]
     with pytest.raises(TurnstreamError, match="cite_block"), _conversation([]).turn() as frame:
         frame.cite_block({"hard": []})
+
+
+def test_a_block_served_to_an_arm_puts_the_experiment_in_the_record() -> None:
+    records: list[dict[str, Any]] = []
+    conv = _conversation(records)
+    served = {**_block(), "experiment": {"id": "exp-1", "arm": "control", "drops": ["x"]}}
+    with conv.turn() as frame:
+        frame.cite_block(served)
+    with conv.turn(experiment={"id": "own", "arm": "a"}) as frame:
+        frame.cite_block(served)
+    assert [r["experiment"] for r in records] == [
+        {"id": "exp-1", "arm": "control"},
+        {"id": "own", "arm": "a"},
+    ]
+    assert records[0]["constraints_version"] == "cv_0123456789abcdef"
