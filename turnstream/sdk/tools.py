@@ -10,11 +10,14 @@ is the one written in code, else the one the conversation's profile serves for i
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from turnstream.core.constraints import (
     BindingsDocument,
@@ -36,7 +39,7 @@ from turnstream.core.constraints.tool_calls import read_path
 from turnstream.errors import TurnstreamError
 from turnstream.sdk.frame import TurnFrame, current_frame
 
-__all__ = ["BoundTool", "ToolRun", "tool"]
+__all__ = ["BoundTool", "RecordedCall", "ToolRun", "recorded_counterfactual", "tool"]
 
 R = TypeVar("R")
 #: What a binding may be given as: the model, or its JSON form (a dict).
@@ -61,6 +64,20 @@ class ToolRun:
     def suggestions(self) -> dict[str, Any]:
         """The rendered parameters the call left out (advisory mode: the agent's to add)."""
         return {} if self.plan is None else dict(self.plan.suggestions)
+
+    def recorded(self, source: str | None = None) -> dict[str, Any]:
+        """The call as one line of a recorded-calls file (``turnstream tools
+        counterfactual``, docs/sdk.md): the tool, the arguments as sent, the block it
+        was rendered from and what the tool returned."""
+        line: dict[str, Any] = {
+            "tool": self.tool,
+            "args": {} if self.plan is None else self.plan.args,
+            "block": {} if self.plan is None else self.plan.block,
+            "result": self.raw_result,
+        }
+        if source is not None:
+            line["source"] = source
+        return line
 
 
 def _binding(value: BindingLike | None) -> ToolBinding | None:
@@ -142,6 +159,14 @@ class BoundTool(Generic[R]):
         return self._finish(prepared, result, other)
 
     # ------------------------------------------------------------------ the parts
+
+    def call_with(self, args: Mapping[str, Any]) -> Any:
+        """Call the function itself with these arguments by name (nothing rendered,
+        measured or recorded); an async tool is run to completion."""
+        call = self._rebind(args)
+        if self.is_async:
+            return asyncio.run(self._call_async(call))
+        return self._call_sync(call)
 
     def _call_sync(self, call: inspect.BoundArguments) -> Any:
         return self.fn(*call.args, **call.kwargs)
@@ -317,3 +342,32 @@ def tool(
         )
 
     return wrap
+
+
+class RecordedCall(BaseModel):
+    """One line of a recorded-calls file (``ToolRun.recorded()`` writes it)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str = Field(min_length=1)
+    source: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict)
+    block: dict[str, Any] = Field(default_factory=dict)
+    result: Any = None
+
+
+def recorded_counterfactual(
+    call: RecordedCall, binding: ToolBinding, element: str, tool_fn: BoundTool[Any]
+) -> Counterfactual:
+    """Whether ``element`` changes what the tool returns for a recorded call: the same
+    call without it (with ``dry_run_param``) is run now and compared with the recorded
+    result; a call that carried nothing of the element is not run again (unchanged)."""
+    if binding.results is None:
+        raise TurnstreamError(f"tool {binding.tool!r}: its binding has no results to compare")
+    plan = plan_call(call.block, binding, call.args)
+    try:
+        args, dropped = counterfactual_args(plan, call.block, binding, element)
+    except ValueError as exc:
+        raise TurnstreamError(str(exc)) from None
+    without = tool_fn.call_with(args) if dropped else call.result
+    return compare_results(call.result, without, binding.results, element, dropped)

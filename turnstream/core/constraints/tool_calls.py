@@ -65,6 +65,8 @@ class CallPlan:
     conflicts: list[dict[str, Any]]
     sent: list[dict[str, Any]]
     residual: list[dict[str, Any]]
+    #: The block the call was planned against.
+    block: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def residual_handling(self) -> str | None:
@@ -232,6 +234,7 @@ def plan_call(
         conflicts=conflicts,
         sent=sent,
         residual=residual,
+        block=block,
     )
 
 

@@ -38,8 +38,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.core.experiments import assign
+from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.looks import Earlier, Look, assess, information, look_number
 from turnstream.jobs.experiments.stats import (
     ArmCount,
