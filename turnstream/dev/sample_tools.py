@@ -45,15 +45,9 @@ def session_block(space_id: str, session: str, said: Sequence[Said], now: dateti
     """The block of what the person said in this session (for themselves), as the
     worker would serve it: the same core, without the store."""
     prefs = [
-        StatedPreference(
+        StatedPreference.said(
+            p,
             id=f"{session}-p{i}",
-            attr=p["attr"],
-            op=p["op"],
-            values=tuple(p["values"]),
-            strength=p["strength"],
-            scope=p.get("scope") or "session",
-            category=p.get("category"),
-            source=p.get("source") or "stated",
             for_="self",
             occurred_at=at,
             session=session,

@@ -17,6 +17,7 @@ from tests.unit.core.constraints.builders import (
     inference,
     pref,
 )
+from tests.unit.core.constraints.test_bindings import SEARCH_PLANS as REFERENCE_BINDING
 from turnstream.core.constraints import (
     ToolBinding,
     compare_results,
@@ -33,18 +34,12 @@ from turnstream.core.constraints.tool_calls import MASK, read_path
 
 COPAY = "health_plan.copay"
 
+# The reference's example binding, reading the network too and saying when it relaxed.
 SEARCH_PLANS: dict[str, Any] = {
-    "tool": "search_plans",
-    "args": [
-        {"attr": COPAY, "param": "copay", "ops": ["eq"]},
-        {"attr": PRICE, "param": "max_price", "ops": ["lte"]},
-        {"attr": NETWORK, "param": "networks", "negation": {"param": "exclude_networks"}},
-    ],
+    **REFERENCE_BINDING,
     "results": {
-        "path": "$.plans",
-        "type": "health_plan",
-        "id": "plan_id",
-        "fields": {"copay": "copay", "monthly_price": "price", "network": "network"},
+        **REFERENCE_BINDING["results"],
+        "fields": {**REFERENCE_BINDING["results"]["fields"], "network": "network"},
     },
     "capabilities": {"overfetch": True, "relax_flag": "$.relaxed", "dry_run_param": "dry_run"},
 }
