@@ -35,8 +35,10 @@ from turnstream.core.constraints import (
     plan_call,
     result_items,
 )
-from turnstream.core.constraints.tool_calls import read_path
+from turnstream.core.constraints.bindings import ResultsBinding
+from turnstream.core.constraints.tool_calls import MASK, read_path
 from turnstream.errors import TurnstreamError
+from turnstream.models.object_types import ObjectTypes
 from turnstream.sdk.frame import TurnFrame, current_frame
 
 __all__ = ["BoundTool", "RecordedCall", "ToolRun", "recorded_counterfactual", "tool"]
@@ -261,7 +263,15 @@ class BoundTool(Generic[R]):
         return mask_result(result, binding.results, hidden)
 
     def _record(self, frame: TurnFrame, run: ToolRun, call: inspect.BoundArguments) -> None:
-        frame.record_call(self.name, args=_flat(call), result=run.raw_result)
+        results = None if run.binding is None else run.binding.results
+        types = frame.conversation.types
+        if results is not None and types is not None and results.type in types.types:
+            values = _evidence(run.result, results, types)
+            frame.record_call(
+                self.name, values, args=_flat(call), result=run.raw_result, type=results.type
+            )
+        else:
+            frame.record_call(self.name, args=_flat(call), result=run.raw_result)
         frame.tool_runs.append(run)
         if run.measured is not None:
             frame.measure(self.name, **_counts(run.measured))
@@ -291,6 +301,26 @@ def _flat(bound: inspect.BoundArguments) -> dict[str, Any]:
         elif kind is not inspect.Parameter.VAR_POSITIONAL:
             flat[name] = value
     return flat
+
+
+def _evidence(result: Any, results: ResultsBinding, types: ObjectTypes) -> list[dict[str, Any]]:
+    """The values claims may cite: each field of the results' type the types document gives
+    a claim class, as the agent got it (a masked field is not evidence), per object
+    (``type:namespace:id``)."""
+    declared = types.types[results.type].fields
+    evidence: list[dict[str, Any]] = []
+    for item in result_items(result, results):
+        item_id = read_path(item, results.id)
+        if item_id is None:
+            continue
+        ref = ":".join(p for p in (results.type, results.namespace, str(item_id)) if p)
+        for name, spec in declared.items():
+            value = read_path(item, results.fields.get(name, name))
+            if spec.class_ is None or value is None or value == MASK:
+                continue
+            if isinstance(value, int | float | str) and not isinstance(value, bool):
+                evidence.append({"object": ref, "field": name, "value": value})
+    return evidence
 
 
 def _counts(measured: Measured) -> dict[str, Any]:

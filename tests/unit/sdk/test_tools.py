@@ -46,7 +46,8 @@ def _field(name: str, role: str, **more: Any) -> dict[str, Any]:
 TYPES = parse_types(
     {"types": {"item_variant": {"fields": {
         "size": _field("size", "attribute", family="size"), "color": _field("color", "taste"),
-        "price_sale": _field("price", "state"), "cost": _field("cost", "state", sensitive=True),
+        "price_sale": _field("price", "state", **{"class": "money", "claim_age": "PT1H"}),
+        "cost": _field("cost", "state", sensitive=True, **{"class": "money"}),
     }}}}
 )  # fmt: skip
 
@@ -114,8 +115,17 @@ def test_apply_mode_in_a_turn_records_the_call_and_the_measurement() -> None:
                                       "results_checked": 2, "violations": 0,
                                       "unverifiable": 1, "relaxed": False}]  # fmt: skip
     assert record["constraints_version"] == "cv_0123456789abcdef"
-    assert frame.calls[0].evidence.tool == "search_products"
-    assert frame.calls[0].args is not None and frame.calls[0].args["size"] == "40"
+    call = frame.calls[0]
+    assert call.evidence.tool == "search_products"
+    assert call.args is not None and call.args["size"] == "40"
+    # The values claims may cite: each returned item's field with a claim class, from the
+    # types document; the masked cost is not evidence.
+    assert [
+        (v.object, v.field, v.value, v.class_, v.claim_age_s) for v in call.evidence.values
+    ] == [
+        ("item_variant:p2", "price_sale", 249.9, "money", 3600.0),
+        ("item_variant:p4", "price_sale", 99.9, "money", 3600.0),
+    ]
     turn = parse_item(__import__("json").dumps(record).encode())
     assert isinstance(turn, Turn) and turn.constraints[0].unverifiable == 1
 
