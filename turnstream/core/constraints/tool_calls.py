@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from turnstream.core.constraints.bindings import ArgBinding, ResultsBinding, ToolBinding
 from turnstream.core.constraints.bindings import render_for_tool as _render
-from turnstream.core.constraints.conditions import canonical, holds
+from turnstream.core.constraints.conditions import bound_within, canonical, holds
 
 __all__ = [
     "ELEMENT_ENTRIES",
@@ -41,6 +41,7 @@ MASK = "[masked]"
 #: drops the element goes without them; ``state_block`` is not in the block).
 ELEMENT_ENTRIES = ("constraints_block", "soft_signals", "inferred_sizes")
 _INJECTABLE_SCOPES = frozenset({"turn", "session"})
+_BOUNDS = frozenset({"lt", "lte", "gt", "gte", "between"})
 _SAID = frozenset({"stated", "tool_args", "correction"})
 
 
@@ -162,6 +163,8 @@ def _covers(entry: Mapping[str, Any], param: str, arg: ArgBinding, value: Any) -
     if arg.negation is not None and param == arg.negation.param:
         refused = {canonical(v) for v in _values(value)}
         return all(canonical(v) in refused for v in entry["values"])
+    if entry["op"] in _BOUNDS:  # the argument is where the tool cuts, not a value
+        return bound_within(entry["op"], entry["values"], value)
     verdicts = [holds(entry["op"], entry["values"], v) for v in _values(value)]
     if any(v is False for v in verdicts):
         return False

@@ -29,7 +29,7 @@ from turnstream.core.constraints import (
     render_for_tool,
     result_items,
 )
-from turnstream.core.constraints.conditions import holds
+from turnstream.core.constraints.conditions import bound_within, holds
 from turnstream.core.constraints.tool_calls import MASK, read_path
 
 COPAY = "health_plan.copay"
@@ -94,6 +94,26 @@ def _plan(plan_id: str, price: Any = None, network: Any = None, copay: Any = Non
 )
 def test_holds_per_operator(op: str, values: tuple[Any, ...], value: Any, expected: Any) -> None:
     assert holds(op, values, value) is expected
+
+
+@pytest.mark.parametrize(
+    ("op", "values", "bound", "expected"),
+    [
+        ("lt", (700,), 700, True),  # the tool cuts at 700: nothing at 700 or over asked
+        ("lte", (700,), 500, True),
+        ("lte", (700,), 900, False),
+        ("gt", (100,), 100, True),
+        ("gte", (100,), 50, False),
+        ("between", (100, 700), [200, 700], True),
+        ("between", (100, 700), [50, 700], False),
+        ("between", (100, 700), 300, False),
+        ("lte", (700,), "cheap", None),
+    ],
+)
+def test_a_bound_argument_carries_a_comparison_when_it_asks_no_more(
+    op: str, values: tuple[Any, ...], bound: Any, expected: Any
+) -> None:
+    assert bound_within(op, values, bound) is expected
 
 
 # --------------------------------------------------------------------------- rendering
@@ -377,3 +397,40 @@ def test_compare_results_by_ids_and_order() -> None:
     assert not same.changed
     swapped = compare_results(a, {"plans": [_plan("y"), _plan("x")]}, binding.results, "c", [])
     assert swapped.changed and swapped.only_with == [] == swapped.only_without
+
+
+@pytest.mark.parametrize(
+    ("op", "values", "strength", "expected"),
+    [
+        ("in", ("red", "blue"), "must", {"networks": ["red", "blue"]}),
+        ("eq", ("red",), "must", {"networks": "red"}),
+        ("in", ("acme",), "must_not", {"exclude_networks": ["acme"]}),  # not_in
+        ("eq", ("acme",), "must_not", {"exclude_networks": "acme"}),  # ne
+        ("lt", (700,), "must", {"max_price": 700}),
+        ("lte", (700,), "must", {"max_price": 700}),
+        ("gt", (100,), "must", {"min_price": 100}),
+        ("gte", (100,), "must", {"min_price": 100}),
+        ("between", (100, 700), "must", {"price_range": [100, 700]}),
+        ("lte", (700,), "must_not", {"min_price": 700}),  # refused "at most 700": gt 700
+    ],
+)
+def test_each_operator_renders_to_its_param(
+    op: str, values: tuple[Any, ...], strength: str, expected: dict[str, Any]
+) -> None:
+    binding = ToolBinding.model_validate(
+        {
+            "tool": "t",
+            "args": [
+                {"attr": NETWORK, "param": "networks", "negation": {"param": "exclude_networks"}},
+                {"attr": PRICE, "param": "max_price", "ops": ["lt", "lte"]},
+                {"attr": PRICE, "param": "min_price", "ops": ["gt", "gte"]},
+                {"attr": PRICE, "param": "price_range", "ops": ["between"]},
+            ],
+        }
+    )
+    attr = NETWORK if isinstance(values[0], str) else PRICE
+    got = block([pref("p", attr, op, values, strength, scope="session")])
+    rendered = render_for_tool(got, binding)
+    assert rendered["params"] == expected and rendered["residual"] == []
+    plan = plan_call(got, binding, {}, "apply")
+    assert plan.args == expected and [e["id"] for e in plan.sent] == ["p"]
