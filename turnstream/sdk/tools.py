@@ -36,7 +36,7 @@ from turnstream.core.constraints import (
     result_items,
 )
 from turnstream.core.constraints.bindings import ResultsBinding
-from turnstream.core.constraints.tool_calls import MASK, read_path
+from turnstream.core.constraints.tool_calls import ELEMENT_ENTRIES, MASK, read_path
 from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 from turnstream.sdk.frame import TurnFrame, current_frame
@@ -115,6 +115,11 @@ class BoundTool(Generic[R]):
     ) -> None:
         if mode not in ("advisory", "apply"):
             raise TurnstreamError(f"tool {name!r}: mode must be advisory or apply, not {mode!r}")
+        if counterfactual is not None and counterfactual not in ELEMENT_ENTRIES:
+            raise TurnstreamError(
+                f"tool {name!r}: counterfactual must be one of {', '.join(ELEMENT_ENTRIES)}, "
+                f"not {counterfactual!r}"
+            )
         self.fn = fn
         self.name = name
         self.binding = _binding(binding)
@@ -141,12 +146,8 @@ class BoundTool(Generic[R]):
         if self.is_async:
             raise TurnstreamError(f"tool {self.name!r} is async: await arun(...)")
         prepared = self._prepare(args, kwargs, _block)
-        if prepared.plan is None:
-            return self._finish(prepared, self._call_sync(prepared.call), None)
         result = self._call_sync(prepared.call)
-        other = None
-        if prepared.dry_call is not None:
-            other = self._call_sync(prepared.dry_call)
+        other = None if prepared.dry_call is None else self._call_sync(prepared.dry_call)
         return self._finish(prepared, result, other)
 
     async def arun(
@@ -155,9 +156,7 @@ class BoundTool(Generic[R]):
         """Call the tool (sync or async) with the turn's block (or ``_block``)."""
         prepared = self._prepare(args, kwargs, _block)
         result = await self._call_async(prepared.call)
-        other = None
-        if prepared.plan is not None and prepared.dry_call is not None:
-            other = await self._call_async(prepared.dry_call)
+        other = None if prepared.dry_call is None else await self._call_async(prepared.dry_call)
         return self._finish(prepared, result, other)
 
     # ------------------------------------------------------------------ the parts

@@ -252,6 +252,8 @@ def test_a_bad_call_or_binding_is_refused_with_the_tool_s_name() -> None:
         bound.run(nope=1)
     with pytest.raises(TurnstreamError, match="mode"):
         tool("t", mode="force")(_search)  # type: ignore[arg-type]
+    with pytest.raises(TurnstreamError, match="counterfactual must be one of"):
+        tool("t", counterfactual="state_block")(_search)
     with pytest.raises(TurnstreamError, match="cite_block"), _conversation([]).turn() as frame:
         frame.cite_block({"hard": []})
 
