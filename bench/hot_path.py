@@ -12,8 +12,12 @@ the worker's ingest driver calls for each batch, timing each call:
 
 Runs the whole set once per batch size with CPython's default garbage-collector
 thresholds and once with the worker's (``turnstream.bootstrap.tune_gc``), each on a
-fresh store. ``--profile`` prints cProfile's top functions for the last run. Prints
-figures; asserts nothing.
+fresh store. ``--profile`` prints cProfile's top functions for the last run;
+``--no-views`` drops every materialized view after the migrations, so the write is the
+raw tables' alone (what the downstream summaries and the priors' views cost is the
+difference). Each stage is timed in wall-clock, and in CPU time (steadier on a shared
+machine): prepare's thread, and the rest of the process (settle and write, chDB's
+threads and background merges included). Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -32,20 +36,34 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import in_process_loop, machine, records
 from turnstream.bootstrap import GC_YOUNG_THRESHOLD
 from turnstream.dev.sample import mixed_items
+from turnstream.sinks.store import Store
 from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
 from turnstream.streams.topology import TopicNames
 
 STAGES = ("prepare", "settle", "write")
 
 
-def run(lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool) -> dict[str, float]:
+def run(
+    lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool, views: bool = True
+) -> dict[str, float]:
     """Seconds per stage over the whole run, and the total (on the store's thread, as in
     the worker)."""
     with in_process_loop("ts-hot-") as loop:
+        if not views:
+            loop.store.call(_drop_views, loop.store.store)
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
         messages = records(lines, topic)
         batches = [messages[at : at + batch_size] for at in range(0, len(messages), batch_size)]
         return loop.store.call(_timed, loop, batches, tuned_gc, profile)
+
+
+def _drop_views(store: Store) -> None:
+    names = store.query(
+        "SELECT name FROM system.tables WHERE database = currentDatabase() "
+        "AND engine = 'MaterializedView'"
+    ).rows
+    for (name,) in names:
+        store.command(f"DROP VIEW {name}")
 
 
 def _timed(
@@ -57,14 +75,18 @@ def _timed(
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD, defaults[1], defaults[2])
     spent = dict.fromkeys(STAGES, 0.0)
+    cpu = {"prepare": 0.0, "store": 0.0}
     profiler = cProfile.Profile() if profile else None
     start = time.perf_counter()
     if profiler:
         profiler.enable()
+    # CPU: prepare is pure Python on this thread (its thread time); the store's share is
+    # the rest of the process's CPU over the run (chDB's threads and merges included).
+    cpu_start = time.process_time()
     for batch in batches:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         prepared = loop.prepare(batch)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.thread_time()
         decisions = loop.settle(prepared)
         t2 = time.perf_counter()
         loop.sink.write(rows_to_write(prepared, decisions))
@@ -72,14 +94,16 @@ def _timed(
         spent["prepare"] += t1 - t0
         spent["settle"] += t2 - t1
         spent["write"] += t3 - t2
+        cpu["prepare"] += c1 - c0
         assert not any(d.duplicate for d in decisions)
     total = time.perf_counter() - start
+    cpu["store"] = time.process_time() - cpu_start - cpu["prepare"]
     if profiler:
         profiler.disable()
         pstats.Stats(profiler).sort_stats("tottime").print_stats(20)
     gc.set_threshold(*defaults)
     gc.unfreeze()
-    return {**spent, "total": total}
+    return {**spent, "total": total, **{f"cpu {s}": v for s, v in cpu.items()}}
 
 
 def main() -> None:
@@ -87,24 +111,36 @@ def main() -> None:
     parser.add_argument("items", nargs="?", type=int, default=40_000)
     parser.add_argument("--batch-sizes", default="1000,5000")
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--no-views", action="store_true", help="drop the materialized views")
+    parser.add_argument(
+        "--tuned-only", action="store_true", help="only the worker's GC settings, not both"
+    )
     args = parser.parse_args()
     lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
     print(machine())
-    print(f"{args.items:,} mixed_items lines, in-process (no broker), one stage after another")
+    views = "no materialized views" if args.no_views else "every materialized view"
+    print(
+        f"{args.items:,} mixed_items lines, in-process (no broker), one stage after another; "
+        f"{views}"
+    )
     print()
     head = "| batch | gc | " + " | ".join(f"{s} µs/item" for s in STAGES)
+    head += " | prepare CPU µs/item | settle + write CPU µs/item (chDB's threads)"
     print(head + " | items/s, stages in series | items/s, prepare beside the rest |")
-    print("|---" * (len(STAGES) + 4) + "|")
+    print("|---" * (len(STAGES) + 6) + "|")
     sizes = [int(b) for b in args.batch_sizes.split(",")]
     for size in sizes:
-        for tuned in (False, True):
+        for tuned in (True,) if args.tuned_only else (False, True):
             last = args.profile and size == sizes[-1] and tuned
-            spent = run(lines, size, tuned, last)
+            spent = run(lines, size, tuned, last, views=not args.no_views)
             per = {s: spent[s] / args.items * 1e6 for s in STAGES}
             series = args.items / spent["total"]
             # The worker overlaps prepare (batch N+1) with settle + write (batch N).
             overlapped = args.items / max(spent["prepare"], spent["settle"] + spent["write"])
             cells = " | ".join(f"{per[s]:.1f}" for s in STAGES)
+            cells += " | " + " | ".join(
+                f"{spent['cpu ' + s] / args.items * 1e6:.1f}" for s in ("prepare", "store")
+            )
             gc_name = f"young {GC_YOUNG_THRESHOLD:,}, frozen" if tuned else "default"
             print(f"| {size:,} | {gc_name} | {cells} | {series:,.0f} | {overlapped:,.0f} |")
 

@@ -8,6 +8,10 @@ invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 
 
 (a) with a bare aiokafka consumer (its own group) that reads and ``json.loads`` every
     message and does nothing else: the ceiling for Python on this machine;
+(a1), (a2) with the store's own floors (``bench/_store_floors.py``): the same bare
+    consumer handing each batch's raw JSON to chDB in this process, no validation and
+    no fan-out, (a1) split into the raw tables by materialized views at insert, (a2)
+    landed in one table; ``--no-floors`` leaves them out;
 (b) with the turnstream worker (its defaults: batch_size 1000, batch_seconds 0.5, unless
     ``--batch-sizes`` says otherwise), until its consumer group has committed everything,
     then checks that every row is in ClickHouse.
@@ -31,6 +35,7 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -48,6 +53,7 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
+from bench._store_floors import FLOORS, LANDING_COLUMNS, open_floor
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import MixedBatch, mixed_items
 from turnstream.streams.topology import TopicNames
@@ -62,8 +68,14 @@ class Rate:
     per_cpu: float  # items per CPU-second of the consuming process over the steady part
 
 
-async def _bare(deployment: Deployment, total: int) -> Rate:
+async def _bare(deployment: Deployment, total: int, floor: str | None = None) -> Rate:
+    """Drain every input topic; with ``floor``, each batch's raw bytes go to that store
+    floor (one insert per batch, as the worker's batch size) instead of ``json.loads``."""
     from aiokafka import AIOKafkaConsumer
+
+    store = None
+    if floor is not None:
+        store = open_floor(str(deployment.config.parent / "floors"), floor)
 
     consumer = AIOKafkaConsumer(
         bootstrap_servers=deployment.settings.broker.bootstrap,
@@ -82,19 +94,32 @@ async def _bare(deployment: Deployment, total: int) -> Rate:
     try:
         while seen < total:
             fetched = await consumer.getmany(timeout_ms=500, max_records=DEFAULT_BATCH_SIZE)
-            for batch in fetched.values():
-                for m in batch:
-                    seen += 1
-                    try:
-                        json.loads(m.value)
-                        decoded += 1
-                    except ValueError:
-                        pass
+            if store is not None:
+                rows = [
+                    [m.topic, m.partition, m.offset, m.value]
+                    for batch in fetched.values()
+                    for m in batch
+                ]
+                if rows:
+                    store.insert("landing", rows, LANDING_COLUMNS)
+                seen += len(rows)
+            else:
+                for batch in fetched.values():
+                    for m in batch:
+                        seen += 1
+                        try:
+                            json.loads(m.value)
+                            decoded += 1
+                        except ValueError:
+                            pass
             if first_at is None and seen:
                 first_at, first_count, first_cpu = time.monotonic(), seen, time.process_time()
     finally:
         await consumer.stop()
     done, cpu = time.monotonic(), time.process_time()
+    if store is not None:
+        _check_floor(store, floor, total)
+        store.close()
     assert first_at is not None
     steady = seen - first_count
     return Rate(
@@ -104,8 +129,17 @@ async def _bare(deployment: Deployment, total: int) -> Rate:
     )
 
 
-def bare_rate(deployment: Deployment, total: int) -> Rate:
-    return asyncio.run(_bare(deployment, total))
+def bare_rate(deployment: Deployment, total: int, floor: str | None = None) -> Rate:
+    return asyncio.run(_bare(deployment, total, floor))
+
+
+def _check_floor(store: Any, floor: str | None, total: int) -> None:
+    """Every message landed once: one row each in ``landing`` (one table) or in
+    ``idempotency_keys`` (split: every message, JSON or not, leaves its key)."""
+    table = "landing" if floor == "one" else "idempotency_keys"
+    landed = int(store.scalar(f"SELECT count() FROM {table}"))
+    if landed != total:
+        print(f"  (!) floor {floor}: {landed} of {total} messages landed", flush=True)
 
 
 def worker_rate(deployment: Deployment, batch: MixedBatch) -> tuple[Rate, str]:
@@ -149,7 +183,7 @@ def worker_rate(deployment: Deployment, batch: MixedBatch) -> tuple[Rate, str]:
     return rate, check
 
 
-def run_one(broker: Broker, batch: MixedBatch, batch_size: int) -> None:
+def run_one(broker: Broker, batch: MixedBatch, batch_size: int, floors: bool = True) -> None:
     total = len(batch.lines)
     deployment = deploy(broker, batch_size=batch_size, batch_seconds=DEFAULT_BATCH_SECONDS)
     t = time.monotonic()
@@ -159,6 +193,12 @@ def run_one(broker: Broker, batch: MixedBatch, batch_size: int) -> None:
     print(f"  (a) bare aiokafka + json.loads: {bare.steady:,.0f} items/s "
           f"({bare.overall:,.0f} with the group join); "
           f"{bare.per_cpu:,.0f} items per CPU-second", flush=True)  # fmt: skip
+    for n, (name, (what, _)) in enumerate(FLOORS.items() if floors else (), 1):
+        peer = bare_rate(deployment, total, name)
+        print(f"  (a{n}) store floor, {what}: {peer.steady:,.0f} items/s "
+              f"({peer.steady / bare.steady:.3f} of bare); {peer.per_cpu:,.0f} items per "
+              f"CPU-second ({peer.per_cpu / bare.per_cpu:.3f} of bare); {load()}",
+              flush=True)  # fmt: skip
     worker, check = worker_rate(deployment, batch)
     stats = deployment.worker.stats()
     print(f"  (b) turnstream worker:          {worker.steady:,.0f} items/s "
@@ -175,6 +215,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("items", nargs="?", type=int, default=150_000)
     parser.add_argument("--batch-sizes", default=str(DEFAULT_BATCH_SIZE))
+    parser.add_argument("--no-floors", action="store_true", help="leave the store floors out")
     args = parser.parse_args()
     print(machine())
     t = time.monotonic()
@@ -188,7 +229,7 @@ def main() -> None:
     with run_broker() as broker:
         for size in (int(s) for s in args.batch_sizes.split(",")):
             print(f"batch_size {size}, batch_seconds {DEFAULT_BATCH_SECONDS}:", flush=True)
-            run_one(broker, batch, size)
+            run_one(broker, batch, size, floors=not args.no_floors)
 
 
 if __name__ == "__main__":

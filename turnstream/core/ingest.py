@@ -12,7 +12,15 @@ from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
 from turnstream.core.object_types import types_for_space
 from turnstream.errors import InvalidItem
-from turnstream.models import Command, InteractionItem, Item, Outcome, Turn, parse_item
+from turnstream.models import (
+    Command,
+    InteractionItem,
+    Item,
+    Outcome,
+    Turn,
+    field_of,
+    parse_item,
+)
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
@@ -99,10 +107,10 @@ def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
     declared."""
     named: list[tuple[str, str]] = []
     if isinstance(item, InteractionItem):
-        named.append(("interaction.attr", getattr(item.interaction, "attr", None)))
+        named.append(("interaction.attr", field_of(item.interaction, "attr")))
     elif isinstance(item, Turn):
         named.extend(
-            (f"interactions.{i}.attr", getattr(one, "attr", None))
+            (f"interactions.{i}.attr", field_of(one, "attr"))
             for i, one in enumerate(item.interactions)
         )
     elif isinstance(item, Command) and item.replacement is not None:

@@ -1,7 +1,7 @@
 """Pydantic v2 models of every event and document: the wire format (WIRE.md)."""
 
 from turnstream.models.commands import Command
-from turnstream.models.common import Envelope, Handle, HandleType
+from turnstream.models.common import Envelope, Handle, HandleType, field_of
 from turnstream.models.interactions import (
     Attribute,
     Engaged,
@@ -42,5 +42,6 @@ __all__ = [
     "Unwatch",
     "Verdict",
     "Watch",
+    "field_of",
     "parse_item",
 ]

@@ -7,7 +7,7 @@ import re
 import uuid
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -36,6 +36,7 @@ __all__ = [
     "Text",
     "Timestamp",
     "WireModel",
+    "field_of",
 ]
 
 #: The largest counts and positions the store's columns hold (``UInt16``, ``UInt32``). A
@@ -133,6 +134,15 @@ class WireModel(BaseModel):
     model_config = ConfigDict(
         extra="ignore", frozen=True, populate_by_name=True, allow_inf_nan=False
     )
+
+
+def field_of(model: BaseModel, name: str, default: object = None) -> Any:
+    """The value of ``model``'s field ``name``, or ``default`` when its class has no such
+    field (interactions of different kinds share a row). ``getattr(model, name, default)``
+    does the same, but a missing name goes through pydantic's ``__getattr__`` and an
+    ``AttributeError``: 17.5 µs against 0.6 here, up to five times per interaction on
+    the ingest path."""
+    return model.__dict__.get(name, default)
 
 
 class HandleType(StrEnum):

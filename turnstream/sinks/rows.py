@@ -24,6 +24,7 @@ from turnstream.models import (
     Outcome,
     Turn,
     Verdict,
+    field_of,
 )
 from turnstream.models.common import Envelope
 
@@ -163,10 +164,10 @@ def _interaction_row(
         "turn_id": turn_id,
         "item_index": index,
         "kind": interaction.kind,
-        "exposure_id": getattr(interaction, "exposure_id", None) or "",
-        "list_id": getattr(interaction, "list_id", ""),
-        "ref": getattr(interaction, "ref", ""),
-        "attr": getattr(interaction, "attr", ""),
+        "exposure_id": field_of(interaction, "exposure_id") or "",
+        "list_id": field_of(interaction, "list_id", ""),
+        "ref": field_of(interaction, "ref", ""),
+        "attr": field_of(interaction, "attr", ""),
         "payload": _json(interaction.model_dump(mode="json", exclude={"for_"})),
     }
 

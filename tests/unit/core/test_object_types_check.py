@@ -52,3 +52,28 @@ def test_a_bad_types_document_names_the_space(tmp_path: Path) -> None:
     binding = {"tool": "search", "args": []}
     with pytest.raises(ConfigError, match=r"spaces\.acme\.types: object types .*labels"):
         check_spaces(_settings(tmp_path, binding, types=str(bad)))
+
+
+def test_a_relative_types_path_follows_the_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The document is looked up once per path and directory (the ingest rule asks for
+    # every message), not once per process: a relative path still means the directory
+    # the call is made from.
+    text = EXAMPLE.read_text()
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+    (first / "types.toml").write_text(text)
+    taste = 'role = "taste"\nclass = "label"'
+    marked = text.replace(taste, taste + "\nsensitive = true", 1)
+    assert marked != text
+    (second / "types.toml").write_text(marked)
+    space = Settings.model_validate({"spaces": {"acme": {"types": "types.toml"}}}).space("acme")
+    monkeypatch.chdir(first)
+    in_first = types_for_space(space)
+    assert types_for_space(space) is in_first
+    monkeypatch.chdir(second)
+    in_second = types_for_space(space)
+    assert in_second is not in_first
+    assert in_second.sensitive_names() != in_first.sensitive_names()
