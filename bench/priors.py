@@ -33,6 +33,7 @@ import tempfile
 import time
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -283,15 +284,37 @@ def sizes(store: Store) -> list[tuple[str, int, int]]:
     ]
 
 
+def time_statements(store: Store) -> list[tuple[float, float, str]]:
+    """Record each statement the store runs from now on: (wall s, CPU s, its first words).
+    chDB keeps no ``system.query_log``, so the job's statements are timed here."""
+    timed: list[tuple[float, float, str]] = []
+    for name in ("query", "command", "insert"):
+        method = getattr(store, name)
+
+        def timing(*args: Any, _method: Any = method, _name: str = name, **kwargs: Any) -> Any:
+            started, cpu = time.perf_counter(), time.process_time()
+            try:
+                return _method(*args, **kwargs)
+            finally:
+                what = " ".join(str(args[0]).split())[:60] if args else _name
+                timed.append((time.perf_counter() - started, time.process_time() - cpu, what))
+
+        setattr(store, name, timing)
+    return timed
+
+
 def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: int) -> None:
     """The job, twice, in this (fresh) process; its figures as JSON on the last line."""
     store = Store(f"chdb://{path}", database)
+    statements = time_statements(store)
     rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows)
     timings = []
     cpu = []
     reports = []
-    for _ in range(2):
+    for run in range(2):
+        if run == 1:
+            first_run = list(statements)
         started, cpu_started = time.perf_counter(), time.process_time()
         report = recompute_priors(store, as_of, limits=limits)
         timings.append(time.perf_counter() - started)
@@ -315,6 +338,7 @@ def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: 
                 "report": reports[0],
                 "second_unchanged": reports[1]["unchanged"],
                 "edges": edges,
+                "statements": sorted(first_run, key=lambda t: -t[1]),
             }
         )
     )
@@ -412,6 +436,16 @@ def main() -> None:
         expected = {"edge-9": None, "edge-10": 10, "edge-10-before": None, "edge-10-as-of": None}
         got = {k: edges.get(k) for k in expected}
         print(f"floor line: {got} -> {'exact' if got == expected else 'WRONG'}")
+        # Where the first run's CPU went, by statement shape (scalar() goes through query()).
+        shapes: dict[str, list[float]] = {}
+        for wall, cpu_s, what in result["statements"]:
+            shapes.setdefault(what, [0, 0.0, 0.0])
+            shapes[what][0] += 1
+            shapes[what][1] += cpu_s
+            shapes[what][2] += wall
+        print("first run's statements, by CPU:")
+        for what, (n, cpu_s, wall) in sorted(shapes.items(), key=lambda kv: -kv[1][1])[:8]:
+            print(f"  {cpu_s:7.2f} s CPU {wall:7.2f} s wall  x{n:<3} {what}")
 
 
 if __name__ == "__main__":

@@ -318,13 +318,14 @@ CATALOG: dict[str, Entry] = {
     ),
     "ref_values_daily": Entry(
         "roll-up",
-        "Per space, object, field value and day: how often the object showed the value "
-        "(SummingMergeTree, kept 100 days); the job splits an object's engagements over "
-        "the values it showed. No person in it. Sensitive types and fields never appear.",
+        "Per space, field, object, value and day: how often the object showed the value "
+        "(SummingMergeTree, kept 100 days; keyed by field first, so one field's priors "
+        "run reads only its rows); the job splits an object's engagements over the values "
+        "it showed. No person in it. Sensitive types and fields never appear.",
         {
             "space_id": "the space",
-            "ref": "the object",
             "attr": "type.field",
+            "ref": "the object",
             "value": "the value shown",
             "day": "the day (UTC)",
             "presentations": "times the object was presented showing it",

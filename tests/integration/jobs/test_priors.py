@@ -272,13 +272,30 @@ def test_people_are_exact_below_64_and_estimated_above(store: Store) -> None:
 
 
 def test_a_large_space_runs_by_attribute_with_the_same_priors(acme: Store) -> None:
+    # A second type whose objects show a colour too: its colour's run shares only its own
+    # objects' engagements (value_daily's `bundle.ref` rows), read by key range.
+    bundle = ("bundle:acme:9", {"color": "black", "price": 99.5})
+    _insert(
+        acme,
+        [_presented(f"b{i}", RECENT, [bundle], visible_k=1) for i in range(10)]
+        + [_engaged("b0", RECENT, bundle[0], "cart")],
+    )
     whole = recompute_priors(acme, TODAY)
     rows = _priors(acme)
     split = recompute_priors(acme, TODAY + timedelta(days=1), limits=PriorsLimits(split_rows=1))
     assert whole.runs == {"acme": ["*"]}
-    assert split.runs["acme"] == ["item_variant.ref", "item_variant.color", "item_variant.price"]
+    assert sorted(split.runs["acme"]) == [
+        "bundle.color",
+        "bundle.price",
+        "bundle.ref",
+        "item_variant.color",
+        "item_variant.price",
+        "item_variant.ref",
+    ]
     later = int((TODAY + timedelta(days=1)).strftime("%Y%m%d"))
     assert [r[:7] for r in _priors(acme) if r[7] == later] == [r[:7] for r in rows]
+    # The bundle's colour has its own object's cart (2), not the item variants' signal.
+    assert ("bundle.color", "black", 10, 1, 10.0, 2.0, 0.2) in [r[:7] for r in rows]
 
 
 def test_a_run_past_its_memory_limit_fails_with_a_clear_message(acme: Store) -> None:

@@ -187,7 +187,7 @@ def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
         )
         assert store.scalar("SELECT uniqExactMerge(people) FROM value_daily") == 22
 
-        assert apply_migrations(store) == [11]
+        assert apply_migrations(store, until=11) == [11]
 
         recompute_priors(store, TODAY)
         assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
@@ -211,6 +211,56 @@ def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
         _insert(store, [_presented("p10", RECENT, [BLACK], 1)])
         recompute_priors(store, TODAY)
         assert dict((v, n) for _, v, n, *_ in _priors(store))["black"] == 11
+    finally:
+        store.command(f"DROP DATABASE IF EXISTS {store.database}")
+        store.close()
+
+
+def test_migration_12_keys_ref_values_by_attribute_and_keeps_every_row(
+    chdb_path: Path, store_factory: Callable[[], Store]
+) -> None:
+    store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
+    try:
+        assert apply_migrations(store, until=11)[-1] == 11
+        _insert(
+            store,
+            [_presented(f"p{i}", RECENT, [BLACK, WHITE], 2) for i in range(10)]
+            + [_engaged("p0", RECENT, WHITE[0], "cart")],
+        )
+        # A day past the raw TTL: only the aggregate holds it, and it must come over.
+        store.command(
+            "INSERT INTO ref_values_daily VALUES "
+            "('acme', 'item_variant:acme:5', 'item_variant.color', 'grey', {day:Date}, 3)",
+            parameters={"day": EXPIRED},
+        )
+        rows = "SELECT space_id, ref, attr, value, day, presentations FROM ref_values_daily "
+        rows += "ORDER BY ALL"
+        before = store.query(rows).rows
+        recompute_priors(store, TODAY)
+        priors_before = _priors(store)
+
+        assert apply_migrations(store) == [12]
+
+        assert store.query(rows).rows == before
+        assert (
+            store.scalar(
+                "SELECT sorting_key FROM system.tables WHERE database = currentDatabase() "
+                "AND name = 'ref_values_daily'"
+            )
+            == "space_id, attr, ref, value, day"
+        )
+        recompute_priors(store, TODAY)
+        assert _priors(store) == priors_before
+        # White's cart (2) is split with the grey showing of the expired day: 10 of 13,
+        # in whole millionths.
+        white = [r for r in priors_before if r[:2] == ("item_variant.color", "white")]
+        assert white and white[0][5] == 2_000_000 * 10 // 13 / 1_000_000
+        # The view feeds the new table.
+        _insert(store, [_presented("p10", RECENT, [WHITE], 1)])
+        assert (
+            store.scalar("SELECT sum(presentations) FROM ref_values_daily WHERE value = 'white'")
+            == 11
+        )
     finally:
         store.command(f"DROP DATABASE IF EXISTS {store.database}")
         store.close()

@@ -12,14 +12,18 @@ from turnstream.jobs.priors import (
     PriorsLimits,
     ValueAggregate,
     check_floor,
+    is_object_attr,
     passes_floor,
+    people_query,
     prior_of,
     priors_from,
-    priors_query,
     query_settings,
+    run_parameters,
     runs_for,
+    shares_query,
     version_of,
     window_of,
+    with_shares,
 )
 from turnstream.jobs.retention import DayCounts, coverage, expired_window, ttl_of
 
@@ -47,7 +51,7 @@ def test_a_floor_below_ten_is_refused(floor: int) -> None:
     with pytest.raises(ValueError, match="at least 10"):
         priors_from([], AS_OF, floor=floor)
     with pytest.raises(ValueError, match="at least 10"):
-        priors_query(floor=floor)
+        people_query(floor=floor)
 
 
 @pytest.mark.parametrize("floor", [65, 100])
@@ -74,6 +78,43 @@ def test_a_space_runs_whole_until_it_passes_the_split_then_by_attribute() -> Non
         "item_variant.brand",
         "item_variant.color",
     ]
+
+
+def test_an_attribute_run_reads_its_own_rows_and_its_type_s_objects() -> None:
+    # A field's run shares the engagements of its type's objects, read by key range.
+    assert run_parameters("item_variant.color") == {
+        "attr": "item_variant.color",
+        "objects": "item_variant.ref",
+    }
+    assert run_parameters("garment.size") == {"attr": "garment.size", "objects": "garment.ref"}
+    assert run_parameters(None) == {}
+    field = shares_query(by_attr=True)
+    assert "attr = {objects:String}" in field and "attr = {attr:String}" in field
+    assert "{attr:String}" in people_query(by_attr=True)
+    assert "{attr:String}" not in shares_query() + people_query()
+    assert is_object_attr("item_variant.ref") and not is_object_attr("item_variant.color")
+
+
+def test_field_values_take_their_share_and_objects_their_own_signal() -> None:
+    people = [
+        # (attr, value, levels, events, exposure, signal): a field's own sums are zero.
+        ("item_variant.color", "black", [(0, 8), (1, 2)], 0, 10_000_000, 0),
+        ("item_variant.color", "teal", [(0, 64), (2, 30)], 0, 5_000_000, 0),
+        ("item_variant.ref", "item_variant:acme:1", [(0, 10)], 3, 10_000_000, 4_000_000),
+    ]
+    shares = [
+        ("item_variant.color", "black", 2, 3_000_000),
+        ("item_variant.color", "navy", 1, 1_000_000),  # below the floor: no people row
+    ]
+    black, teal, ref = with_shares("acme", people, shares)
+    assert black == ValueAggregate(
+        "acme", "item_variant.color", "black", 10, 2, 10_000_000, 3_000_000
+    )
+    # No object of teal engaged: no share, no signal. Level 0 is full (64): an estimate,
+    # the levels above it a sample of 1 in 4.
+    assert (teal.events, teal.signal_micro, teal.people_exact) == (0, 0, False)
+    assert teal.people == 30 * 4
+    assert (ref.events, ref.signal_micro, ref.people) == (3, 4_000_000, 10)
 
 
 def test_the_job_sets_the_store_memory_and_spill_limits() -> None:
