@@ -103,6 +103,11 @@ class SignalsConfig(BaseModel):
     # The block: soft entries kept at most, the strongest first.
     block_soft_max: AtLeastOne = 8
 
+    # The gift bucket is disposable: it serves the gift being chosen (what was shown and
+    # disliked for it, its purchase and an early return) and goes once the person's newest
+    # event is this many days past the bucket's newest (event time, so live = replay).
+    gift_days: AtLeastOne = 7
+
     # Not in the spec: how many idempotency keys a profile remembers to fold each event once.
     max_folded_keys: AtLeastOne = 10_000
 

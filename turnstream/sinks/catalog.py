@@ -190,6 +190,8 @@ CATALOG: dict[str, Entry] = {
             "signed tokens (migration 10)",
             "attrs": "attributes of the outcome (e.g. size)",
             "reason": "why (e.g. returned_for_size)",
+            "for": "whose purchase it was: self, beneficiary:<id> or gift (self when the "
+            "producer gave none; migration 12)",
             **_SOURCE,
         },
     ),

@@ -20,7 +20,7 @@ from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.events import SignalEvent
 from turnstream.core.derivation.exposure import ExposedItem
 from turnstream.core.derivation.inference import Inference
-from turnstream.core.derivation.state import ProfileState, fold
+from turnstream.core.derivation.state import ProfileState, dispose_gift, fold
 from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
 from turnstream.models.object_types import ObjectTypes
 
@@ -169,6 +169,7 @@ class SignalsEngine:
                 continue
             before = dict(state.inferences)
             space_id = person[0]
+            dispose_gift(state, self.config_for(space_id))
             inferences = derive(
                 state,
                 self.priors_for(space_id),
