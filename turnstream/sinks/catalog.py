@@ -211,7 +211,7 @@ CATALOG: dict[str, Entry] = {
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-            "too_large or store_refused",
+            "too_large, store_refused or turn_scope",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",
@@ -487,6 +487,53 @@ CATALOG: dict[str, Entry] = {
             "created_at": "when it was asked",
             "resolved_at": "when the decision was recorded",
             "version": "write version (the newest row wins)",
+        },
+    ),
+    "webhook_events": Entry(
+        "table",
+        "One row per review-request event (`review_request.created`, `.resolved`), written "
+        "by a view in the same insert as the request: the webhooks' outbox. Kept 30 days; "
+        "an erase removes the person's (query with FINAL).",
+        {
+            "event_id": "the event (evt_<request>.created or .resolved): the receiver's "
+            "idempotency key",
+            "type": "review_request.created or review_request.resolved",
+            "space_id": "the space",
+            "review_id": "the review request",
+            "profile_id": "the person",
+            "status": "the request's status in the event",
+            "receipts": "receipt ids the request is about",
+            "decision": "upheld, overturned or amended ('' while open)",
+            "explanation": "references (receipts, rules, versions)",
+            "created_at": "when the request was asked",
+            "resolved_at": "when its decision was recorded",
+            "event_at": "when the event happened",
+        },
+    ),
+    "webhook_deliveries": Entry(
+        "table",
+        "Where each event stands with each endpoint (query with FINAL). Kept 30 days.",
+        {
+            "endpoint": "<space>/<endpoint id>",
+            "event_id": "the event",
+            "attempts": "attempts made",
+            "status": "pending, delivered or gave_up (after 15 attempts)",
+            "next_attempt_at": "when a pending one is tried again",
+            "version": "write version (the newest row wins)",
+        },
+    ),
+    "webhook_attempts": Entry(
+        "table",
+        "Every attempt to deliver an event to an endpoint. Kept 30 days.",
+        {
+            "endpoint": "<space>/<endpoint id>",
+            "event_id": "the event",
+            "attempt": "1 for the first",
+            "status": "delivered (a 2xx answer) or failed",
+            "http_status": "the receiver's status (0: no answer)",
+            "error": "why it failed ('' when delivered): the status line or the client's error",
+            "attempted_at": "when it was sent",
+            "duration_ms": "how long until the answer or the error",
         },
     ),
     "claims_minute": Entry(
