@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from turnstream.errors import StoreError
 
-__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "Entry", "render_markdown"]
+__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "RETENTION", "Entry", "Retention", "render_markdown"]
 
 _SOURCE = {
     "ingested_at": "when the worker wrote the row (UTC)",
@@ -33,6 +33,72 @@ _DIMS = {
     "source": "channel or integration",
     "agent": "the agent that produced the turn",
 }
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What a table promises to keep: rows dated by ``dated_by`` at most ``days`` old
+    (None: kept), and how the promise is kept."""
+
+    dated_by: str | None
+    days: int | None
+    how: str
+
+
+#: Every table's promise, checked by ``turnstream retention check`` (jobs/retention.py)
+#: against the oldest row the store holds. Per-person evidence is the raw window's (45
+#: days): the raw interactions, the pages shown with their values (``exposure_items``)
+#: and the evidence a derivation state keeps (``signal_state``).
+RETENTION: dict[str, Retention] = {
+    "interactions": Retention("occurred_at", 45, "TTL; the retention job deletes what a "
+                              "merge has not yet removed"),
+    "exposure_items": Retention("delivered_at", 45, "not written past the person's raw "
+                                "window; TTL and the retention job; gift rows 7 days"),
+    "signal_state": Retention("evidence_from", 45, "the engine settles evidence older "
+                              "than 45 days before the person's newest event into counts; "
+                              "the retention job folds states the clock aged out"),
+    "idempotency_keys": Retention("ingested_at", 30, "TTL"),
+    "value_daily": Retention("day", 100, "TTL (aggregates: person keys, no person id)"),
+    "ref_values_daily": Retention("day", 100, "TTL (aggregates: no person)"),
+    "sensitive_daily": Retention("day", 100, "TTL (aggregates: names and counts only)"),
+    "interactions_daily": Retention("day", 400, "TTL (a ledger of row counts)"),
+    "priors": Retention("window_end", 400, "TTL"),
+    "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
+    "webhook_events": Retention("event_at", 30, "TTL"),
+    "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
+    "webhook_attempts": Retention("attempted_at", 30, "TTL"),
+    "stated": Retention(None, None, "what the person said (gift rows 7 days)"),
+    "inferences": Retention(None, None, "the reviewable profile, with tombstones "
+                            "(gift rows 7 days)"),
+    "review_requests": Retention(None, None, "kept at least 395 days after resolution"),
+    "turns": Retention(None, None, "counts and verdicts, no interaction content"),
+    "turn_claims": Retention(None, None, "verdicts of claims"),
+    "turn_constraints": Retention(None, None, "counts of constraint measurements"),
+    "outcomes": Retention(None, None, "experiments read outcomes by person"),
+    "commands": Retention(None, None, "the person's corrections and requests"),
+    "dead_letters": Retention(None, None, "reason, field path, digest; no bytes"),
+}  # fmt: skip
+
+
+def _retention_section() -> list[str]:
+    lines = [
+        "## Retention",
+        "",
+        "What each table promises to keep; `turnstream retention check` compares it with "
+        "the oldest row the store holds and exits 1 when a table holds rows past its "
+        "window. The raw window of per-person evidence is 45 days: past it, what "
+        "derivation needs lives in counts that cannot replay the evidence "
+        '(docs/signals.md, "Retention").',
+        "",
+        "| table | dated by | kept | how |",
+        "|---|---|---|---|",
+    ]
+    for table, r in RETENTION.items():
+        kept = f"{r.days} days" if r.days is not None else "kept"
+        lines.append(
+            f"| `{table}` | {f'`{r.dated_by}`' if r.dated_by else ''} | {kept} | {r.how} |"
+        )
+    return [*lines, ""]
 
 
 _PRIOR_COLUMNS = {
@@ -265,6 +331,21 @@ CATALOG: dict[str, Entry] = {
             "ref": "the object",
             "times": "times presented",
             "last_delivered_at": "last delivery (UTC)",
+        },
+    ),
+    "signal_state": Entry(
+        "table",
+        "One derivation state per person (ReplacingMergeTree by version: the newest row is "
+        "current). Its evidence is kept 45 days: older evidence is settled into counts.",
+        {
+            "profile_id": "the person",
+            "space_id": "the space",
+            "state": "the state as JSON (core/derivation/state.py: buckets, counts, "
+            "tombstones, opt-out, pages and signals of the raw window)",
+            "version": "write version (the newest row wins)",
+            "evidence_from": "when the oldest raw evidence the state holds occurred (NULL: "
+            "none; 1970 for rows written before migration 14, until the retention job "
+            "folds them)",
         },
     ),
     "inferences": Entry(
@@ -649,6 +730,7 @@ def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
         "",
         "Generated by `turnstream docs tables` from the live schema; a test keeps it in step.",
         "",
+        *_retention_section(),
         AGGREGATES_AND_PEOPLE,
     ]
     problems: list[str] = []

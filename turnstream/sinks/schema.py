@@ -882,6 +882,25 @@ TTL toDateTime(attempted_at) + INTERVAL 30 DAY""",
     ),
 )
 
+# ------------------------------------------------------------------------ migration 14
+# Issue 15 (item 3): per-person evidence kept as long as the raw interactions (45 days).
+# `exposure_items` (the pages shown, with their positions) gets the raw TTL beside the gift
+# rule of migration 12; `signal_state` says when its oldest evidence occurred, which the
+# retention check reads and the retention job folds by (rows written before read 1970:
+# unknown, so folded once).
+MIGRATIONS += (
+    Migration(
+        14,
+        "per-person evidence within the raw window: exposure_items TTL, signal_state age",
+        (
+            "ALTER TABLE exposure_items MODIFY TTL toDateTime(delivered_at) + INTERVAL 45 DAY, "
+            "toDateTime(delivered_at) + INTERVAL 7 DAY DELETE WHERE `for` = 'gift'",
+            "ALTER TABLE signal_state ADD COLUMN IF NOT EXISTS evidence_from "
+            "Nullable(DateTime64(3, 'UTC')) DEFAULT toDateTime64(0, 3, 'UTC')",
+        ),
+    ),
+)
+
 #: Tables the ingest sink writes, each row with its Kafka source.
 RAW_TABLES = (
     "turns",

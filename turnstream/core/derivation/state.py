@@ -41,7 +41,15 @@ from turnstream.core.derivation.exposure import (
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.values import attr_of, ref_type, value_key
 
-__all__ = ["GIFT", "BucketState", "ProfileState", "dispose_gift", "fold", "resolved"]
+__all__ = [
+    "GIFT",
+    "BucketState",
+    "ProfileState",
+    "dispose_gift",
+    "fold",
+    "resolved",
+    "settle",
+]
 
 
 def _nested_to(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -192,7 +200,9 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
     derivation that stops, so the result does not depend on where the opt-out falls.
     Evidence that occurred at or before an ``erase`` is never folded, whether it arrives
     before the erase (cleared by it) or after (skipped), so the erased past leaves the
-    same state in any order.
+    same state in any order. Evidence older than ``raw_window_days`` before the person's
+    newest event is not folded (:mod:`~turnstream.core.derivation.window` settles and
+    drops what ages out).
     """
     if state.profile_id is None:
         state.space_id, state.profile_id = event.space_id, event.profile_id
@@ -200,6 +210,10 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
         raise ValueError("the event belongs to another profile")
     if event.idempotency_key in state.folded:
         return False
+    window = timedelta(days=config.raw_window_days)
+    newest = state.newest_occurred_at
+    if event.kind != "command" and newest is not None and event.occurred_at < newest - window:
+        return False  # past the raw window: its evidence is settled already (window.py)
     state.folded.add(event.idempotency_key, event.occurred_at, config.max_folded_keys)
     state.newest_occurred_at = later(state.newest_occurred_at, event.occurred_at)
     if event.kind == "command":
@@ -297,6 +311,22 @@ def resolved(state: ProfileState, config: SignalsConfig) -> ProfileState:
         elif event.name == "feedback":
             _feedback(view.buckets.setdefault(event.for_, BucketState()), event, config)
     return view
+
+
+def settle(state: ProfileState, cut: datetime, config: SignalsConfig) -> int:
+    """Credit the engagements, feedback and outcomes that occurred before ``cut`` to
+    ``state``'s own counts, as :func:`resolved` credits them, and drop their payloads;
+    how many. What they credited stays; what they were goes."""
+    old = [e for e in _in_time_order(state.signals.values()) if e.occurred_at < cut]
+    for event in old:
+        if event.kind == "outcome":
+            _outcome(state, event, config)
+        elif event.name == "engaged":
+            _engaged(state.buckets.setdefault(event.for_, BucketState()), event, config)
+        elif event.name == "feedback":
+            _feedback(state.buckets.setdefault(event.for_, BucketState()), event, config)
+        del state.signals[event.idempotency_key]
+    return len(old)
 
 
 def _presentation_at(bucket: BucketState, ref: str, when: datetime) -> ShownItem | None:
