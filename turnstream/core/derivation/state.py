@@ -304,13 +304,18 @@ def resolved(state: ProfileState, config: SignalsConfig) -> ProfileState:
     """
     view = replace(state, buckets=copy.deepcopy(state.buckets))
     for event in _in_time_order(state.signals.values()):
-        if event.kind == "outcome":
-            _outcome(view, event, config)
-        elif event.name == "engaged":
-            _engaged(view.buckets.setdefault(event.for_, BucketState()), event, config)
-        elif event.name == "feedback":
-            _feedback(view.buckets.setdefault(event.for_, BucketState()), event, config)
+        _credit(view, event, config)
     return view
+
+
+def _credit(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> None:
+    """Credit one engagement, feedback or outcome to ``state``'s buckets."""
+    if event.kind == "outcome":
+        _outcome(state, event, config)
+    elif event.name == "engaged":
+        _engaged(state.buckets.setdefault(event.for_, BucketState()), event, config)
+    elif event.name == "feedback":
+        _feedback(state.buckets.setdefault(event.for_, BucketState()), event, config)
 
 
 def settle(state: ProfileState, cut: datetime, config: SignalsConfig) -> int:
@@ -319,12 +324,7 @@ def settle(state: ProfileState, cut: datetime, config: SignalsConfig) -> int:
     how many. What they credited stays; what they were goes."""
     old = [e for e in _in_time_order(state.signals.values()) if e.occurred_at < cut]
     for event in old:
-        if event.kind == "outcome":
-            _outcome(state, event, config)
-        elif event.name == "engaged":
-            _engaged(state.buckets.setdefault(event.for_, BucketState()), event, config)
-        elif event.name == "feedback":
-            _feedback(state.buckets.setdefault(event.for_, BucketState()), event, config)
+        _credit(state, event, config)
         del state.signals[event.idempotency_key]
     return len(old)
 
