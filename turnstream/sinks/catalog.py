@@ -573,8 +573,8 @@ CATALOG: dict[str, Entry] = {
     "webhook_events": Entry(
         "table",
         "One row per review-request event (`review_request.created`, `.resolved`), written "
-        "by a view in the same insert as the request: the webhooks' outbox. Kept 30 days; "
-        "an erase removes the person's (query with FINAL).",
+        "by a view in the same insert as the request: the webhooks' outbox. Kept 30 days, "
+        "also after an erase, as the requests are (query with FINAL).",
         {
             "event_id": "the event (evt_<request>.created or .resolved): the receiver's "
             "idempotency key",

@@ -817,12 +817,14 @@ FROM commands
 WHERE command = 'correct' AND replacement != ''""",
             # The gift bucket is disposable (docs/signals.md): its rows go after 7 days, the
             # default of [signals] gift_days, after which the engine drops it from the state.
+            # Not materialized now (that rewrites every part at the upgrade): rows already
+            # there go at their parts' next merge, new parts as they are written.
             "ALTER TABLE exposure_items MODIFY TTL toDateTime(delivered_at) + INTERVAL 7 DAY "
-            "DELETE WHERE `for` = 'gift'",
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
             "ALTER TABLE inferences MODIFY TTL toDateTime(updated_at) + INTERVAL 7 DAY "
-            "DELETE WHERE `for` = 'gift'",
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
             "ALTER TABLE stated MODIFY TTL toDateTime(occurred_at) + INTERVAL 7 DAY "
-            "DELETE WHERE `for` = 'gift'",
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
         ),
     ),
 )
@@ -887,14 +889,16 @@ TTL toDateTime(attempted_at) + INTERVAL 30 DAY""",
 # `exposure_items` (the pages shown, with their positions) gets the raw TTL beside the gift
 # rule of migration 12; `signal_state` says when its oldest evidence occurred, which the
 # retention check reads and the retention job folds by (rows written before read 1970:
-# unknown, so folded once).
+# unknown, so folded once). The TTL is not materialized at the upgrade: the retention job
+# deletes older rows.
 MIGRATIONS += (
     Migration(
         14,
         "per-person evidence within the raw window: exposure_items TTL, signal_state age",
         (
             "ALTER TABLE exposure_items MODIFY TTL toDateTime(delivered_at) + INTERVAL 45 DAY, "
-            "toDateTime(delivered_at) + INTERVAL 7 DAY DELETE WHERE `for` = 'gift'",
+            "toDateTime(delivered_at) + INTERVAL 7 DAY DELETE WHERE `for` = 'gift' "
+            "SETTINGS materialize_ttl_after_modify = 0",
             "ALTER TABLE signal_state ADD COLUMN IF NOT EXISTS evidence_from "
             "Nullable(DateTime64(3, 'UTC')) DEFAULT toDateTime64(0, 3, 'UTC')",
         ),
