@@ -274,7 +274,12 @@ def _webhooks(settings: Settings) -> Iterator[Finding]:
         for i, hook in enumerate(space.webhooks):
             setting = f"spaces.{space_id}.webhooks.{i}"
             url = urlsplit(hook.url)
-            where = f"{url.scheme}://{url.hostname}{f':{url.port}' if url.port else ''}"
+            try:
+                port = url.port
+            except ValueError:
+                yield Finding(f"{setting}.url", f"endpoint {hook.id!r}: not a port", Level.error)
+                continue
+            where = f"{url.scheme}://{url.hostname}{f':{port}' if port else ''}"
             if hook.secret is None:
                 yield Finding(
                     f"{setting}.secret",

@@ -285,3 +285,9 @@ def test_a_plain_http_webhook_warns_and_a_short_secret_is_refused(tmp_path: Path
     twice = _WEBHOOK + 'secret = "long-enough-secret-123"\n' + _WEBHOOK.split("\n", 4)[4]
     with pytest.raises(ConfigError, match="each endpoint id may appear once"):
         _settings(tmp_path, twice.replace("[spaces.acme]\n", "", 1))
+
+
+def test_a_webhook_url_with_a_bad_port_is_an_error(tmp_path: Path) -> None:
+    text = _WEBHOOK.replace("desk.example.com", "desk.example.com:http")
+    errors = _errors(_settings(tmp_path, text + 'secret = "long-enough-secret-123"\n'))
+    assert "not a port" in errors["spaces.acme.webhooks.0.url"]
