@@ -35,6 +35,7 @@ from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
 from turnstream.models.common import AttrRef
 from turnstream.models.measurement import MeasurementDocument, load_measurement
 from turnstream.models.object_types import ObjectTypes, load_types
+from turnstream.sdk.claims import load_contract
 from turnstream.sinks.store import chdb_path, describe_dsn
 
 __all__ = [
@@ -348,6 +349,7 @@ CHECKS: tuple[Check, ...] = (
     Check("spaces", _spaces),
     per_space_document("types", load_types, _types),
     per_space_document("tool_bindings", load_bindings, _bindings),
+    per_space_document("claims_contract", load_contract, lambda c: f"version {c.version}"),
     Check("spaces.*.types", _types_against_spaces),
     Check("spaces.*.exposure_keys", _exposure_keys),
     Check("spaces.*.webhooks", _webhooks),

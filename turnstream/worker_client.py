@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import urllib.error
+import urllib.parse
 import urllib.request
 from typing import Any
 
@@ -77,6 +78,12 @@ class WorkerClient:
     def constraints(self, body: dict[str, Any], timeout: float = 30.0) -> dict[str, Any]:
         """The constraints block of one person (``POST /v1/constraints``)."""
         return self._call("/v1/constraints", body, timeout, "the constraints request")
+
+    def sdk_profile(self, space_id: str, source: str, timeout: float = 10.0) -> dict[str, Any]:
+        """The SDK's profile of one source (``GET /v1/sdk/profile``): its tool bindings and
+        the claim contract's version; ``turnstream.sdk.Conversation(profile=...)`` takes it."""
+        query = urllib.parse.urlencode({"space_id": space_id, "source": source})
+        return self._call(f"/v1/sdk/profile?{query}", None, timeout, "the profile request")
 
     def run_job(self, name: str, params: dict[str, str], timeout: float = 3600) -> dict[str, Any]:
         """Run job ``name`` in the worker, on its store thread (``/v1/jobs/NAME/``)."""

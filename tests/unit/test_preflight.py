@@ -37,7 +37,13 @@ def test_the_examples_configuration_would_start_and_says_what_it_holds(tmp_path:
     report = check_settings(settings)
     assert report.would_start(strict=True), [f.line() for f in report.findings]
     lines = [f.line() for f in report.findings]
-    assert "spaces.acme: pt; claims, signals, turns; 0 labels, 0 rules" in lines
+    assert (
+        "spaces.acme: pt; claims, signals, turns; 0 labels, 0 rules, "
+        "tool bindings examples/tool_bindings.json" in lines
+    )
+    assert "spaces.acme.claims_contract: examples/claims/retail.json: version retail-2026-11" in (
+        lines
+    )
     assert "identity.secret: set" in lines
     assert "jobs.measurement: not set" in lines
     assert any(line.startswith("jobs: priors '15 3 * * *'") for line in lines)
@@ -243,6 +249,13 @@ def test_a_binding_naming_an_undeclared_field_is_an_error(tmp_path: Path) -> Non
     text = f'[spaces.acme]\ntypes = "{EXAMPLES / "types.toml"}"\ntool_bindings = "{bindings}"\n'
     errors = _errors(_settings(tmp_path, text))
     assert "item_variant.flavour" in errors["spaces.acme.tool_bindings"]
+
+
+def test_a_broken_claims_contract_is_an_error_naming_the_space(tmp_path: Path) -> None:
+    contract = tmp_path / "contract.json"
+    contract.write_text('{"version": "v1"}')
+    settings = _settings(tmp_path, f'[spaces.acme]\nclaims_contract = "{contract}"\n')
+    assert "spaces.acme.claims_contract" in _errors(settings)
 
 
 _WEBHOOK = """

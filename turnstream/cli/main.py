@@ -32,6 +32,7 @@ from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
+from turnstream.cli.tools import tools_app
 from turnstream.config import Settings
 from turnstream.jsonl import read_lines, validate_lines
 from turnstream.producer import Producer
@@ -47,6 +48,7 @@ app.add_typer(infra_app, name="infra")
 app.add_typer(contract_app, name="contract")
 app.add_typer(config_app, name="config")
 app.add_typer(exposure_app, name="exposure")
+app.add_typer(tools_app, name="tools")
 app.add_typer(report_app, name="report")
 app.add_typer(docs_app, name="docs")
 app.add_typer(keys_app, name="keys")

@@ -113,8 +113,12 @@ class SpaceConfig(_Section):
     language: Literal["pt", "en", "es"] = "en"
     features: frozenset[Feature] = frozenset()
     rules: tuple[RuleConfig, ...] = ()
-    #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool``.
+    #: A tool-bindings document (JSON) for ``POST /v1/constraints`` with ``tool`` and for
+    #: ``GET /v1/sdk/profile`` (the SDK's bound tools).
     tool_bindings: str | None = None
+    #: The claim contract (JSON) the space's agents check with: ``GET /v1/sdk/profile``
+    #: serves it without the negative corpus's phrases (only its version).
+    claims_contract: str | None = None
     #: Field labels for the block's text, by ``type.field``; they win over the types
     #: document's labels.
     labels: dict[str, str] = Field(default_factory=dict)

@@ -22,10 +22,21 @@ from turnstream.streams.admin import wait_until_drained
 from turnstream.streams.topology import Topology, topology_of
 from turnstream.worker_client import read_query
 
-__all__ = ["SAMPLE_TYPES", "SPACES", "Deployment", "new_deployment"]
+__all__ = [
+    "SAMPLE_BINDINGS",
+    "SAMPLE_CONTRACT",
+    "SAMPLE_TYPES",
+    "SPACES",
+    "Deployment",
+    "new_deployment",
+]
 
+_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: The object types of the sample day's spaces (the example document of the checkout).
-SAMPLE_TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
+SAMPLE_TYPES = _EXAMPLES / "types.toml"
+#: The tool bindings and the claim contract of the sample day's spaces.
+SAMPLE_BINDINGS = _EXAMPLES / "tool_bindings.json"
+SAMPLE_CONTRACT = _EXAMPLES / "claims" / "retail.json"
 
 
 def _keys(space: str) -> str:
@@ -39,6 +50,8 @@ SPACES = f"""
 language = "pt"
 features = ["signals", "claims", "turns"]
 types = "{SAMPLE_TYPES}"
+tool_bindings = "{SAMPLE_BINDINGS}"
+claims_contract = "{SAMPLE_CONTRACT}"
 exposure_keys = {_keys("acme")}
 
 [spaces.lumen]
@@ -51,6 +64,7 @@ exposure_keys = {_keys("lumen")}
 language = "es"
 features = ["turns", "claims"]
 types = "{SAMPLE_TYPES}"
+tool_bindings = "{SAMPLE_BINDINGS}"
 exposure_keys = {_keys("vida")}
 """
 

@@ -19,6 +19,7 @@ from functools import cache
 from typing import Any
 
 from turnstream.dev.sample_claims import PROMPT, retail_contract, scene
+from turnstream.dev.sample_tools import Said, bindings, search, session_block
 from turnstream.sdk import Conversation, TurnFrame, exposure_token, turn_key
 
 __all__ = [
@@ -255,6 +256,8 @@ class _Session:
     exposures: list[_Exposure] = field(default_factory=list)
     cart: list[tuple[int, str, int]] = field(default_factory=list)
     conversation: Conversation | None = None
+    #: The preferences the person said for themselves in the session, and when.
+    said: list[Said] = field(default_factory=list)
 
     @property
     def space(self) -> _Space:
@@ -326,6 +329,11 @@ def _conversation(sess: _Session) -> Conversation:
                 {"id": "ranker-2026-09", "arm": person.arm} if person.arm is not None else None
             ),
             now=lambda: sess.at,
+            # The guard's budgets on a clock that does not move: the same day every time,
+            # however loaded the machine (on time.monotonic, a guarded turn that takes over
+            # the 300 ms message budget under load is marked guard_budget_exceeded).
+            clock=lambda: 0.0,
+            tool_bindings=bindings(),  # what GET /v1/sdk/profile serves the source
         )
     return sess.conversation
 
@@ -409,19 +417,40 @@ def _pooled_turn(
     return item
 
 
-def _constraint(rand: random.Random, tool: str) -> Item:
-    """One measured tool call: violations + unverifiable never exceed results_checked."""
-    checked = rand.choice((0, 4, 6, 8, 10, 12, 20))
-    violations = rand.randint(0, checked // 4)
-    unverifiable = rand.randint(0, (checked - violations) // 3)
-    return {
-        "tool": tool,
-        "sent": rand.randint(1, 4),
-        "results_checked": checked,
-        "violations": violations,
-        "unverifiable": unverifiable,
-        "relaxed": checked == 0 or rand.random() < 0.08,
-    }
+def _catalogue(rand: random.Random, space: _Space) -> list[Item]:
+    """What the space's search looks through for one call: a few of its items, as the
+    search returns them (one in nine has a field missing: a result nothing can verify)."""
+    refs = rand.sample(range(space.first_ref, space.first_ref + space.refs), rand.randint(4, 9))
+    found = []
+    for ref_id in refs:
+        shown = _shown(space, ref_id)
+        if space.tool == "search_plans":
+            item = {"plan_id": _ref(space, ref_id), "price": shown["price_sale"],
+                    "coverage": shown["coverage"], "network": shown["network"]}  # fmt: skip
+        else:
+            item = {"sku": _ref(space, ref_id), "price": shown["price_sale"]}
+            item |= {k: shown[k] for k in ("color", "size", "brand", "storage_gb") if k in shown}
+        if ref_id % 9 == 0:
+            item.pop("network" if space.tool == "search_plans" else "color", None)
+            item.pop("brand", None)
+        found.append(item)
+    return found
+
+
+def _measured(s: _Stream, sess: _Session) -> Item:
+    """One call of the space's search, measured by the SDK outside a turn (a pooled turn
+    has no frame): the wire's constraint measurement."""
+    space = sess.space
+    block = session_block(space.id, sess.conv, sess.said, sess.at)
+    run = search(space.tool, s.rand, _catalogue(s.rand, space), block, sess.source, False)
+    assert run.measured is not None
+    return run.measured.wire(space.tool)
+
+
+def _remember(sess: _Session, interaction: Item, for_: str = "self") -> None:
+    """Keep what the person said for themselves: the session's block holds it."""
+    if interaction.get("kind") == "preference" and for_ == "self":
+        sess.said.append((interaction, sess.at))
 
 
 def _turn(
@@ -429,12 +458,13 @@ def _turn(
     sess: _Session,
     interactions: list[Item],
     categories: Sequence[str] = (),
-    constraints: Sequence[Item] = (),
+    searched: bool = False,
 ) -> Item:
     """A turn record made by the SDK: the claims are the checker's verdicts on what the
     agent said against what the turn's tools returned. Some turns go through the guard
     (it may rewrite or block, and marks guard_acted); a few of vida's are proposals,
-    which a block holds for a person."""
+    which a block holds for a person. ``searched``: the agent called the space's search,
+    bound and measured by the SDK against the block of what was said in the session."""
     sess.turns += 1
     conv = _conversation(sess)
     rand = s.rand
@@ -443,9 +473,11 @@ def _turn(
     with conv.turn(at=sess.at) as frame:
         for interaction in interactions:
             frame.interact(interaction)
-        for measured in constraints:
-            frame.measure(**measured)
+            _remember(sess, interaction, interaction.get("for", "self"))
         text = _say(s, sess, frame, categories)
+        if searched:  # after what the agent says: the claims cite the calls _say recorded
+            frame.cite_block(session_block(sess.person.space, sess.conv, sess.said, sess.at))
+            search(sess.space.tool, rand, _catalogue(rand, sess.space), {}, sess.source, True)
         if guarded:
             text = conv.claims.guard_text(text, context=context).text
         conv.agent(text, context=context)
@@ -601,6 +633,7 @@ def _unwatch(rand: random.Random, sess: _Session) -> Item:
 
 
 def _interaction_item(s: _Stream, sess: _Session, interaction: Item, for_: str = "self") -> Item:
+    _remember(sess, interaction, for_)
     item = _envelope(s, "interaction", sess) | {"interaction": interaction}
     return item | ({"for": for_} if for_ != "self" else {})
 
@@ -676,8 +709,7 @@ def _acme_turn(s: _Stream, sess: _Session) -> Item:
     if not sess.exposures or rand.random() < 0.3:
         presented = _presented(s, sess)
         categories = rand.choice((("price",), ("price", "discount"), ("price", "stock")))
-        constraints = [_constraint(rand, "search_products")]
-        return _turn(s, sess, [presented], categories, constraints)
+        return _turn(s, sess, [presented], categories, searched=True)
     inter = _look(s, sess, cart=rand.random() < 0.35)
     if rand.random() < 0.2:
         inter.append(_feedback(rand, sess) | ({"for": "gift"} if rand.random() < 0.2 else {}))
@@ -720,7 +752,7 @@ def _lumen_session(s: _Stream, sess: _Session) -> None:
             s.add(sess.at, _interaction_item(s, sess, _preference(rand, "lumen")))
         presented = _presented(s, sess, "tool_result")
         categories = rand.choice((("price",), ("price", "stock")))
-        s.add(sess.at, _turn(s, sess, [], categories, [_constraint(rand, "search_products")]))
+        s.add(sess.at, _turn(s, sess, [], categories, searched=True))
         _lumen_signals(s, sess, presented)
     if sess.cart and rand.random() < 0.5:
         _purchase(s, sess)
@@ -741,7 +773,7 @@ def _vida_session(s: _Stream, sess: _Session) -> None:
                 ("deadline", "action_promise"),
             )
         )
-        s.add(sess.at, _turn(s, sess, inter, categories, [_constraint(rand, "search_plans")]))
+        s.add(sess.at, _turn(s, sess, inter, categories, searched=True))
     if rand.random() < 0.15:
         at = s.later(sess.at, 5, 60)
         ref = _ref(sess.space, _pick_ref(rand, sess.space))
@@ -944,7 +976,7 @@ def _mixed_valid(s: _Stream, sess: _Session, kind: str) -> Item:
     rand = s.rand
     if kind == "turn":
         categories = rand.choice(_MIXED_CATEGORIES)
-        return _pooled_turn(s, sess, categories, [_constraint(rand, sess.space.tool)])
+        return _pooled_turn(s, sess, categories, [_measured(s, sess)])
     if kind == "interaction":
         return _mixed_interaction(s, sess)
     if kind == "outcome":

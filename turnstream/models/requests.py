@@ -17,6 +17,7 @@ __all__ = [
     "CorrectRequest",
     "ResolveRequest",
     "ReviewRequestIn",
+    "SdkProfileQuery",
     "SpaceRequest",
 ]
 
@@ -46,6 +47,13 @@ class ConstraintsRequest(_Body):
     #: Render the block for this tool, through the source's binding.
     tool: Id | None = None
     source: Id | None = None
+
+
+class SdkProfileQuery(_Body):
+    """``GET /v1/sdk/profile``'s query string: the space and the calling source."""
+
+    space_id: SpaceId
+    source: Id
 
 
 class SpaceRequest(_Body):

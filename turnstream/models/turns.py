@@ -93,6 +93,8 @@ class Turn(Envelope):
     agent: Id
     build: Id | None = None
     contract_version: Id | None = None
+    #: The ``version`` of the constraints block the turn used (``cv_...``).
+    constraints_version: Id | None = None
     interactions: list[Interaction] = Field(default_factory=list, max_length=1000)
     claims: list[Claim] = Field(default_factory=list, max_length=1000)
     constraints: list[ConstraintMeasurement] = Field(default_factory=list, max_length=1000)

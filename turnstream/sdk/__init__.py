@@ -4,19 +4,23 @@ contract, exposure tokens). ``docs/sdk.md`` walks through it."""
 from turnstream.sdk.conversation import Conversation, ConversationClaims, Recorder, TurnScope
 from turnstream.sdk.exposure import exposure_token, uuid7
 from turnstream.sdk.frame import Output, RecordedCall, TurnFrame, current_frame
+from turnstream.sdk.tools import BoundTool, ToolRun, tool
 from turnstream.sdk.turn_record import build_turn_record, turn_key
 
 __all__ = [
+    "BoundTool",
     "Conversation",
     "ConversationClaims",
     "Output",
     "RecordedCall",
     "Recorder",
+    "ToolRun",
     "TurnFrame",
     "TurnScope",
     "build_turn_record",
     "current_frame",
     "exposure_token",
+    "tool",
     "turn_key",
     "uuid7",
 ]

@@ -35,6 +35,7 @@ from typing import Any, Protocol
 from pydantic import SecretStr
 
 from turnstream.config import Settings
+from turnstream.core.constraints import BindingsDocument, SdkProfile, ToolBinding, parse_profile
 from turnstream.core.exposure_tokens import mint_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
@@ -239,6 +240,8 @@ class Conversation:
     (``turnstream.sdk.claims.fingerprints(prompt)``) and ``reader`` go to ``Claims``.
     ``types`` (``turnstream.models.object_types.load_types(path)``, the space's object
     types document) gives values recorded with ``type=`` their class and claim age.
+    ``profile`` (``GET /v1/sdk/profile``'s answer, ``WorkerClient.sdk_profile``) or
+    ``tool_bindings`` bind the tools that have no binding in code (``turnstream.sdk.tool``).
     """
 
     def __init__(
@@ -265,6 +268,8 @@ class Conversation:
         reader: NumberReader | None = None,
         clock: Callable[[], float] = time.monotonic,
         types: ObjectTypes | None = None,
+        profile: SdkProfile | Mapping[str, Any] | None = None,
+        tool_bindings: BindingsDocument | Iterable[ToolBinding] | None = None,
     ) -> None:
         if (handle is None) == (profile_id is None):
             raise TurnstreamError("a conversation needs exactly one of handle and profile_id")
@@ -285,6 +290,16 @@ class Conversation:
         self.experiment = experiment
         self.now = now
         self.types = types
+        self.profile = parse_profile(profile) if profile is not None else None
+        #: The bindings tools without one in code use: ``tool_bindings`` if given, else
+        #: the profile's (served for this conversation's source).
+        self.tool_bindings = (
+            BindingsDocument(bindings=tuple(tool_bindings))
+            if tool_bindings is not None and not isinstance(tool_bindings, BindingsDocument)
+            else tool_bindings
+        )
+        if self.tool_bindings is None and self.profile is not None:
+            self.tool_bindings = self.profile.bindings
         self._exposure_key = self._key(exposure_key, settings)
         self._claims = (
             Claims(
@@ -410,6 +425,7 @@ class Conversation:
             interactions=frame.interactions,
             constraints=[m.model_dump(mode="json") for m in frame.measurements],
             experiment=frame.experiment,
+            constraints_version=None if frame.block is None else frame.block["version"],
         )
         parse_item(json.dumps(record).encode())  # a record the worker would refuse fails here
         frame.record = record

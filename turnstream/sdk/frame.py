@@ -123,6 +123,11 @@ class TurnFrame:
     anchors: list[Anchor] = field(default_factory=list)
     interactions: list[dict[str, Any]] = field(default_factory=list)
     measurements: list[ConstraintMeasurement] = field(default_factory=list)
+    #: The constraints block the turn cites (``cite_block``): bound tools render it.
+    block: Mapping[str, Any] | None = None
+    #: Each bound tool's run in this turn (``turnstream.sdk.tools.ToolRun``): its
+    #: suggestions, measurement and counterfactual.
+    tool_runs: list[Any] = field(default_factory=list)
     output: Output | None = None
     #: The last guard that acted on an output in this turn (``conversation.claims.guard*``).
     guarded: Guarded | None = None
@@ -244,6 +249,18 @@ class TurnFrame:
         wire = model.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.interactions.append(wire)
         return wire
+
+    def cite_block(self, block: Mapping[str, Any]) -> None:
+        """The constraints block this turn uses (``POST /v1/constraints``'s answer): bound
+        tools render it into their calls, and the record carries its ``version`` as
+        ``constraints_version``; a block served to a person in an experiment's arm names
+        it, and the record does too (unless the turn names its own ``experiment``)."""
+        if not isinstance(block.get("version"), str):
+            raise TurnstreamError("cite_block: the block has no version (is it a block?)")
+        self.block = block
+        served = block.get("experiment")
+        if self.experiment is None and isinstance(served, Mapping):
+            self.experiment = {"id": served["id"], "arm": served["arm"]}
 
     def measure(
         self,

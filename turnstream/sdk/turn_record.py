@@ -54,6 +54,7 @@ def build_turn_record(
     interactions: Sequence[Mapping[str, Any]],
     constraints: Sequence[Mapping[str, Any]],
     experiment: Mapping[str, str] | None,
+    constraints_version: str | None = None,
 ) -> dict[str, Any]:
     """One turn record, as the producer publishes it."""
     record: dict[str, Any] = {
@@ -78,6 +79,8 @@ def build_turn_record(
         record["build"] = build
     if contract_version is not None:
         record["contract_version"] = contract_version
+    if constraints_version is not None:
+        record["constraints_version"] = constraints_version
     if experiment is not None:
         record["experiment"] = {"id": experiment["id"], "arm": experiment["arm"]}
     return record

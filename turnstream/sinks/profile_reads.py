@@ -154,15 +154,9 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
         when = _utc(occurred_at)
         if kind == "preference":
             preferences.append(
-                StatedPreference(
+                StatedPreference.said(
+                    data,
                     id=sid,
-                    attr=data["attr"],
-                    op=data["op"],
-                    values=tuple(data["values"]),
-                    strength=data["strength"],
-                    scope=data.get("scope") or "session",
-                    category=data.get("category"),
-                    source=data.get("source") or "stated",
                     for_=bucket,
                     occurred_at=when,
                     session=session or "",

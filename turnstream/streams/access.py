@@ -51,6 +51,7 @@ ROUTES: Mapping[tuple[str, str], RouteAccess | None] = {
     ("POST", "/v1/jobs/{name}/"): RouteAccess(Role.operator, all_spaces=True),
     ("GET", "/v1/context-use"): RouteAccess(Role.analyst),
     ("POST", "/v1/constraints"): RouteAccess(Role.agent),
+    ("GET", "/v1/sdk/profile"): RouteAccess(Role.integration),
     ("GET", "/v1/profiles/{profile_id}/inferences"): _SECURITY,
     ("POST", "/v1/profiles/{profile_id}/inferences/{inference_id}/correct"): _SECURITY,
     ("DELETE", "/v1/profiles/{profile_id}/inferences/{inference_id}"): _SECURITY,

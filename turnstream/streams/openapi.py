@@ -19,6 +19,7 @@ from turnstream.models.requests import (
     CorrectRequest,
     ResolveRequest,
     ReviewRequestIn,
+    SdkProfileQuery,
     SpaceRequest,
 )
 from turnstream.streams.access import ROUTES
@@ -92,10 +93,11 @@ _SQL_BODY = {
 }
 
 
-def _context_use_parameters() -> list[dict[str, Any]]:
-    schema = ContextUseQuery.model_json_schema()
+def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    schema = model.model_json_schema()
+    required = set(schema.get("required", ()))
     return [
-        {"name": name, "in": "query", "required": False, "schema": prop}
+        {"name": name, "in": "query", "required": name in required, "schema": prop}
         for name, prop in schema["properties"].items()
     ]
 
@@ -132,7 +134,7 @@ def _paths() -> dict[str, dict[str, Any]]:
             "get": {
                 "summary": "Claims on evidence, guard actions and constraints sent/verifiable/"
                 "violated, per breakdown, for the caller's space",
-                "parameters": _context_use_parameters(),
+                "parameters": _query_parameters(ContextUseQuery),
                 "responses": _responses("200", "422"),
             }
         },
@@ -141,6 +143,14 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "summary": "The constraints block for one person (optionally for a tool)",
                 "requestBody": _body(ConstraintsRequest),
                 "responses": _responses("200", "400", "404", "422"),
+            }
+        },
+        "/v1/sdk/profile": {
+            "get": {
+                "summary": "The SDK's profile for one source: its tool bindings (without "
+                "sources) and the claim contract (the negative corpus only by its version)",
+                "parameters": _query_parameters(SdkProfileQuery),
+                "responses": _responses("200", "404", "422"),
             }
         },
         "/v1/profiles/{profile_id}/inferences": {

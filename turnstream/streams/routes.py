@@ -9,9 +9,12 @@ survives restarts.
 
 from __future__ import annotations
 
+import functools
 import json
+import tomllib
 import uuid
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import faust
@@ -26,19 +29,23 @@ from turnstream.core.constraints import (
     binding_for,
     build_block,
     load_bindings,
+    profile_for,
     render_for_tool,
 )
 from turnstream.core.corrections import CorrectionConflict, correction_for
+from turnstream.core.experiments import arm_at, served_inferences
 from turnstream.core.identity import profile_id_for
 from turnstream.core.object_types import types_for_space
 from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.models.items import error_pairs
+from turnstream.models.measurement import Arm, Experiment, MeasurementDocument, load_measurement
 from turnstream.models.requests import (
     ConstraintsRequest,
     ContextUseQuery,
     CorrectRequest,
     ResolveRequest,
     ReviewRequestIn,
+    SdkProfileQuery,
     SpaceRequest,
 )
 from turnstream.sinks.context_use import ReportQuery, read_context_use
@@ -158,6 +165,31 @@ def _space(settings: Settings, space_id: str, need_signals: bool = False) -> Any
     return space
 
 
+def _measurement(path: str) -> MeasurementDocument:
+    """The measurement document, read again only when the file changed (one ``stat`` per
+    block request)."""
+    return _measurement_at(path, Path(path).stat().st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _measurement_at(path: str, mtime_ns: int) -> MeasurementDocument:
+    return load_measurement(path)
+
+
+def _arm(
+    settings: Settings, space_id: str, profile_id: str, source: str, now: datetime
+) -> tuple[Experiment, Arm] | None:
+    """The person's arm in the space's running experiment (``jobs.measurement``)."""
+    path = settings.jobs.measurement
+    if path is None:
+        return None
+    try:
+        doc = _measurement(path)
+    except OSError as exc:
+        raise TurnstreamError(f"measurement document {path}: {exc.strerror}") from None
+    return arm_at(doc, space_id, profile_id, source, now)
+
+
 def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[str, Any]:
     space = _space(settings, body.space_id, need_signals=True)
     if (body.profile_id is None) == (body.handle is None):
@@ -169,7 +201,13 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
         body.handle,
         settings.secret_bytes(),  # type: ignore[arg-type]
     )
-    inputs = load_inputs(store, body.space_id, profile_id, body.for_)
+    now = _now()
+    assigned = _arm(settings, body.space_id, profile_id, body.source or "", now)
+    dropped = frozenset() if assigned is None else assigned[1].dropped
+    # The memory's control group (and an arm that drops the block) gets no block at all:
+    # nothing of the person is read.
+    no_block = "constraints_block" in dropped
+    inputs = None if no_block else load_inputs(store, body.space_id, profile_id, body.for_)
     request = BlockRequest(
         space_id=body.space_id,
         profile_id=profile_id,
@@ -182,20 +220,25 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
     rules = [
         CompanyRule(r.id, r.rank, r.origin, r.attr, r.op, tuple(r.values), r.text)
         for r in space.rules
+        if not no_block
     ]
+    active = [] if inputs is None else [i for i in inputs.inferences if i.status == "active"]
     block = build_block(
         request,
-        inputs.preferences,
-        inputs.attributes,
-        [i for i in inputs.inferences if i.status == "active"],
-        inputs.presented,
-        inputs.disliked,
+        () if inputs is None else inputs.preferences,
+        () if inputs is None else inputs.attributes,
+        served_inferences(dropped, active),
+        () if inputs is None else inputs.presented,
+        () if inputs is None else inputs.disliked,
         rules,
-        _now(),
+        now,
         labels=space.labels,
         types=types_for_space(space),
         soft_max=settings.signals.block_soft_max,
     )
+    if assigned is not None:
+        experiment, arm = assigned
+        block["experiment"] = {"id": experiment.id, "arm": arm.name, "drops": sorted(dropped)}
     if body.tool is not None:
         doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
         binding = binding_for(doc, body.tool, body.source or "") if doc else None
@@ -204,6 +247,26 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
                                    f"{body.source!r} in space {body.space_id!r}"})  # fmt: skip
         block["rendered"] = render_for_tool(block, binding)
     return block
+
+
+def _contract(path: str) -> dict[str, Any]:
+    """The claim contract file (JSON, or TOML by its suffix) as it is: ``turnstream config
+    check`` validates it with the SDK's loader; the worker only serves it."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.lower().endswith(".toml") else json.loads(text)
+    except (OSError, ValueError) as exc:
+        raise TurnstreamError(f"claim contract {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise TurnstreamError(f"claim contract {path}: not a JSON object")
+    return data
+
+
+def _sdk_profile(settings: Settings, query: SdkProfileQuery) -> dict[str, Any]:
+    space = _space(settings, query.space_id)
+    doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
+    contract = _contract(space.claims_contract) if space.claims_contract else None
+    return profile_for(query.space_id, query.source, doc, contract)
 
 
 def register_routes(
@@ -234,6 +297,16 @@ def register_routes(
                 body = await _body(request, ConstraintsRequest)
                 _scope(request, body.space_id)
                 return 200, await store.run(_block, store.store, settings, body)
+
+            return await _guard(self, work)
+
+    @app.page("/v1/sdk/profile")
+    class SdkProfileView(View):
+        async def get(self, request: Request) -> Response:
+            async def work() -> tuple[int, Any]:
+                query = _query(request, SdkProfileQuery)
+                _scope(request, query.space_id)
+                return 200, _sdk_profile(settings, query)
 
             return await _guard(self, work)
 

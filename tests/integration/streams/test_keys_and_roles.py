@@ -76,6 +76,8 @@ CASES = [
          lambda s: (f"{P}/review-requests/rr_none/resolve",
                     {"space_id": s, "decision": "upheld"}), 404),  # passed the keys: no such
     Case("GET", "/v1/context-use", lambda s: (f"/v1/context-use?space_id={s}", None), 200),
+    Case("GET", "/v1/sdk/profile",
+         lambda s: (f"/v1/sdk/profile?space_id={s}&source=web", None), 200),
     Case("POST", "/v1/sql", lambda s: ("/v1/sql", {"sql": "SELECT 1 AS one"}), 200,
          per_space=False),
     Case("POST", "/v1/jobs/{name}/", lambda s: ("/v1/jobs/no-such-job/", {}), 400,

@@ -184,7 +184,7 @@ def test_errors_name_the_field_and_signals_off_is_404(worker) -> None:  # type: 
     assert status == 422 and body["errors"][0]["field"] == "for"
     status, _ = _call(port, "POST", "/v1/constraints", {"space_id": "vida", "profile_id": "p"})
     assert status == 404  # vida records turns only: signals off
-    unbound = {"space_id": "acme", "profile_id": "p", "tool": "search_plans"}
+    unbound = {"space_id": "acme", "profile_id": "p", "tool": "quote_shipping"}
     status, body = _call(port, "POST", "/v1/constraints", unbound)
     assert status == 422 and "not bound" in body["error"]
 

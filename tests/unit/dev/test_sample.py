@@ -357,3 +357,22 @@ def test_the_sample_s_scenes_give_every_verdict_in_every_language(lang: str) -> 
             assert {c["category"] for c in claims} == {category}, said.text
             found[category] |= {c["verdict"] for c in claims}
     assert found == _SCENE_VERDICTS
+
+
+def test_sample_day_measurements_are_the_sdk_s(day_lines: list[bytes]) -> None:
+    """Every measured turn cites the block the SDK rendered into its search, and its
+    counts come from the results checked: the day has violations, results nothing could
+    verify and a relaxed search, never more hard constraints sent than were said."""
+    items, _ = parsed(day_lines)
+    turns = [it for it in items if isinstance(it, Turn)]
+    measured = [t for t in turns if t.constraints]
+    assert len(measured) > 300
+    assert all(t.constraints_version and t.constraints_version.startswith("cv_") for t in measured)
+    calls = [c for t in measured for c in t.constraints]
+    assert {c.tool for c in calls} == {"search_products", "search_plans"}
+    assert sum(c.violations for c in calls) > 0 and sum(c.unverifiable for c in calls) > 0
+    assert any(c.relaxed for c in calls) and any(c.sent for c in calls)
+    # Every search looked through 4 to 9 items; what it returned is what was checked.
+    assert all(c.results_checked <= 9 for c in calls) and any(c.results_checked for c in calls)
+    # Nothing said in a session: nothing sent.
+    assert sum(1 for c in calls if c.sent == 0) > sum(1 for c in calls if c.sent > 0)

@@ -24,10 +24,13 @@ __all__ = [
     "Capabilities",
     "Negation",
     "ResultsBinding",
+    "SdkProfile",
     "ToolBinding",
     "binding_for",
     "load_bindings",
     "parse_bindings",
+    "parse_profile",
+    "profile_for",
     "render_for_tool",
 ]
 
@@ -127,6 +130,67 @@ def load_bindings(path: str | Path) -> BindingsDocument:
         raise ConfigError(f"tool bindings {path}: {e}") from e
 
 
+class SdkProfile(_Model):
+    """What ``GET /v1/sdk/profile`` serves the SDK of one source: that source's tool
+    bindings (without ``sources``) and the claim contract's version (never its phrases)."""
+
+    space_id: str
+    source: str
+    tool_bindings: tuple[ToolBinding, ...] = ()
+    contract_version: str | None = None
+    #: The contract, its negative corpus reduced to ``{"version": ...}``.
+    claim_contract: dict[str, Any] | None = None
+
+    @property
+    def bindings(self) -> BindingsDocument:
+        """The served bindings as a document (each applies to this source)."""
+        return BindingsDocument(bindings=self.tool_bindings)
+
+
+def parse_profile(data: SdkProfile | Mapping[str, Any]) -> SdkProfile:
+    """The profile from its JSON form (``ConfigError`` naming the field when wrong)."""
+    if isinstance(data, SdkProfile):
+        return data
+    try:
+        return SdkProfile.model_validate(dict(data))
+    except ValidationError as e:
+        raise ConfigError(f"sdk profile: {e}") from e
+
+
+def _without_phrases(contract: Mapping[str, Any]) -> dict[str, Any]:
+    """The contract with its negative corpus reduced to its version: the phrases are the
+    trade's own wording, and a key of the integration role has no use for them."""
+    served = dict(contract)
+    corpus = served.get("negative_corpus")
+    if isinstance(corpus, Mapping):
+        served["negative_corpus"] = {"version": corpus.get("version")}
+    return served
+
+
+def profile_for(
+    space_id: str,
+    source: str,
+    doc: BindingsDocument | None,
+    contract: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The JSON answer of ``GET /v1/sdk/profile``: every binding that applies to
+    ``source`` (one naming it wins over one for every source), without ``sources``; the
+    claim contract without its negative corpus's phrases, and its version."""
+    chosen: list[dict[str, Any]] = []
+    if doc is not None:
+        for tool in dict.fromkeys(b.tool for b in doc.bindings):
+            binding = binding_for(doc, tool, source)
+            if binding is not None:
+                chosen.append(binding.model_dump(mode="json", exclude={"sources"}))
+    return {
+        "space_id": space_id,
+        "source": source,
+        "tool_bindings": chosen,
+        "contract_version": None if contract is None else contract.get("version"),
+        "claim_contract": None if contract is None else _without_phrases(contract),
+    }
+
+
 def binding_for(
     doc: BindingsDocument | Iterable[ToolBinding], tool: str, source: str
 ) -> ToolBinding | None:
@@ -175,15 +239,19 @@ def _merged(old: Any, new: Any) -> list[Any]:
 
 
 def render_for_tool(block: Mapping[str, Any], binding: ToolBinding) -> dict[str, Any]:
-    """The block's standing hard entries as suggested arguments of ``binding.tool``.
+    """The block's standing hard entries, and its attributes, as suggested arguments of
+    ``binding.tool``.
 
     ``in``/``eq`` go to the argument's parameter, ``not_in``/``ne`` to its negation
     parameter, comparisons only where ``ops`` lists them. What no argument expresses is
     ``residual``: ``filtered`` by the SDK when the tool overfetches, else
     ``unenforced`` (``None`` when nothing is residual). ``unbound_attrs``: fields of the
-    block no argument carries.
+    block's hard entries no argument carries. An attribute (``eq`` its value) takes a
+    parameter no hard entry took. ``behind``: each parameter and the ids of the entries
+    it carries (what apply mode asks before injecting it).
     """
     params: dict[str, Any] = {}
+    behind: dict[str, list[str]] = {}
     residual: list[str] = []
     unbound: set[str] = set()
     for entry in block.get("hard", ()):
@@ -204,16 +272,27 @@ def render_for_tool(block: Mapping[str, Any], binding: ToolBinding) -> dict[str,
                 params[param] = _merged(params[param], value)
             else:
                 continue  # the parameter already carries another requirement
+            behind.setdefault(param, []).append(entry["id"])
             placed = True
             break
         if not placed:
             residual.append(entry["id"])
+    for fact in block.get("attributes", ()):
+        if fact.get("lost"):
+            continue
+        for arg in binding.args:
+            target = _target(arg, "eq", [fact["value"]]) if arg.attr == fact["attr"] else None
+            if target is not None and target[0] not in params:
+                params[target[0]] = target[1]
+                behind[target[0]] = [fact["id"]]
+                break
     handling: Literal["filtered", "unenforced"] | None = None
     if residual:
         handling = "filtered" if binding.capabilities.overfetch else "unenforced"
     return {
         "tool": binding.tool,
         "params": params,
+        "behind": behind,
         "residual": residual,
         "residual_handling": handling,
         "unbound_attrs": sorted(unbound),

@@ -16,8 +16,10 @@ from turnstream.core.constraints.inputs import Scalar
 
 __all__ = [
     "BlockOp",
+    "bound_within",
     "canonical",
     "clashes",
+    "holds",
     "refusing",
     "signs",
 ]
@@ -186,3 +188,37 @@ def signs(op: str, values: Sequence[Scalar], polarity: str) -> dict[str, int]:
     if polarity == "avoid":
         sign = -sign
     return {canonical(v): sign for v in values}
+
+
+def holds(op: str, values: Sequence[Scalar], value: Scalar) -> bool | None:
+    """Whether ``value`` meets the condition; ``None`` when that cannot be decided (a
+    comparison of values that do not compare, ``"M"`` against ``lte 700``)."""
+    key = canonical(value)
+    if op in _ALLOWED:
+        return key in {canonical(v) for v in values}
+    if op in _EXCLUDED:
+        return key not in {canonical(v) for v in values}
+    inside = _inside(value, _interval("between" if op == "not_between" else op, values))
+    if inside is None or op != "not_between":
+        return inside
+    return not inside
+
+
+def bound_within(
+    op: str, values: Sequence[Scalar], bound: Scalar | Sequence[Scalar]
+) -> bool | None:
+    """Whether a tool's bound argument (``max_price=700``; ``[100, 700]`` for ``between``)
+    asks for no more than the comparison allows: an upper bound at or under the limit, a
+    lower one at or over it, a range inside the range. A bound is where the tool cuts,
+    so ``lt 700`` is carried by ``max_price=700``. ``None`` when the values do not compare."""
+    if op == "between":
+        if not isinstance(bound, list | tuple) or len(bound) != 2:
+            return False
+        inside = [_inside(b, _interval("between", values)) for b in bound]
+        return None if None in inside else all(inside)
+    if isinstance(bound, list | tuple):
+        return False
+    order = _compare(bound, values[0])
+    if order is None:
+        return None
+    return order <= 0 if op in ("lt", "lte") else order >= 0

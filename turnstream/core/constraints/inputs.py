@@ -7,9 +7,10 @@ its times carry a zone, so the block is never built from something the wire refu
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal, get_args
+from typing import Any, Literal, get_args
 
 from turnstream.core.derivation.values import Scalar
 from turnstream.errors import TurnstreamError
@@ -96,6 +97,34 @@ class StatedPreference:
         _check(self.scope in _SCOPES, f"unknown scope {self.scope!r}")
         _check_for(self.for_)
         _check_aware(self.occurred_at, "occurred_at")
+
+    @classmethod
+    def said(
+        cls,
+        data: Mapping[str, Any],
+        *,
+        id: str,
+        for_: str,
+        occurred_at: datetime,
+        session: str,
+        origin: str,
+    ) -> StatedPreference:
+        """A preference from its interaction (WIRE.md), with the wire's defaults: scope
+        ``session``, source ``stated``."""
+        return cls(
+            id=id,
+            attr=data["attr"],
+            op=data["op"],
+            values=tuple(data["values"]),
+            strength=data["strength"],
+            scope=data.get("scope") or "session",
+            category=data.get("category"),
+            source=data.get("source") or "stated",
+            for_=for_,
+            occurred_at=occurred_at,
+            session=session,
+            origin=origin,
+        )
 
 
 @dataclass(frozen=True)

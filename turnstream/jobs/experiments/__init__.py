@@ -1,7 +1,7 @@
 """Experiments by element: assign people to arms, attribute outcomes, compare the arms."""
 
+from turnstream.core.experiments import assign, pick_arm, unit_point
 from turnstream.jobs.experiments.analysis import Analysis, analyze
-from turnstream.jobs.experiments.assignment import assign, pick_arm, unit_point
 from turnstream.jobs.experiments.compare import (
     Assignment,
     Comparison,

@@ -6,7 +6,7 @@ Who is in the experiment, as of a time:
   (the agent ran that arm); a turn citing an arm the document does not know is counted
   and its person left out; a turn citing no arm leaves the person to the hash;
 * everyone else seen in the space (turns or interactions) since the start is assigned
-  by :func:`~turnstream.jobs.experiments.assignment.assign` from the source of their
+  by :func:`~turnstream.core.experiments.assign` from the source of their
   first event;
 * an assignment once recorded in ``experiment_assignments`` stays (interactions expire
   after 45 days, and a late event must not move a person), unless a turn now cites an arm.
@@ -38,8 +38,8 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from turnstream.core.experiments import assign
 from turnstream.jobs.experiments.analysis import Analysis, analyze
-from turnstream.jobs.experiments.assignment import assign
 from turnstream.jobs.experiments.looks import Earlier, Look, assess, information, look_number
 from turnstream.jobs.experiments.stats import (
     ArmCount,

@@ -15,6 +15,8 @@ from turnstream.core.constraints import (
     binding_for,
     load_bindings,
     parse_bindings,
+    parse_profile,
+    profile_for,
     render_for_tool,
 )
 from turnstream.errors import ConfigError
@@ -56,6 +58,7 @@ def test_in_goes_to_the_param_and_not_in_to_the_negation_param() -> None:
     assert render_for_tool(got, _binding()) == {
         "tool": "search_plans",
         "params": {"exclude_networks": ["acme"], "networks": ["red", "blue"], "copay": False},
+        "behind": {"exclude_networks": ["p_out"], "networks": ["p_in"], "copay": ["p_copay"]},
         "residual": [],
         "residual_handling": None,
         "unbound_attrs": [],
@@ -162,3 +165,26 @@ def test_load_bindings_reads_json_and_says_what_is_wrong(tmp_path: Path) -> None
         load_bindings(bad)
     with pytest.raises(ConfigError):
         load_bindings(tmp_path / "missing.json")
+
+
+def test_the_profile_serves_the_source_s_bindings_without_sources_nor_phrases() -> None:
+    web = {**SEARCH_PLANS, "sources": ["web"], "capabilities": {"overfetch": False}}
+    other = {"tool": "quote", "sources": ["whatsapp"]}
+    doc = parse_bindings([SEARCH_PLANS, web, other])
+    contract = {"version": "retail-1", "negative_corpus": {"version": "neg-2", "phrases": ["x"]}}
+    got = profile_for("acme", "web", doc, contract)
+    assert got["space_id"] == "acme" and got["source"] == "web"
+    assert [b["tool"] for b in got["tool_bindings"]] == ["search_plans"]
+    assert got["tool_bindings"][0]["capabilities"]["overfetch"] is False  # the web one wins
+    assert all("sources" not in b for b in got["tool_bindings"])
+    assert got["contract_version"] == "retail-1"
+    assert got["claim_contract"]["negative_corpus"] == {"version": "neg-2"}
+    assert contract["negative_corpus"]["phrases"] == ["x"]  # the loaded one is not changed
+    profile = parse_profile(got)
+    assert binding_for(profile.bindings, "search_plans", "anything") is not None
+    assert profile_for("acme", "web", None, None) == {
+        "space_id": "acme", "source": "web", "tool_bindings": [], "contract_version": None,
+        "claim_contract": None,
+    }  # fmt: skip
+    with pytest.raises(ConfigError, match="sdk profile"):
+        parse_profile({"space_id": "acme"})

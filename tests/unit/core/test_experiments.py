@@ -1,13 +1,16 @@
-"""Assignment: deterministic, proportional to allocation, no control for critical sources."""
+"""Assignment: deterministic, proportional to allocation, no control for critical sources;
+the experiment running in a space at a time, and the person's arm in it."""
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 
-from turnstream.jobs.experiments.assignment import assign, pick_arm, unit_point
-from turnstream.models.measurement import Experiment
+from turnstream.core.experiments import arm_at, assign, pick_arm, served_inferences, unit_point
+from turnstream.models.measurement import ELEMENTS, Experiment, MeasurementDocument
 
 N = 20_000
 
@@ -90,3 +93,40 @@ def test_unit_points_are_in_the_unit_interval_and_spread() -> None:
     points = [unit_point("exp", str(i)) for i in range(N)]
     assert all(0.0 <= p < 1.0 for p in points)
     assert sum(points) / N == pytest.approx(0.5, abs=0.01)
+
+
+def test_arm_at_the_running_experiment_of_the_space() -> None:
+    ended = _experiment(id="exp-0", ends_at="2026-10-15T00:00:00Z")
+    doc = MeasurementDocument(experiments=(ended, _experiment(starts_at="2026-10-20T00:00:00Z")))
+    before = datetime(2026, 9, 30, tzinfo=UTC)
+    first = datetime(2026, 10, 2, tzinfo=UTC)
+    gap = datetime(2026, 10, 16, tzinfo=UTC)
+    later = datetime(2026, 10, 21, tzinfo=UTC)
+    assert arm_at(doc, "acme", "p1", "web", before) is None
+    assert arm_at(doc, "acme", "p1", "web", gap) is None  # exp-0 ended, exp-1 not started
+    assert arm_at(doc, "lumen", "p1", "web", first) is None  # another space's experiments
+    found = arm_at(doc, "acme", "p1", "web", first)
+    assert found is not None and found[0].id == "exp-0"
+    assert found[1].name == assign(ended, "p1", "web")
+    running = arm_at(doc, "acme", "p1", "web", later)
+    assert running is not None and running[0].id == "exp-1"
+    # Everyone in a control arm of a critical source is moved out of it.
+    people = [f"p{i}" for i in range(400)]
+    arms = {arm_at(doc, "acme", p, "pharmacy", later)[1].name for p in people}  # type: ignore[index]
+    assert "control" not in arms and arms == {"no_soft_signals", "full"}
+    controls = [arm_at(doc, "acme", p, "web", later)[1] for p in people]  # type: ignore[index]
+    assert any(a.control and a.dropped == frozenset(ELEMENTS) for a in controls)
+
+
+def test_served_inferences_drop_what_the_arm_drops() -> None:
+    @dataclass(frozen=True)
+    class Inf:
+        kind: str
+
+    found = [Inf("affinity"), Inf("attribute"), Inf("interest"), Inf("implicit_negative")]
+    assert served_inferences(frozenset(), found) == found
+    assert served_inferences(frozenset({"soft_signals"}), found) == [Inf("attribute")]
+    assert [i.kind for i in served_inferences(frozenset({"inferred_sizes"}), found)] == [
+        "affinity", "interest", "implicit_negative"
+    ]  # fmt: skip
+    assert served_inferences(frozenset({"soft_signals", "inferred_sizes"}), found) == []
