@@ -33,7 +33,8 @@ oldest_pending_seconds = 3.0
 """
 RETAINED = "review_requests"
 #: What the erasure keeps: the review requests and their webhook events (sinks/erasure.py).
-KEPT = frozenset(ERASURE_RETAINED)
+#: (``webhook_events_mv`` is the view that writes them: reading it reads them.)
+KEPT = frozenset(ERASURE_RETAINED) | {"webhook_events_mv"}
 #: Plain MergeTree tables: their counts never change by merging.
 RAW = ("turns", "interactions", "outcomes", "commands")
 #: Tables the subject is in before the erase (the run writes each of them).
