@@ -21,7 +21,13 @@ from urllib.parse import urlsplit
 from aiokafka.conn import collect_hosts
 from pydantic import TypeAdapter, ValidationError
 
-from turnstream.config import Feature, Settings, SpaceConfig, exposure_keys_variable
+from turnstream.config import (
+    Feature,
+    Settings,
+    SpaceConfig,
+    exposure_keys_variable,
+    webhook_secret_variable,
+)
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
 from turnstream.core.object_types import unbound_fields
 from turnstream.errors import TurnstreamError
@@ -262,6 +268,39 @@ def _exposure_keys(settings: Settings) -> Iterator[Finding]:
             )
 
 
+def _webhooks(settings: Settings) -> Iterator[Finding]:
+    """Per endpoint, where it sends and what (never the secret, never the URL's path or
+    query, which may carry a token); an endpoint without a secret stops the worker."""
+    for space_id, space in settings.spaces.items():
+        for i, hook in enumerate(space.webhooks):
+            setting = f"spaces.{space_id}.webhooks.{i}"
+            url = urlsplit(hook.url)
+            try:
+                port = url.port
+            except ValueError:
+                yield Finding(f"{setting}.url", f"endpoint {hook.id!r}: not a port", Level.error)
+                continue
+            where = f"{url.scheme}://{url.hostname}{f':{port}' if port else ''}"
+            if hook.secret is None:
+                yield Finding(
+                    f"{setting}.secret",
+                    f"endpoint {hook.id!r} has no secret: set "
+                    f"{webhook_secret_variable(space_id, hook.id)} or secret",
+                    Level.error,
+                )
+                continue
+            yield Finding(
+                setting, f"{hook.id} -> {where} ({', '.join(sorted(hook.events))}), signed"
+            )
+            if url.scheme == "http" and url.hostname not in ("localhost", "127.0.0.1", "::1"):
+                yield Finding(
+                    f"{setting}.url",
+                    f"endpoint {hook.id!r} is plain http: the events (profile ids, receipts) "
+                    "travel unencrypted; the signature proves who sent them, not who read them",
+                    Level.warning,
+                )
+
+
 def _types(doc: ObjectTypes) -> str:
     fields = sum(len(t.fields) for t in doc.types.values())
     return f"{len(doc.types)} object types, {fields} fields"
@@ -313,6 +352,7 @@ CHECKS: tuple[Check, ...] = (
     per_space_document("claims_contract", load_contract, lambda c: f"version {c.version}"),
     Check("spaces.*.types", _types_against_spaces),
     Check("spaces.*.exposure_keys", _exposure_keys),
+    Check("spaces.*.webhooks", _webhooks),
     Check("jobs", _jobs),
     document("jobs.measurement", lambda s: s.jobs.measurement, load_measurement, _experiments),
 )

@@ -1,5 +1,6 @@
 """An ``erase`` command removes the subject from every table with a ``profile_id``
-column (views included), except ``review_requests``, which the law makes us keep.
+column (views included), except ``review_requests``, which the law makes us keep, and
+the webhook events that announce them (``webhook_events``).
 
 A person known by a phone number sends every type of item, the derivation driver derives
 (short triggers), a review request is opened; then an erase for the same handle. Another
@@ -21,6 +22,7 @@ from turnstream.config import Settings
 from turnstream.core.identity import resolve_profile
 from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
+from turnstream.sinks.erasure import RETAINED as ERASURE_RETAINED
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -30,6 +32,9 @@ quiet_seconds = 1.0
 oldest_pending_seconds = 3.0
 """
 RETAINED = "review_requests"
+#: What the erasure keeps: the review requests and their webhook events (sinks/erasure.py).
+#: (``webhook_events_mv`` is the view that writes them: reading it reads them.)
+KEPT = frozenset(ERASURE_RETAINED) | {"webhook_events_mv"}
 #: Plain MergeTree tables: their counts never change by merging.
 RAW = ("turns", "interactions", "outcomes", "commands")
 #: Tables the subject is in before the erase (the run writes each of them).
@@ -281,7 +286,7 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
 
     def erased() -> dict[str, int] | None:
         rows = _rows_of(deployment, tables, gone)
-        left = {t: n for t, n in rows.items() if n and t != RETAINED}
+        left = {t: n for t, n in rows.items() if n and t not in KEPT}
         return None if left else rows
 
     try:
@@ -291,11 +296,13 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
         raise AssertionError(f"rows of the erased subject left: {left}") from None
     time.sleep(5)  # past every signals trigger: nothing comes back
     after = _rows_of(deployment, tables, gone)
-    assert {t: n for t, n in after.items() if t != RETAINED} == dict.fromkeys(
-        (t for t in tables if t != RETAINED), 0
+    assert {t: n for t, n in after.items() if t not in KEPT} == dict.fromkeys(
+        (t for t in tables if t not in KEPT), 0
     )
-    # Review requests are retained by law: the subject's one is still there.
+    # Review requests are retained by law: the subject's one is still there, and the
+    # event that announces it (review_request.created).
     assert after[RETAINED] == 1
+    assert after["webhook_events"] == 1
     sql = f"SELECT count() FROM {RETAINED} WHERE profile_id = {{gone:String}}"
     assert scalar(deployment, sql, {"gone": gone}) == 1
     # The other person keeps every row: the same raw rows, and what was derived.

@@ -256,3 +256,51 @@ def test_a_broken_claims_contract_is_an_error_naming_the_space(tmp_path: Path) -
     contract.write_text('{"version": "v1"}')
     settings = _settings(tmp_path, f'[spaces.acme]\nclaims_contract = "{contract}"\n')
     assert "spaces.acme.claims_contract" in _errors(settings)
+
+
+_WEBHOOK = """
+[spaces.acme]
+features = ["signals"]
+
+[[spaces.acme.webhooks]]
+id = "support-desk"
+url = "https://desk.example.com/hooks/turnstream?token=abc"
+"""
+
+
+def test_a_webhook_without_a_secret_stops_the_worker_naming_its_variable(tmp_path: Path) -> None:
+    errors = _errors(_settings(tmp_path, _WEBHOOK))
+    assert "TURNSTREAM_WEBHOOK_SECRET_ACME_SUPPORT_DESK" in errors["spaces.acme.webhooks.0.secret"]
+
+
+def test_a_webhook_secret_from_the_environment_is_used_and_never_printed(tmp_path: Path) -> None:
+    config = tmp_path / "t.toml"
+    config.write_text(_WEBHOOK + 'secret = "file-secret-0123456789"\n')
+    secret = "env-secret-9876543210abcdef"
+    environ = {"TURNSTREAM_SECRET": "s", "TURNSTREAM_WEBHOOK_SECRET_ACME_SUPPORT_DESK": secret}
+    settings = load_settings(config, environ=environ)
+    [hook] = settings.spaces["acme"].webhooks
+    assert hook.secret is not None and hook.secret.get_secret_value() == secret
+    report = check_settings(settings)
+    assert report.would_start()
+    text = "\n".join(f.line() for f in report.findings)
+    assert "support-desk -> https://desk.example.com" in text and "signed" in text
+    assert secret not in text and "file-secret" not in text and "token=abc" not in text
+
+
+def test_a_plain_http_webhook_warns_and_a_short_secret_is_refused(tmp_path: Path) -> None:
+    text = _WEBHOOK.replace("https://desk.example.com", "http://desk.example.com")
+    settings = _settings(tmp_path, text + 'secret = "long-enough-secret-123"\n')
+    warnings = {f.setting: f.text for f in check_settings(settings).at(Level.warning)}
+    assert "unencrypted" in warnings["spaces.acme.webhooks.0.url"]
+    with pytest.raises(ConfigError, match="webhook secret has at least 16"):
+        _settings(tmp_path, _WEBHOOK + 'secret = "short"\n')
+    twice = _WEBHOOK + 'secret = "long-enough-secret-123"\n' + _WEBHOOK.split("\n", 4)[4]
+    with pytest.raises(ConfigError, match="each endpoint id may appear once"):
+        _settings(tmp_path, twice.replace("[spaces.acme]\n", "", 1))
+
+
+def test_a_webhook_url_with_a_bad_port_is_an_error(tmp_path: Path) -> None:
+    text = _WEBHOOK.replace("desk.example.com", "desk.example.com:http")
+    errors = _errors(_settings(tmp_path, text + 'secret = "long-enough-secret-123"\n'))
+    assert "not a port" in errors["spaces.acme.webhooks.0.url"]

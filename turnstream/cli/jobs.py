@@ -66,21 +66,22 @@ def priors_recompute(as_of: AsOfOpt = None, config: ConfigOpt = None, dsn: DsnOp
     )
 
 
-@retention_app.command("check")
-def retention_check(
-    as_of: AsOfOpt = None,
-    config: ConfigOpt = None,
-    dsn: DsnOpt = None,
-    fmt: FormatOpt = Format.table,
-) -> None:
-    """What each table keeps, and whether the aggregates cover the expired raw days."""
-    settings = settings_from(config, dsn)
-    report = guarded(lambda: run_job(settings, "retention", _params(as_of=as_of)))
+def _print_retention(report: dict, fmt: Format) -> int:
+    """Print the tables against their promise and the coverage of expired days; how many
+    problems (tables past their window, gaps)."""
     tables = report["tables"]
     if tables:
         print_rows(
             list(tables[0]), [list(t.values()) for t in tables], fmt, title="what each table keeps"
         )
+    past = report["past_window"]
+    for t in past:
+        out.print(
+            f"{t['table']}: holds rows from {t['oldest']}, older than the {t['kept_days']} "
+            f"days it keeps (by {t['dated_by']}): run `turnstream retention fold`",
+            highlight=False,
+        )
+    out.print(f"{len(tables) - len(past)} of {len(tables)} tables within what they promise to keep")
     gaps = report["gaps"]
     out.print(
         f"expired raw days {report['window_start']}..{report['window_end']}: "
@@ -88,6 +89,45 @@ def retention_check(
     )
     if gaps:
         print_rows(list(gaps[0]), [list(g.values()) for g in gaps], fmt, title="gaps")
+    return len(past) + len(gaps)
+
+
+@retention_app.command("check")
+def retention_check(
+    as_of: AsOfOpt = None,
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Per table, the oldest row against what it promises to keep (per-person evidence:
+    45 days), and whether the aggregates cover the expired raw days; changes nothing.
+    Exit 1 when a table holds rows past its window or a day is not covered."""
+    settings = settings_from(config, dsn)
+    report = guarded(lambda: run_job(settings, "retention", _params(as_of=as_of, fold="0")))
+    if _print_retention(report, fmt):
+        raise typer.Exit(1)
+
+
+@retention_app.command("fold")
+def retention_fold(
+    as_of: AsOfOpt = None,
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    fmt: FormatOpt = Format.table,
+) -> None:
+    """Keep the promise now (the nightly retention job does it): settle the derivation
+    states' evidence older than the raw window into counts, delete every row past its
+    table's window; then the check. Exit 1 when the check still finds a problem."""
+    settings = settings_from(config, dsn)
+    report = guarded(lambda: run_job(settings, "retention", _params(as_of=as_of)))
+    folded = report["folded"]
+    deleted = ", ".join(f"{t} {n}" for t, n in sorted(folded["deleted"].items())) or "none"
+    out.print(
+        f"folded {folded['states']} derivation states ({folded['signals']} signals settled, "
+        f"{folded['pages']} pages dropped); rows deleted past their window: {deleted}",
+        highlight=False,
+    )
+    if _print_retention(report, fmt):
         raise typer.Exit(1)
 
 

@@ -15,9 +15,11 @@ from turnstream.config.settings import (
     Settings,
     SpaceConfig,
     StoreSettings,
+    WebhookConfig,
     WorkerSettings,
     exposure_keys_variable,
     load_settings,
+    webhook_secret_variable,
 )
 
 __all__ = [
@@ -32,7 +34,9 @@ __all__ = [
     "SignalsConfig",
     "SpaceConfig",
     "StoreSettings",
+    "WebhookConfig",
     "WorkerSettings",
     "exposure_keys_variable",
     "load_settings",
+    "webhook_secret_variable",
 ]

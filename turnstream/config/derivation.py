@@ -103,6 +103,17 @@ class SignalsConfig(BaseModel):
     # The block: soft entries kept at most, the strongest first.
     block_soft_max: AtLeastOne = 8
 
+    # The raw window: a person's evidence (pages with their values, engagement and outcome
+    # payloads) is kept this many days past the person's newest event; older evidence is
+    # settled into the per-value and per-object counts and dropped, and an event older
+    # than that when it arrives is not folded. The raw interactions' TTL (45 days).
+    raw_window_days: AtLeastOne = 45
+
+    # The gift bucket is disposable: it serves the gift being chosen (what was shown and
+    # disliked for it, its purchase and an early return) and goes once the person's newest
+    # event is this many days past the bucket's newest (event time, so live = replay).
+    gift_days: AtLeastOne = 7
+
     # Not in the spec: how many idempotency keys a profile remembers to fold each event once.
     max_folded_keys: AtLeastOne = 10_000
 

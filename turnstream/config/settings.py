@@ -26,6 +26,7 @@ from turnstream.errors import ConfigError
 
 __all__ = [
     "MAX_BATCH_SIZE",
+    "WEBHOOK_EVENTS",
     "ApiSettings",
     "BrokerSettings",
     "Feature",
@@ -35,9 +36,11 @@ __all__ = [
     "Settings",
     "SpaceConfig",
     "StoreSettings",
+    "WebhookConfig",
     "WorkerSettings",
     "exposure_keys_variable",
     "load_settings",
+    "webhook_secret_variable",
 ]
 
 
@@ -79,6 +82,31 @@ def _long_enough(key: SecretStr) -> SecretStr:
 ExposureKey = Annotated[SecretStr, AfterValidator(_long_enough)]
 
 
+def _long_secret(key: SecretStr) -> SecretStr:
+    if len(key.get_secret_value()) < _MIN_KEY_CHARS:
+        raise ValueError(f"a webhook secret has at least {_MIN_KEY_CHARS} characters")
+    return key
+
+
+WebhookSecret = Annotated[SecretStr, AfterValidator(_long_secret)]
+
+
+#: The events a webhook endpoint may take (``turnstream.core.webhooks.EVENT_TYPES``).
+WEBHOOK_EVENTS = frozenset({"review_request.created", "review_request.resolved"})
+
+
+class WebhookConfig(_Section):
+    """One receiver of a space's review-request events (``[[spaces.<id>.webhooks]]``)."""
+
+    #: Names the endpoint (and its secret's variable, :func:`webhook_secret_variable`).
+    id: Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+    url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s/]+(/\S*)?$", max_length=2048)]
+    #: The HMAC-SHA256 key of the signatures (16+ characters; 32 random bytes advised);
+    #: ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>`` beats the file.
+    secret: WebhookSecret | None = None
+    events: frozenset[Literal["review_request.created", "review_request.resolved"]] = WEBHOOK_EVENTS
+
+
 class SpaceConfig(_Section):
     """One tenant's features document, its rules and its tool bindings."""
 
@@ -104,6 +132,15 @@ class SpaceConfig(_Section):
     #: beats the file. Not ``identity.secret``: a token key may be handed to an agent's
     #: process, the identity secret never.
     exposure_keys: tuple[ExposureKey, ...] = ()
+    #: Receivers of the space's review-request events (signed, retried, recorded).
+    webhooks: tuple[WebhookConfig, ...] = ()
+
+    @model_validator(mode="after")
+    def _webhook_ids_differ(self) -> SpaceConfig:
+        ids = [w.id for w in self.webhooks]
+        if len(set(ids)) != len(ids):
+            raise ValueError("webhooks: each endpoint id may appear once in a space")
+        return self
 
     def has(self, feature: Feature) -> bool:
         """Whether ``feature`` is on for this space."""
@@ -285,6 +322,12 @@ def exposure_keys_variable(space_id: str) -> str:
     return "TURNSTREAM_EXPOSURE_KEYS_" + space_id.upper().replace("-", "_")
 
 
+def webhook_secret_variable(space_id: str, endpoint_id: str) -> str:
+    """The environment variable holding a webhook endpoint's secret."""
+    name = f"{space_id}_{endpoint_id}".upper().replace("-", "_")
+    return f"TURNSTREAM_WEBHOOK_SECRET_{name}"
+
+
 def load_settings(
     path: str | Path | None = None,
     *,
@@ -297,8 +340,8 @@ def load_settings(
     Explicit ``dsn``/``broker`` beat ``TURNSTREAM_DSN``/``TURNSTREAM_BROKER``, which beat
     the file; ``TURNSTREAM_SECRET`` beats ``TURNSTREAM_SECRET_FILE`` (a file holding the
     secret, such as a Docker secret), which beats the file's secret; ``TURNSTREAM_API_KEY``
-    beats ``[api] key``; and ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
-    ``exposure_keys``.
+    beats ``[api] key``; ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
+    ``exposure_keys``; and ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>`` a webhook's secret.
     """
     env = os.environ if environ is None else environ
     chosen = path or env.get("TURNSTREAM_CONFIG")
@@ -328,6 +371,12 @@ def load_settings(
         keys = env.get(exposure_keys_variable(str(space_id)))
         if keys and isinstance(space, dict):
             space["exposure_keys"] = [k.strip() for k in keys.split(",") if k.strip()]
+        hooks = space.get("webhooks") if isinstance(space, dict) else None
+        for hook in hooks if isinstance(hooks, list) else ():
+            if isinstance(hook, dict) and isinstance(hook.get("id"), str):
+                secret = env.get(webhook_secret_variable(str(space_id), hook["id"]))
+                if secret:
+                    hook["secret"] = secret.strip()
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

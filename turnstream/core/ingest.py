@@ -34,6 +34,7 @@ __all__ = [
     "judge",
     "refused_by_store",
     "too_large_to_fan_out",
+    "turn_scoped",
     "unknown_field",
 ]
 
@@ -56,6 +57,10 @@ class Reason(StrEnum):
     turns_disabled = "turns_disabled"
     #: A preference or an attribute names a ``type.field`` the space's types do not declare.
     unknown_field = "unknown_field"
+    #: A preference of ``scope = "turn"``: it lives in the agent's turn and must never
+    #: reach the server (a batch interaction or a correction is refused whole; a turn
+    #: stands without those preferences). The dead letter keeps no bytes of it.
+    turn_scope = "turn_scope"
     #: Valid, but its accepted message would pass what the accepted topic takes.
     too_large = "too_large"
     #: Valid, but the store refuses its rows, and would again (see ``sinks/failures.py``).
@@ -124,6 +129,36 @@ def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
     return None
 
 
+def turn_scoped(item: Item) -> list[str]:
+    """The paths of the item's turn-scope preferences (``interaction.scope``,
+    ``interactions.<i>.scope``, ``replacement.scope``): none may be kept."""
+    if isinstance(item, InteractionItem):
+        found = [("interaction.scope", item.interaction)]
+    elif isinstance(item, Turn):
+        found = [(f"interactions.{i}.scope", one) for i, one in enumerate(item.interactions)]
+    elif isinstance(item, Command):
+        found = [("replacement.scope", item.replacement)]
+    else:
+        return []
+    return [path for path, one in found if getattr(one, "scope", None) == "turn"]
+
+
+def _without_turn_scope(item: Item) -> tuple[Item, Refusal | None]:
+    """The item, and the refusal of its turn-scope preferences: a turn loses only them
+    (the turn and its other interactions stand); anything else is refused whole."""
+    paths = turn_scoped(item)
+    if not paths:
+        return item, None
+    message = "a turn-scope constraint never reaches the server: keep it in the agent's turn"
+    if len(paths) > 1:
+        message += f" ({len(paths)} dropped)"
+    refusal = Refusal(Reason.turn_scope, paths[0], message)
+    if not isinstance(item, Turn):
+        return item, refusal
+    kept = [one for one in item.interactions if getattr(one, "scope", None) != "turn"]
+    return item.model_copy(update={"interactions": kept}), refusal
+
+
 def dedup_key_for(item: Item | None, raw: bytes) -> str:
     """The idempotency key of a valid item; the digest of the bytes for an invalid one."""
     if item is not None:
@@ -178,8 +213,14 @@ def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
             "interactions",
             f"the space's signals feature is off: {len(item.interactions)} interactions refused",
         )
+    if partial is None:
+        item, scoped = _without_turn_scope(item)
+        if scoped is not None and not isinstance(item, Turn):
+            return Decision(source, raw, key, refusal=scoped)
+        partial = scoped
     types = types_for_space(space)
-    unknown = None if types is None or partial is not None else unknown_field(item, types)
+    dropping = partial is not None and partial.reason in _DROPS_INTERACTIONS
+    unknown = None if types is None or dropping else unknown_field(item, types)
     if unknown is not None:
         path, message = unknown
         if not isinstance(item, Turn):

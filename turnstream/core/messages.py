@@ -8,7 +8,7 @@ import hashlib
 import json
 from datetime import datetime
 
-from turnstream.core.ingest import Decision
+from turnstream.core.ingest import Decision, Reason
 from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
 
 __all__ = ["accepted_for", "dead_letter_for"]
@@ -19,6 +19,10 @@ def dead_letter_for(decision: Decision, received_at: datetime) -> bytes:
     stamped with ``received_at`` (when the driver took the message)."""
     assert decision.refusal is not None
     src = decision.source
+    # A turn-scope constraint must not be kept anywhere: its letter has the digest only.
+    keep = decision.refusal.reason is not Reason.turn_scope and len(decision.raw) <= (
+        MAX_ORIGINAL_BYTES
+    )
     letter = DeadLetter(
         reason=decision.refusal.reason.value,
         field_path=decision.refusal.field_path,
@@ -27,9 +31,7 @@ def dead_letter_for(decision: Decision, received_at: datetime) -> bytes:
         partition=src.partition,
         offset=src.offset,
         received_at=received_at,
-        original=""
-        if len(decision.raw) > MAX_ORIGINAL_BYTES
-        else base64.b64encode(decision.raw).decode(),
+        original=base64.b64encode(decision.raw).decode() if keep else "",
         original_size=len(decision.raw),
         original_sha256=hashlib.sha256(decision.raw).hexdigest(),
     )

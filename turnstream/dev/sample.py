@@ -529,7 +529,9 @@ def _preference(rand: random.Random, space: str, source: str = "stated") -> Item
         "strength": strength,
         "source": source,
     }
-    scope = rand.choice((None, None, "persistent", "turn"))
+    # Never "turn": a turn-scope constraint stays in the agent's turn; one sent is
+    # refused (reason turn_scope), and these are the items a well-behaved producer sends.
+    scope = rand.choice((None, None, "persistent", "session"))
     return item | ({"scope": scope} if scope else {})
 
 

@@ -23,6 +23,7 @@ from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
 from turnstream.jobs.priors import PriorsLimits, recompute_priors
 from turnstream.jobs.retention import retention_check
 from turnstream.models.measurement import load_measurement
+from turnstream.sinks.retention import enforce_retention
 from turnstream.sinks.store import Store
 
 __all__ = ["JOBS", "Job", "comparison_from_dict", "comparison_to_dict"]
@@ -50,7 +51,15 @@ def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[st
 
 
 def _retention(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
-    return retention_check(store, _as_of(params)).as_dict()
+    """Fold and delete what aged out (unless ``fold`` is ``0``: the check alone), then
+    report what each table keeps against its promise."""
+    as_of = _as_of(params)
+    folded = None
+    if params.get("fold", "1") != "0":
+        # The as-of day's start: the moment the check then measures against.
+        now = datetime.combine(as_of, time.min, tzinfo=UTC)
+        folded = enforce_retention(store, now, settings.signals).as_dict()
+    return {**retention_check(store, as_of).as_dict(), "folded": folded}
 
 
 def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""Retention check: what each table keeps, and whether the aggregates cover expired days.
+"""Retention check: what each table keeps against what it promises
+(``sinks/catalog.RETENTION``), and whether the aggregates cover expired days.
+
+A table whose oldest row is older than its window (by the as-of day) holds evidence past
+its promise: the report lists it and ``turnstream retention check`` exits 1. The
+retention job (nightly) first folds and deletes what aged out (``sinks/retention.py``).
 
 Raw ``interactions`` are kept 45 days; the priors need 90. For every day of
 ``[today - 90, today - 45)`` on which the raw table held presented or engaged rows (the
@@ -16,11 +21,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from turnstream.sinks.catalog import RETENTION
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import Store
 
 __all__ = [
     "AGGREGATE_TABLES",
+    "EVIDENCE_TABLES",
     "PRIOR_DAYS",
     "RAW_DAYS",
     "DayCounts",
@@ -47,11 +54,23 @@ AGGREGATE_TABLES: dict[str, str] = {
     "priors": "window_end",
 }
 _INGESTED = frozenset({"dead_letters", "idempotency_keys"})
+#: The per-person evidence and the outboxes, checked beside the raw tables and aggregates.
+EVIDENCE_TABLES = (
+    "exposure_items",
+    "signal_state",
+    "webhook_events",
+    "webhook_deliveries",
+    "webhook_attempts",
+    "erase_subjects",
+)
 _TTL = re.compile(r"\bTTL\s+(.+?)(?:\s+SETTINGS\b|$)", re.S)
 
 
 def time_column(table: str) -> str:
     """The column that dates a table's rows."""
+    promise = RETENTION.get(table)
+    if promise is not None and promise.dated_by is not None:
+        return promise.dated_by
     if table in AGGREGATE_TABLES:
         return AGGREGATE_TABLES[table]
     return "ingested_at" if table in _INGESTED else "occurred_at"
@@ -79,6 +98,9 @@ class TableRetention:
     newest: date | datetime | None
     dated_by: str
     ttl: str | None
+    #: The promise (days; None: kept) and whether the oldest row is past it.
+    window_days: int | None = None
+    past_window: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -87,6 +109,8 @@ class TableRetention:
             "oldest": _iso(self.oldest),
             "newest": _iso(self.newest),
             "dated_by": self.dated_by,
+            "kept_days": self.window_days,
+            "past_window": self.past_window,
             "ttl": self.ttl,
         }
 
@@ -151,6 +175,11 @@ class RetentionReport:
     days: list[DayCoverage] = field(default_factory=list)
 
     @property
+    def past_window(self) -> list[TableRetention]:
+        """The tables holding rows older than they promise to keep."""
+        return [t for t in self.tables if t.past_window]
+
+    @property
     def gaps(self) -> list[DayCoverage]:
         """The expired days the aggregates do not hold."""
         return [d for d in self.days if not d.covered]
@@ -173,6 +202,7 @@ class RetentionReport:
             "days": self.day_rows(),
             "covered_days": len(self.days) - len(self.gaps),
             "gaps": [d.as_dict() for d in self.gaps],
+            "past_window": [t.as_dict() for t in self.past_window],
         }
 
 
@@ -187,19 +217,34 @@ def _utc(moment: Any) -> Any:
     return moment
 
 
-def _table(store: Store, table: str, create_query: str) -> TableRetention:
+def _past(oldest: date | datetime | None, today: date, days: int | None) -> bool:
+    """Whether ``oldest`` is older than ``days`` before the start of ``today`` (UTC)."""
+    if oldest is None or days is None:
+        return False
+    cut = datetime.combine(today, datetime.min.time(), tzinfo=UTC) - timedelta(days=days)
+    if not isinstance(oldest, datetime):
+        return oldest < cut.date()
+    return oldest < cut
+
+
+def _table(store: Store, table: str, create_query: str, today: date) -> TableRetention:
     column = time_column(table)
     rows, oldest, newest = store.query(
         f"SELECT count(), min(`{column}`), max(`{column}`) FROM `{table}`"
     ).rows[0]
     empty = int(rows) == 0
+    oldest = None if empty else _utc(oldest)
+    promise = RETENTION.get(table)
+    days = promise.days if promise is not None else None
     return TableRetention(
         table,
         int(rows),
-        None if empty else _utc(oldest),
+        oldest,
         None if empty else _utc(newest),
         column,
         ttl_of(create_query),
+        days,
+        _past(oldest, today, days),
     )
 
 
@@ -241,7 +286,9 @@ GROUP BY space_id, day""",
 
 
 def retention_check(
-    store: Store, today: date, tables: Iterable[str] = (*RAW_TABLES, *AGGREGATE_TABLES)
+    store: Store,
+    today: date,
+    tables: Iterable[str] = (*RAW_TABLES, *AGGREGATE_TABLES, *EVIDENCE_TABLES),
 ) -> RetentionReport:
     """What each table keeps, and the expired days of ``interactions`` the aggregates
     hold (and the gaps). Blocking."""
@@ -255,6 +302,6 @@ def retention_check(
         today=today,
         window_start=start,
         window_end=end,
-        tables=[_table(store, t, created[t]) for t in tables if t in created],
+        tables=[_table(store, t, created[t], today) for t in tables if t in created],
         days=coverage(_day_counts(store, start, end)),
     )

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StringConstraints
 
-from turnstream.models.common import Envelope, Id, Scalar, Text
+from turnstream.models.common import Envelope, ForWhom, Id, Scalar, Text
 
 __all__ = ["EXPOSURE_TOKEN_PATTERN", "MAX_TOKEN_CHARS", "Outcome"]
 
@@ -33,3 +33,7 @@ class Outcome(Envelope):
         default_factory=dict, max_length=64
     )
     reason: Text | None = None
+    #: Whose purchase it was (as on interactions): a dependent's purchase goes to their
+    #: bucket, never to the buyer's size or taste. Absent: the bucket of the exposure the
+    #: token names, else ``self``.
+    for_: ForWhom | None = Field(default=None, alias="for")

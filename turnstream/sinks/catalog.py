@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from turnstream.errors import StoreError
 
-__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "Entry", "render_markdown"]
+__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "RETENTION", "Entry", "Retention", "render_markdown"]
 
 _SOURCE = {
     "ingested_at": "when the worker wrote the row (UTC)",
@@ -33,6 +33,72 @@ _DIMS = {
     "source": "channel or integration",
     "agent": "the agent that produced the turn",
 }
+
+
+@dataclass(frozen=True)
+class Retention:
+    """What a table promises to keep: rows dated by ``dated_by`` at most ``days`` old
+    (None: kept), and how the promise is kept."""
+
+    dated_by: str | None
+    days: int | None
+    how: str
+
+
+#: Every table's promise, checked by ``turnstream retention check`` (jobs/retention.py)
+#: against the oldest row the store holds. Per-person evidence is the raw window's (45
+#: days): the raw interactions, the pages shown with their values (``exposure_items``)
+#: and the evidence a derivation state keeps (``signal_state``).
+RETENTION: dict[str, Retention] = {
+    "interactions": Retention("occurred_at", 45, "TTL; the retention job deletes what a "
+                              "merge has not yet removed"),
+    "exposure_items": Retention("delivered_at", 45, "not written past the person's raw "
+                                "window; TTL and the retention job; gift rows 7 days"),
+    "signal_state": Retention("evidence_from", 45, "the engine settles evidence older "
+                              "than 45 days before the person's newest event into counts; "
+                              "the retention job folds states the clock aged out"),
+    "idempotency_keys": Retention("ingested_at", 30, "TTL"),
+    "value_daily": Retention("day", 100, "TTL (aggregates: person keys, no person id)"),
+    "ref_values_daily": Retention("day", 100, "TTL (aggregates: no person)"),
+    "sensitive_daily": Retention("day", 100, "TTL (aggregates: names and counts only)"),
+    "interactions_daily": Retention("day", 400, "TTL (a ledger of row counts)"),
+    "priors": Retention("window_end", 400, "TTL"),
+    "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
+    "webhook_events": Retention("event_at", 30, "TTL"),
+    "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
+    "webhook_attempts": Retention("attempted_at", 30, "TTL"),
+    "stated": Retention(None, None, "what the person said (gift rows 7 days)"),
+    "inferences": Retention(None, None, "the reviewable profile, with tombstones "
+                            "(gift rows 7 days)"),
+    "review_requests": Retention(None, None, "kept at least 395 days after resolution"),
+    "turns": Retention(None, None, "counts and verdicts, no interaction content"),
+    "turn_claims": Retention(None, None, "verdicts of claims"),
+    "turn_constraints": Retention(None, None, "counts of constraint measurements"),
+    "outcomes": Retention(None, None, "experiments read outcomes by person"),
+    "commands": Retention(None, None, "the person's corrections and requests"),
+    "dead_letters": Retention(None, None, "reason, field path, digest; no bytes"),
+}  # fmt: skip
+
+
+def _retention_section() -> list[str]:
+    lines = [
+        "## Retention",
+        "",
+        "What each table promises to keep; `turnstream retention check` compares it with "
+        "the oldest row the store holds and exits 1 when a table holds rows past its "
+        "window. The raw window of per-person evidence is 45 days: past it, what "
+        "derivation needs lives in counts that cannot replay the evidence "
+        '(docs/signals.md, "Retention").',
+        "",
+        "| table | dated by | kept | how |",
+        "|---|---|---|---|",
+    ]
+    for table, r in RETENTION.items():
+        kept = f"{r.days} days" if r.days is not None else "kept"
+        lines.append(
+            f"| `{table}` | {f'`{r.dated_by}`' if r.dated_by else ''} | {kept} | {r.how} |"
+        )
+    return [*lines, ""]
 
 
 _PRIOR_COLUMNS = {
@@ -190,6 +256,8 @@ CATALOG: dict[str, Entry] = {
             "signed tokens (migration 10)",
             "attrs": "attributes of the outcome (e.g. size)",
             "reason": "why (e.g. returned_for_size)",
+            "for": "whose purchase it was: self, beneficiary:<id> or gift (self when the "
+            "producer gave none; migration 13)",
             **_SOURCE,
         },
     ),
@@ -209,7 +277,7 @@ CATALOG: dict[str, Entry] = {
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-            "too_large or store_refused",
+            "too_large, store_refused or turn_scope",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",
@@ -263,6 +331,21 @@ CATALOG: dict[str, Entry] = {
             "ref": "the object",
             "times": "times presented",
             "last_delivered_at": "last delivery (UTC)",
+        },
+    ),
+    "signal_state": Entry(
+        "table",
+        "One derivation state per person (ReplacingMergeTree by version: the newest row is "
+        "current). Its evidence is kept 45 days: older evidence is settled into counts.",
+        {
+            "profile_id": "the person",
+            "space_id": "the space",
+            "state": "the state as JSON (core/derivation/state.py: buckets, counts, "
+            "tombstones, opt-out, pages and signals of the raw window)",
+            "version": "write version (the newest row wins)",
+            "evidence_from": "when the oldest raw evidence the state holds occurred (NULL: "
+            "none; 1970 for rows written before migration 15, until the retention job "
+            "folds them)",
         },
     ),
     "inferences": Entry(
@@ -488,6 +571,53 @@ CATALOG: dict[str, Entry] = {
             "version": "write version (the newest row wins)",
         },
     ),
+    "webhook_events": Entry(
+        "table",
+        "One row per review-request event (`review_request.created`, `.resolved`), written "
+        "by a view in the same insert as the request: the webhooks' outbox. Kept 30 days, "
+        "also after an erase, as the requests are (query with FINAL).",
+        {
+            "event_id": "the event (evt_<request>.created or .resolved): the receiver's "
+            "idempotency key",
+            "type": "review_request.created or review_request.resolved",
+            "space_id": "the space",
+            "review_id": "the review request",
+            "profile_id": "the person",
+            "status": "the request's status in the event",
+            "receipts": "receipt ids the request is about",
+            "decision": "upheld, overturned or amended ('' while open)",
+            "explanation": "references (receipts, rules, versions)",
+            "created_at": "when the request was asked",
+            "resolved_at": "when its decision was recorded",
+            "event_at": "when the event happened",
+        },
+    ),
+    "webhook_deliveries": Entry(
+        "table",
+        "Where each event stands with each endpoint (query with FINAL). Kept 30 days.",
+        {
+            "endpoint": "<space>/<endpoint id>",
+            "event_id": "the event",
+            "attempts": "attempts made",
+            "status": "pending, delivered or gave_up (after 15 attempts)",
+            "next_attempt_at": "when a pending one is tried again",
+            "version": "write version (the newest row wins)",
+        },
+    ),
+    "webhook_attempts": Entry(
+        "table",
+        "Every attempt to deliver an event to an endpoint. Kept 30 days.",
+        {
+            "endpoint": "<space>/<endpoint id>",
+            "event_id": "the event",
+            "attempt": "1 for the first",
+            "status": "delivered (a 2xx answer) or failed",
+            "http_status": "the receiver's status (0: no answer)",
+            "error": "why it failed ('' when delivered): the status line or the client's error",
+            "attempted_at": "when it was sent",
+            "duration_ms": "how long until the answer or the error",
+        },
+    ),
     "claims_minute": Entry(
         "roll-up",
         "Claims per minute (SummingMergeTree: query with sum()). Fed from turn_claims.",
@@ -601,6 +731,7 @@ def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
         "",
         "Generated by `turnstream docs tables` from the live schema; a test keeps it in step.",
         "",
+        *_retention_section(),
         AGGREGATES_AND_PEOPLE,
     ]
     problems: list[str] = []

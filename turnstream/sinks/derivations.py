@@ -14,6 +14,7 @@ from typing import Any
 
 from turnstream.core.derivation.engine import Derivation
 from turnstream.core.derivation.state import ProfileState
+from turnstream.core.derivation.window import evidence_from
 from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.store import Store
 
@@ -30,7 +31,7 @@ SIGNAL_COLUMNS: dict[str, list[str]] = {
         "exposures", "origin_events", "purposes", "applies", "status", "created_at",
         "updated_at", "version",
     ],
-    "signal_state": ["profile_id", "space_id", "state", "version"],
+    "signal_state": ["profile_id", "space_id", "state", "version", "evidence_from"],
 }  # fmt: skip
 
 
@@ -57,7 +58,9 @@ def signal_rows(derivations: Iterable[Derivation], version: int) -> dict[str, li
                 ]
             )  # fmt: skip
         state = json.dumps(d.state.to_dict(), separators=(",", ":"), sort_keys=True)
-        rows["signal_state"].append([d.profile_id, d.space_id, state, version])
+        rows["signal_state"].append(
+            [d.profile_id, d.space_id, state, version, evidence_from(d.state)]
+        )
     return rows
 
 

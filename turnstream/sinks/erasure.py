@@ -26,7 +26,8 @@ removes them (every ``cleanup_delay_period`` to ``max_cleanup_delay_period``, 30
 300 s, in this ClickHouse version; no statement wakes it).
 
 Review requests are kept: the law requires them for at least 395 days after
-resolution, and an erasure counts them as retained.
+resolution, and an erasure counts them as retained, with the webhook events that
+announce them (``webhook_events``, kept 30 days).
 
 The daily value aggregates behind the priors (``value_daily``) hold no profile id but a
 key of it per person (``sipHash64``, :mod:`turnstream.sinks.people_sets`), which can
@@ -61,7 +62,12 @@ __all__ = [
 ]
 
 #: Tables whose rows an erasure keeps, and why.
-RETAINED = {"review_requests": "kept by law at least 395 days after resolution"}
+RETAINED = {
+    "review_requests": "kept by law at least 395 days after resolution",
+    # What the review requests announce to their receivers: the same facts (no more), to
+    # be delivered even when the person asked to be erased meanwhile; 30 days (TTL).
+    "webhook_events": "the webhook events of retained review requests, kept 30 days",
+}
 
 #: The table of the subjects of erasures in progress (migration 9).
 SUBJECTS = "erase_subjects"

@@ -18,6 +18,7 @@ from turnstream.sinks.store import Store
 
 __all__ = [
     "ProfileInputs",
+    "inference_bucket",
     "inference_dicts",
     "load_inferences",
     "load_inputs",
@@ -78,6 +79,15 @@ def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Infere
         )
         for r in rows
     ]
+
+
+def inference_bucket(store: Store, space_id: str, profile_id: str, inference_id: str) -> str | None:
+    """The ``for`` of one of the person's inferences, or None when the store has none."""
+    rows = store.query(
+        f"SELECT `for` FROM inferences FINAL WHERE {_WHO} AND id = {{inference_id:String}}",
+        _who(space_id, profile_id, inference_id=inference_id),
+    ).rows
+    return rows[0][0] if rows else None
 
 
 def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:

@@ -120,6 +120,7 @@ COLUMNS: dict[str, list[str]] = {
         "token_status",
         "attrs",
         "reason",
+        "for",
         *_SOURCE,
     ],
     "commands": [*_ENVELOPE, "command", "inference_id", "replacement", *_SOURCE],
@@ -257,10 +258,14 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
                 "token_status": token.status,
                 "attrs": {k: str(v) for k, v in item.attrs.items()},
                 "reason": item.reason or "",
+                "for": item.for_ or "self",
             }
         )
     elif isinstance(item, Command):
-        replacement = item.replacement.model_dump(mode="json") if item.replacement else None
+        # By alias: the stated view reads the correction's bucket from ``for``.
+        replacement = (
+            item.replacement.model_dump(mode="json", by_alias=True) if item.replacement else None
+        )
         rows["commands"].append(
             {
                 **base,

@@ -835,6 +835,117 @@ MIGRATIONS += (
     ),
 )
 
+# ------------------------------------------------------------------------ migration 13
+# Issue 15 (item 5): whose it is. An outcome may say `for` (a dependent's purchase); a
+# correction is stated for the bucket of the inference it corrects (migration 6 wrote
+# every correction as `self`, so a beneficiary's correction became the buyer's own).
+MIGRATIONS += (
+    Migration(
+        13,
+        "outcomes.for; corrections stated for their bucket; the gift bucket disposable",
+        (
+            """ALTER TABLE outcomes ADD COLUMN IF NOT EXISTS `for` LowCardinality(String)
+    DEFAULT 'self' AFTER reason""",
+            "DROP VIEW IF EXISTS stated_from_corrections",
+            """CREATE MATERIALIZED VIEW IF NOT EXISTS stated_from_corrections TO stated AS
+SELECT idempotency_key AS id, space_id, profile_id,
+    if(JSONExtractString(replacement, 'for') != '', JSONExtractString(replacement, 'for'),
+        'self') AS `for`,
+    JSONExtractString(replacement, 'kind') AS kind,
+    JSONExtractString(replacement, 'attr') AS attr, replacement AS payload, session_id,
+    idempotency_key AS origin, occurred_at
+FROM commands
+WHERE command = 'correct' AND replacement != ''""",
+            # The gift bucket is disposable (docs/signals.md): its rows go after 7 days, the
+            # default of [signals] gift_days, after which the engine drops it from the state.
+            # Not materialized now (that rewrites every part at the upgrade): rows already
+            # there go at their parts' next merge, new parts as they are written.
+            "ALTER TABLE exposure_items MODIFY TTL toDateTime(delivered_at) + INTERVAL 7 DAY "
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
+            "ALTER TABLE inferences MODIFY TTL toDateTime(updated_at) + INTERVAL 7 DAY "
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
+            "ALTER TABLE stated MODIFY TTL toDateTime(occurred_at) + INTERVAL 7 DAY "
+            "DELETE WHERE `for` = 'gift' SETTINGS materialize_ttl_after_modify = 0",
+        ),
+    ),
+)
+
+# ------------------------------------------------------------------------ migration 14
+# Issue 15 (item 6): webhooks of review requests. The events are written by a
+# materialized view in the same insert as the request (a transactional outbox: no event
+# lost between two writes); the worker's sender (turnstream/streams/webhooks.py) keeps
+# where each event stands with each endpoint and records every attempt. Kept 30 days.
+MIGRATIONS += (
+    Migration(
+        14,
+        "webhooks: review-request events, deliveries and attempts",
+        (
+            """CREATE TABLE IF NOT EXISTS webhook_events (
+    event_id String,
+    type LowCardinality(String),
+    space_id LowCardinality(String),
+    review_id String,
+    profile_id String,
+    status LowCardinality(String),
+    receipts Array(String),
+    decision String,
+    explanation Array(String),
+    created_at DateTime64(3, 'UTC'),
+    resolved_at Nullable(DateTime64(3, 'UTC')),
+    event_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree ORDER BY (space_id, event_id)
+TTL toDateTime(event_at) + INTERVAL 30 DAY""",
+            """CREATE MATERIALIZED VIEW IF NOT EXISTS webhook_events_mv TO webhook_events AS
+SELECT concat('evt_', id, if(status = 'open', '.created', '.resolved')) AS event_id,
+    if(status = 'open', 'review_request.created', 'review_request.resolved') AS type,
+    space_id, id AS review_id, profile_id, status, receipts, decision, explanation,
+    created_at, resolved_at, ifNull(resolved_at, created_at) AS event_at
+FROM review_requests""",
+            """CREATE TABLE IF NOT EXISTS webhook_deliveries (
+    endpoint String,
+    event_id String,
+    attempts UInt16,
+    status LowCardinality(String),
+    next_attempt_at DateTime64(3, 'UTC'),
+    version UInt64
+) ENGINE = ReplacingMergeTree(version) ORDER BY (endpoint, event_id)
+TTL toDateTime(next_attempt_at) + INTERVAL 30 DAY""",
+            """CREATE TABLE IF NOT EXISTS webhook_attempts (
+    endpoint String,
+    event_id String,
+    attempt UInt16,
+    status LowCardinality(String),
+    http_status UInt16,
+    error String,
+    attempted_at DateTime64(3, 'UTC'),
+    duration_ms UInt32
+) ENGINE = MergeTree ORDER BY (endpoint, event_id, attempt)
+TTL toDateTime(attempted_at) + INTERVAL 30 DAY""",
+        ),
+    ),
+)
+
+# ------------------------------------------------------------------------ migration 15
+# Issue 15 (item 3): per-person evidence kept as long as the raw interactions (45 days).
+# `exposure_items` (the pages shown, with their positions) gets the raw TTL beside the gift
+# rule of migration 13; `signal_state` says when its oldest evidence occurred, which the
+# retention check reads and the retention job folds by (rows written before read 1970:
+# unknown, so folded once). The TTL is not materialized at the upgrade: the retention job
+# deletes older rows.
+MIGRATIONS += (
+    Migration(
+        15,
+        "per-person evidence within the raw window: exposure_items TTL, signal_state age",
+        (
+            "ALTER TABLE exposure_items MODIFY TTL toDateTime(delivered_at) + INTERVAL 45 DAY, "
+            "toDateTime(delivered_at) + INTERVAL 7 DAY DELETE WHERE `for` = 'gift' "
+            "SETTINGS materialize_ttl_after_modify = 0",
+            "ALTER TABLE signal_state ADD COLUMN IF NOT EXISTS evidence_from "
+            "Nullable(DateTime64(3, 'UTC')) DEFAULT toDateTime64(0, 3, 'UTC')",
+        ),
+    ),
+)
+
 #: Tables the ingest sink writes, each row with its Kafka source.
 RAW_TABLES = (
     "turns",

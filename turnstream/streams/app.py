@@ -30,6 +30,7 @@ from turnstream.streams.bodies import BadBody, json_body
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.routes import Publisher, register_routes
+from turnstream.streams.webhooks import WebhookSender, endpoints_of
 
 __all__ = ["JobRunner", "build_app"]
 
@@ -92,6 +93,15 @@ def build_app(
         app.task(_task(BatchLoop(settings, driver), app))
 
     register_routes(app, settings, store, producer)
+
+    endpoints = endpoints_of(settings)
+    if endpoints:  # review-request webhooks: signed, retried, recorded (streams/webhooks.py)
+        sender = WebhookSender(store, endpoints)
+
+        async def webhooks() -> None:
+            await sender.run_forever(lambda: app.should_stop)
+
+        app.task(webhooks)
 
     @app.page("/v1/status")
     class StatusView(View):

@@ -32,6 +32,7 @@ from turnstream.core.constraints import (
     profile_for,
     render_for_tool,
 )
+from turnstream.core.corrections import CorrectionConflict, correction_for
 from turnstream.core.experiments import arm_at, served_inferences
 from turnstream.core.identity import profile_id_for
 from turnstream.core.object_types import types_for_space
@@ -48,7 +49,12 @@ from turnstream.models.requests import (
     SpaceRequest,
 )
 from turnstream.sinks.context_use import ReportQuery, read_context_use
-from turnstream.sinks.profile_reads import inference_dicts, load_inferences, load_inputs
+from turnstream.sinks.profile_reads import (
+    inference_bucket,
+    inference_dicts,
+    load_inferences,
+    load_inputs,
+)
 from turnstream.sinks.review_requests import (
     ReviewAlreadyResolved,
     ReviewNotFound,
@@ -323,9 +329,18 @@ def register_routes(
                 body = await _body(request, CorrectRequest)
                 _scope(request, body.space_id)
                 _space(settings, body.space_id)
+                corrected = await store.run(
+                    inference_bucket, store.store, body.space_id, profile_id, inference_id
+                )
+                try:
+                    for_ = correction_for(body.replacement.for_, corrected)
+                except CorrectionConflict as exc:
+                    raise _HttpError(422, {"error": "invalid body", "errors": [
+                        {"field": "replacement.for", "message": str(exc)}]}) from None  # fmt: skip
+                replacement = body.replacement.model_dump(mode="json", by_alias=True)
                 key = await commands.send(
                     body.space_id, profile_id, "correct", inference_id=inference_id,
-                    replacement=body.replacement.model_dump(mode="json", exclude={"for_"}),
+                    replacement={**replacement, "for": for_},
                 )  # fmt: skip
                 return 202, {"command_id": key, "status": "accepted"}
 

@@ -209,6 +209,35 @@ def test_a_correction_becomes_stated_and_deletes_the_inference(worker) -> None: 
     ]
 
 
+def test_a_beneficiarys_correction_is_stated_for_the_beneficiary(worker) -> None:  # type: ignore[no-untyped-def]
+    hal = Person(worker, "acme", "p_hal")
+    kid = "beneficiary:kid-1"
+    clicks = [
+        hal.item(m, type="interaction", **{"for": kid},
+                 interaction={"kind": "engaged", "ref": "item_variant:acme:6", "action": "click"})
+        for m in (0, 1)
+    ]  # fmt: skip
+    hal.publish(*clicks)
+    [interest] = [i for i in hal.inferences() if i["kind"] == "interest"]
+    assert interest["for"] == kid
+    replacement = {"kind": "preference", "attr": "item_variant.color", "op": "in",
+                   "values": ["amarelo"], "strength": "prefer", "scope": "persistent",
+                   "source": "correction"}  # fmt: skip
+    path = f"/v1/profiles/p_hal/inferences/{interest['id']}/correct"
+    # Naming another bucket than the inference's is refused, naming the field.
+    status, body = _call(worker, "POST", path, {"space_id": "acme",
+                         "replacement": {**replacement, "for": "self"}})  # fmt: skip
+    assert status == 422 and body["errors"][0]["field"] == "replacement.for", body
+    status, body = _call(worker, "POST", path, {"space_id": "acme", "replacement": replacement})
+    assert status == 202, body
+    worker.drain()
+    worker.drain_signals()
+    stated = [(e["attr"], e["values"]) for e in hal.block(**{"for": kid})[1]["soft"]
+              if not e["inferred"]]  # fmt: skip
+    assert stated == [("item_variant.color", ["amarelo"])]
+    assert [e for e in hal.block()[1]["soft"] if not e["inferred"]] == []
+
+
 def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-untyped-def]
     port = worker
     body = {"space_id": "acme", "receipts": ["rcpt_1", "rcpt_2"], "reason": "why this offer?"}

@@ -20,8 +20,9 @@ from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.events import SignalEvent
 from turnstream.core.derivation.exposure import ExposedItem
 from turnstream.core.derivation.inference import Inference
-from turnstream.core.derivation.state import ProfileState, fold
+from turnstream.core.derivation.state import ProfileState, dispose_gift, fold
 from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
+from turnstream.core.derivation.window import cut_for, expire
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["Derivation", "Held", "PersonKey", "SessionKey", "SignalsEngine"]
@@ -169,6 +170,10 @@ class SignalsEngine:
                 continue
             before = dict(state.inferences)
             space_id = person[0]
+            config = self.config_for(space_id)
+            assert state.newest_occurred_at is not None  # a folded person has events
+            expire(state, cut_for(state.newest_occurred_at, config), config)
+            dispose_gift(state, config)
             inferences = derive(
                 state,
                 self.priors_for(space_id),

@@ -18,7 +18,9 @@ __all__ = [
 
 EventKind = Literal["interaction", "outcome", "command"]
 
-_OUTCOME_FIELDS = ("outcome", "ref", "order_id", "exposure_token", "attrs", "reason")
+#: An outcome's ``for`` stays in its payload too: ``None`` when the producer gave none, so
+#: that ``state`` can tell "mine" (absent) from an explicit bucket.
+_OUTCOME_FIELDS = ("outcome", "ref", "order_id", "exposure_token", "attrs", "reason", "for")
 _COMMAND_FIELDS = ("command", "inference_id", "replacement")
 
 
@@ -118,8 +120,8 @@ def events_from_accepted(message: Mapping[str, Any]) -> list[SignalEvent]:
     ``profile_id``. A batch interaction gives one event in the item's ``for``; a turn
     gives one per interaction (key ``<turn key>#<index>``, index from 0, in the
     interaction's own ``for``, default ``self``), and nothing for its claims and
-    constraints; an outcome and a command give one each. Outcomes and commands carry
-    no ``for`` on the wire: they are given ``self`` (see ``state.fold`` for outcomes).
+    constraints; an outcome and a command give one each, in the item's ``for`` (default
+    ``self``; see ``state`` for how an outcome's bucket is chosen).
     """
     item_type = message.get("type")
     key = message["idempotency_key"]

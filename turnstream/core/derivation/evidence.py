@@ -96,6 +96,14 @@ class KeyWindow:
             _, oldest = self._order.pop(0)
             del self.keys[oldest]
 
+    def forget_before(self, cut: datetime) -> int:
+        """Forget the keys of events that occurred before ``cut``; how many."""
+        old = bisect.bisect_left(self._order, (cut, ""))
+        for _, key in self._order[:old]:
+            del self.keys[key]
+        del self._order[:old]
+        return old
+
     def to_dict(self) -> list[list[str]]:
         return _keyed_to(self._order)
 

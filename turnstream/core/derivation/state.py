@@ -12,7 +12,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from turnstream.config.derivation import SignalsConfig
@@ -41,7 +41,15 @@ from turnstream.core.derivation.exposure import (
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.values import attr_of, ref_type, value_key
 
-__all__ = ["BucketState", "ProfileState", "fold", "resolved"]
+__all__ = [
+    "GIFT",
+    "BucketState",
+    "ProfileState",
+    "dispose_gift",
+    "fold",
+    "resolved",
+    "settle",
+]
 
 
 def _nested_to(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -61,6 +69,8 @@ class BucketState:
     sizes: dict[str, dict[str, SizeStats]] = field(default_factory=dict)  # attr -> size
     sensitive_counts: dict[str, int] = field(default_factory=dict)
     event_counts: dict[str, int] = field(default_factory=dict)  # by event name
+    #: The newest interaction folded into the bucket (the gift bucket goes after it).
+    last_occurred_at: datetime | None = None
 
     def all_pages(self) -> Iterator[Page]:
         for by_page in self.pages.values():
@@ -84,6 +94,7 @@ class BucketState:
             "sizes": _nested_to(self.sizes),
             "sensitive_counts": dict(sorted(self.sensitive_counts.items())),
             "event_counts": dict(sorted(self.event_counts.items())),
+            "last_occurred_at": time_or_none(self.last_occurred_at),
         }
 
     @classmethod
@@ -100,6 +111,7 @@ class BucketState:
             },
             sensitive_counts=dict(data["sensitive_counts"]),
             event_counts=dict(data["event_counts"]),
+            last_occurred_at=parse_or_none(data.get("last_occurred_at")),
         )
         for raw in data["pages"]:
             page = Page.from_dict(raw)
@@ -126,6 +138,9 @@ class ProfileState:
     newest_occurred_at: datetime | None = None
     #: Engagements, feedback and outcomes, by key: credited when evidence is resolved.
     signals: dict[str, SignalEvent] = field(default_factory=dict)
+    #: The latest ``erase``: nothing that occurred at or before it is folded again,
+    #: whenever it arrives (outcomes and commands travel on other topics).
+    erased_through: datetime | None = None
 
     def exposures(self, for_: str) -> list[ExposedItem]:
         """The exposed items of bucket ``for_``."""
@@ -150,6 +165,7 @@ class ProfileState:
             "folded": self.folded.to_dict(),
             "newest_occurred_at": time_or_none(self.newest_occurred_at),
             "signals": [e.to_dict() for e in _in_time_order(self.signals.values())],
+            "erased_through": time_or_none(self.erased_through),
         }
 
     @classmethod
@@ -169,6 +185,7 @@ class ProfileState:
                 e.idempotency_key: e
                 for e in (SignalEvent.from_dict(raw) for raw in data.get("signals", []))
             },
+            erased_through=parse_or_none(data.get("erased_through")),
         )
 
 
@@ -181,6 +198,11 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
     Interactions, outcomes and commands of another profile are refused (ValueError).
     Evidence is folded after an ``opt_out`` too (exposures are measurement); it is
     derivation that stops, so the result does not depend on where the opt-out falls.
+    Evidence that occurred at or before an ``erase`` is never folded, whether it arrives
+    before the erase (cleared by it) or after (skipped), so the erased past leaves the
+    same state in any order. Evidence older than ``raw_window_days`` before the person's
+    newest event is not folded (:mod:`~turnstream.core.derivation.window` settles and
+    drops what ages out).
     """
     if state.profile_id is None:
         state.space_id, state.profile_id = event.space_id, event.profile_id
@@ -188,16 +210,26 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
         raise ValueError("the event belongs to another profile")
     if event.idempotency_key in state.folded:
         return False
+    window = timedelta(days=config.raw_window_days)
+    newest = state.newest_occurred_at
+    if event.kind != "command" and newest is not None and event.occurred_at < newest - window:
+        return False  # past the raw window: its evidence is settled already (window.py)
     state.folded.add(event.idempotency_key, event.occurred_at, config.max_folded_keys)
     state.newest_occurred_at = later(state.newest_occurred_at, event.occurred_at)
     if event.kind == "command":
         _command(state, event)
-        return True
+    elif state.erased_through is None or event.occurred_at > state.erased_through:
+        _evidence(state, event, config)
+    return True
+
+
+def _evidence(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> None:
     if event.kind == "outcome":
         _record(state, event, config)
-        return True
+        return
     name = event.name
     bucket = state.buckets.setdefault(event.for_, BucketState())
+    bucket.last_occurred_at = later(bucket.last_occurred_at, event.occurred_at)
     _count(bucket.event_counts, name)
     if name == "presented":
         _presented(bucket, event, state.max_seen, config)
@@ -206,6 +238,46 @@ def fold(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> bool
     elif name in ("engaged", "feedback"):
         _record(state, event, config)
     # preference, attribute, watch, unwatch: stated, never evidence for an inference.
+
+
+GIFT = "gift"
+
+
+def _bucket_of(state: ProfileState, event: SignalEvent) -> str:
+    """The bucket a held engagement, feedback or outcome credits (see :func:`_outcome`)."""
+    if event.kind != "outcome":
+        return event.for_
+    line = _token_line(state, event.payload.get("exposure_token"))
+    return event.payload.get("for") or (line[0] if line else event.for_)
+
+
+def _names_gift(event: SignalEvent) -> bool:
+    return event.for_ == GIFT or event.payload.get("for") == GIFT
+
+
+def dispose_gift(state: ProfileState, config: SignalsConfig) -> bool:
+    """Drop the gift bucket (its pages and the signals that credit it) once the person's
+    newest event is more than ``gift_days`` past the bucket's newest. True when dropped.
+
+    A gift is evidence of someone else's taste for one occasion: it serves the block
+    asked ``for = gift`` while the gift is chosen, and its purchase and an early return;
+    after that it is only a liability. Event time, so live and replay drop it alike;
+    the engine calls it once per person at each derivation.
+    """
+    bucket = state.buckets.get(GIFT)
+    if state.newest_occurred_at is None or (
+        bucket is None and not any(_names_gift(e) for e in state.signals.values())
+    ):
+        return False
+    held = [e for e in state.signals.values() if _bucket_of(state, e) == GIFT]
+    times = [e.occurred_at for e in held]
+    if bucket is not None and bucket.last_occurred_at is not None:
+        times.append(bucket.last_occurred_at)
+    if not times or state.newest_occurred_at - max(times) <= timedelta(days=config.gift_days):
+        return False
+    for event in held:
+        del state.signals[event.idempotency_key]
+    state.buckets.pop(GIFT, None)
     return True
 
 
@@ -232,13 +304,29 @@ def resolved(state: ProfileState, config: SignalsConfig) -> ProfileState:
     """
     view = replace(state, buckets=copy.deepcopy(state.buckets))
     for event in _in_time_order(state.signals.values()):
-        if event.kind == "outcome":
-            _outcome(view, event, config)
-        elif event.name == "engaged":
-            _engaged(view.buckets.setdefault(event.for_, BucketState()), event, config)
-        elif event.name == "feedback":
-            _feedback(view.buckets.setdefault(event.for_, BucketState()), event, config)
+        _credit(view, event, config)
     return view
+
+
+def _credit(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> None:
+    """Credit one engagement, feedback or outcome to ``state``'s buckets."""
+    if event.kind == "outcome":
+        _outcome(state, event, config)
+    elif event.name == "engaged":
+        _engaged(state.buckets.setdefault(event.for_, BucketState()), event, config)
+    elif event.name == "feedback":
+        _feedback(state.buckets.setdefault(event.for_, BucketState()), event, config)
+
+
+def settle(state: ProfileState, cut: datetime, config: SignalsConfig) -> int:
+    """Credit the engagements, feedback and outcomes that occurred before ``cut`` to
+    ``state``'s own counts, as :func:`resolved` credits them, and drop their payloads;
+    how many. What they credited stays; what they were goes."""
+    old = [e for e in _in_time_order(state.signals.values()) if e.occurred_at < cut]
+    for event in old:
+        _credit(state, event, config)
+        del state.signals[event.idempotency_key]
+    return len(old)
 
 
 def _presentation_at(bucket: BucketState, ref: str, when: datetime) -> ShownItem | None:
@@ -276,7 +364,9 @@ def _command(state: ProfileState, event: SignalEvent) -> None:
         state.opted_out = True
     elif command == "erase":
         # Evidence and inferences go; tombstones, the opt-out and the folded keys stay,
-        # so neither a redelivered event nor the same evidence brings anything back.
+        # so neither a redelivered event nor the same evidence brings anything back, and
+        # nothing that occurred before the erase is folded if it arrives later.
+        state.erased_through = later(state.erased_through, event.occurred_at)
         state.buckets.clear()
         state.max_seen.clear()
         state.inferences.clear()
@@ -468,11 +558,13 @@ def _token_line(state: ProfileState, token: str | None) -> tuple[str, Page, int]
 
 
 def _outcome(state: ProfileState, event: SignalEvent, config: SignalsConfig) -> None:
-    """An outcome goes to the bucket of the exposure its token names, else to its own."""
+    """An outcome goes to the bucket its ``for`` names; without one, to the bucket of the
+    exposure its token names, else to its own. A purchase for a dependent shown on the
+    buyer's list is the dependent's evidence: never the buyer's size or taste."""
     payload = event.payload
     ref, outcome = payload["ref"], payload["outcome"]
     line = _token_line(state, payload.get("exposure_token"))
-    for_ = line[0] if line else event.for_
+    for_ = payload.get("for") or (line[0] if line else event.for_)
     bucket = state.buckets.setdefault(for_, BucketState())
     _count(bucket.event_counts, "outcome")
     stats = _ref_stats(bucket, ref, config)

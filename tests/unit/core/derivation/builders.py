@@ -126,8 +126,10 @@ def outcome(
     size: str | None = None,
     reason: str | None = None,
     token: str | None = None,
+    whose: str | None = None,
     **kw: Any,
 ) -> SignalEvent:
+    """An outcome; ``whose`` is its wire ``for`` (the event's bucket too, when given)."""
     payload = {
         "outcome": what,
         "ref": ref,
@@ -135,7 +137,10 @@ def outcome(
         "exposure_token": token,
         "attrs": {} if size is None else {"size": size},
         "reason": reason,
+        "for": whose,
     }
+    if whose is not None:
+        kw.setdefault("for_", whose)
     return event("outcome", payload, key, **kw)
 
 

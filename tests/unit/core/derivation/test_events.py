@@ -129,7 +129,24 @@ def test_an_outcome_gives_one_event_with_its_fields() -> None:
         "exposure_token": None,
         "attrs": {"size": "M"},
         "reason": "returned_for_size",
+        "for": None,
     }
+
+
+def test_an_outcome_keeps_its_for() -> None:
+    message = accepted(
+        {
+            **ENVELOPE,
+            "type": "outcome",
+            "outcome": "purchase",
+            "ref": "item_variant:acme:991",
+            "order_id": "o-1",
+            "for": "beneficiary:kid",
+        }
+    )
+    [event] = events_from_accepted(message)
+    assert event.for_ == "beneficiary:kid"
+    assert event.payload["for"] == "beneficiary:kid"
 
 
 def test_a_command_gives_one_event() -> None:

@@ -1,0 +1,109 @@
+"""The webhook sender: a thin loop over the outbox. Each second it asks the store which
+attempts are due (the pure :func:`turnstream.core.webhooks.due_deliveries`), posts each
+one signed, and records the attempt and the delivery's next state. What is due lives in
+the store, so a restarted worker goes on where the last one stopped (at least once)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+import aiohttp
+
+from turnstream.config import Settings
+from turnstream.core.webhooks import (
+    Attempted,
+    Due,
+    Endpoint,
+    after_attempt,
+    due_deliveries,
+    event_body,
+    headers_for,
+)
+from turnstream.sinks.store import AsyncStore
+from turnstream.sinks.webhooks import pending_work, record_attempt
+
+__all__ = ["WebhookSender", "endpoints_of"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds an attempt may take: a receiver should answer at once and work later.
+ATTEMPT_TIMEOUT = 10.0
+#: How often the outbox is read: review requests are rare; one small query a second.
+POLL_SECONDS = 1.0
+
+
+def endpoints_of(settings: Settings) -> list[Endpoint]:
+    """Every configured endpoint with a secret (preflight refuses one without)."""
+    return [
+        Endpoint(
+            space_id,
+            hook.id,
+            hook.url,
+            hook.secret.get_secret_value().encode(),
+            frozenset(hook.events),
+        )
+        for space_id, space in sorted(settings.spaces.items())
+        for hook in space.webhooks
+        if hook.secret is not None
+    ]
+
+
+class WebhookSender:
+    """Delivers the outbox's due events, one attempt each per pass."""
+
+    def __init__(
+        self,
+        store: AsyncStore,
+        endpoints: Sequence[Endpoint],
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.store = store
+        self.endpoints = list(endpoints)
+        self.clock = clock
+        self.spaces = sorted({e.space_id for e in self.endpoints})
+
+    async def run_forever(self, should_stop: Callable[[], bool]) -> None:
+        """Pass after pass until told to stop; a failing pass is logged and retried."""
+        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=ATTEMPT_TIMEOUT)) as s:
+            while not should_stop():
+                try:
+                    await self.run_once(s)
+                except Exception:  # the store is down: the loops report it; try again
+                    log.exception("webhook pass failed")
+                await asyncio.sleep(POLL_SECONDS)
+
+    async def run_once(self, session: aiohttp.ClientSession) -> int:
+        """One pass: every attempt due now; returns how many were made."""
+        now = self.clock()
+        events, deliveries = await self.store.run(pending_work, self.store.store, self.spaces, now)
+        due = due_deliveries(events, deliveries, self.endpoints, now)
+        for one in due:
+            await self._attempt(session, one)
+        return len(due)
+
+    async def _attempt(self, session: aiohttp.ClientSession, due: Due) -> None:
+        event = due.event
+        body = event_body(event["event_id"], event)
+        started = self.clock()
+        headers = headers_for(due.endpoint.secret, event["event_id"], event["type"],
+                              due.attempt, int(started.timestamp()), body)  # fmt: skip
+        began = time.monotonic()
+        try:
+            async with session.post(due.endpoint.url, data=body, headers=headers) as answer:
+                await answer.read()
+                error = "" if 200 <= answer.status < 300 else f"HTTP {answer.status}"
+                result = Attempted(answer.status, error)
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            result = Attempted(0, f"{type(exc).__name__}: {exc}"[:1024])
+        duration_ms = int((time.monotonic() - began) * 1000)
+        delivery = after_attempt(due, result, self.clock())
+        await self.store.run(
+            record_attempt, self.store.store, due, result, delivery, started, duration_ms
+        )
+        if not result.delivered:
+            log.warning("webhook %s to %s, attempt %d: %s (next: %s)", event["event_id"],
+                        due.endpoint.key, due.attempt, result.error, delivery.status)  # fmt: skip
