@@ -149,6 +149,12 @@ def test_a_bound_tool_s_turn_lands_with_the_counts_the_sdk_measured(worker: Depl
         "AND tool = 'search_products'",
     ).rows
     assert [tuple(int(v) for v in row) for row in rows] == [(2, 4, 4, 1, 2, 1)]
+    # The turn row names the block the calls were measured against.
+    cited = read_query(
+        worker.settings,
+        "SELECT constraints_version FROM turns WHERE space_id = 'acme' AND agent = 'tool-example'",
+    ).rows
+    assert cited == [(report["block_version"],)]
     assert worker.dead_letters() == {}
 
 

@@ -171,6 +171,7 @@ CATALOG: dict[str, Entry] = {
             "agent": "the agent",
             "build": "the agent's build ('' when not given)",
             "contract_version": "the claim contract's version the turn cites",
+            "constraints_version": "the constraints block's version the turn cites ('' when none)",
             "experiment_id": "experiment the turn ran under ('' when none)",
             "experiment_arm": "arm of that experiment",
             "guard_acted": "the claims guard changed or held the output",
