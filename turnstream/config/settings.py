@@ -317,15 +317,19 @@ def _secret_file(env: Mapping[str, str]) -> str | None:
     return secret
 
 
+def _variable(prefix: str, *ids: str) -> str:
+    """An environment variable named after configured ids (upper case, ``-`` becomes ``_``)."""
+    return prefix + "_".join(ids).upper().replace("-", "_")
+
+
 def exposure_keys_variable(space_id: str) -> str:
-    """The environment variable holding a space's exposure keys (``-`` becomes ``_``)."""
-    return "TURNSTREAM_EXPOSURE_KEYS_" + space_id.upper().replace("-", "_")
+    """The environment variable holding a space's exposure keys."""
+    return _variable("TURNSTREAM_EXPOSURE_KEYS_", space_id)
 
 
 def webhook_secret_variable(space_id: str, endpoint_id: str) -> str:
     """The environment variable holding a webhook endpoint's secret."""
-    name = f"{space_id}_{endpoint_id}".upper().replace("-", "_")
-    return f"TURNSTREAM_WEBHOOK_SECRET_{name}"
+    return _variable("TURNSTREAM_WEBHOOK_SECRET_", space_id, endpoint_id)
 
 
 def load_settings(
