@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from turnstream.core.ingest import Decision
 from turnstream.models import Command
 
-__all__ = ["Subject", "erases", "erasure_subjects"]
+__all__ = ["Subject", "erases", "erasure_subjects", "unique_subjects"]
 
 #: A person of a space: ``(space_id, profile_id)``.
 Subject = tuple[str, str]
@@ -30,4 +30,9 @@ def erases(decision: Decision) -> Subject | None:
 
 def erasure_subjects(decisions: Iterable[Decision]) -> list[Subject]:
     """Every subject the decisions erase, once each, in the order of the decisions."""
-    return list(dict.fromkeys(s for d in decisions if (s := erases(d)) is not None))
+    return unique_subjects(erases(d) for d in decisions)
+
+
+def unique_subjects(found: Iterable[Subject | None]) -> list[Subject]:
+    """The subjects found, once each, in their order (``None``: nobody)."""
+    return list(dict.fromkeys(s for s in found if s is not None))
