@@ -393,8 +393,8 @@ CATALOG: dict[str, Entry] = {
             "value": "the value (strings as they are, numbers as ClickHouse writes them)",
             "day": "the day (UTC)",
             "level": "0 to 7: the people whose key falls in 4^-level of the key space",
-            "people": "up to 64 person keys of the level (groupUniqArray(64)): merge with "
-            "groupUniqArrayMerge(64)",
+            "people": "up to 64 person keys of the level, a plain array (since migration "
+            "17; were aggregate states): merge with groupUniqArrayArray(64)",
             "exposure_micro": "effective exposure (sum of 1 / log2(pos + 1)) in millionths",
             "events": "engagements on the object (type.ref rows)",
             "signal_micro": "weighted signal of those engagements in millionths",

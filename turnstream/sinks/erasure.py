@@ -276,7 +276,7 @@ def purge_erased(store: Store) -> dict[str, int]:
             store.command(
                 f"ALTER TABLE {table} UPDATE people = {without_keys('people', erased)} "
                 f"WHERE space_id = {{space_id:String}} "
-                f"AND hasAny(finalizeAggregation(people), {erased})",
+                f"AND hasAny(people, {erased})",
                 settings={"mutations_sync": 2},
                 parameters=parameters,
             )
