@@ -83,6 +83,8 @@ class Decision:
     kept, its interactions are refused. ``duplicate`` means the idempotency key was
     already taken by another message: nothing is written. ``token`` is an accepted
     outcome's exposure token as the space's keys judge it (None for other items).
+    ``erased``: the item occurred at or before its person's erase, and nothing of it is
+    kept but its key (``core/erasure.forget_erased``).
     """
 
     source: Source
@@ -93,6 +95,7 @@ class Decision:
     refusal: Refusal | None = None
     duplicate: bool = False
     token: TokenCheck | None = None
+    erased: bool = False
 
     @property
     def keep_interactions(self) -> bool:
