@@ -564,7 +564,8 @@ CATALOG: dict[str, Entry] = {
             "id": "the event key (#index inside a batch or turn)",
             "space_id": "the space",
             "profile_id": "the person",
-            "for": "whose constraint",
+            "for": "whose constraint (a correction: the corrected inference's bucket; "
+            "rows written before migration 13 restated by migration 18)",
             "kind": "preference or attribute",
             "attr": "type.field",
             "payload": "the stated interaction as JSON",

@@ -19,7 +19,7 @@ from turnstream.sinks.store import Store
 
 __all__ = ["TABLE", "load_tombstones", "record_tombstones"]
 
-#: The table (migration 18).
+#: The table (migration 19).
 TABLE = "erase_tombstones"
 _COLUMNS = ["space_id", "profile_id", "erased_through", "recorded_at"]
 
