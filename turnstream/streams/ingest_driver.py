@@ -50,7 +50,7 @@ from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.errors import StoreError
 from turnstream.sinks.bisect import Refused, refused_before, write_isolating
 from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
-from turnstream.sinks.erasure import erase_subjects
+from turnstream.sinks.erasure import Erasure, erase_subjects
 from turnstream.sinks.failures import Failure, short_message
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
@@ -352,7 +352,7 @@ class IngestDriver:
         tombstones = erasure_tombstones(settled.decisions)
         if tombstones:  # every erase of the batch in one go: one statement per table
 
-            def erase() -> list[Any]:
+            def erase() -> list[Erasure]:
                 # The tombstone first: a crash between the two leaves it, and the
                 # redelivered batch erases again.
                 record_tombstones(self.store.store, tombstones)
