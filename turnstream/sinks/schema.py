@@ -1009,6 +1009,62 @@ MIGRATIONS += (
     ),
 )
 
+# ------------------------------------------------------------------------ migration 18
+# Correction rows written before migration 13 say `self` whatever they corrected (the
+# view of migration 6 wrote every correction as `self`, and the read side left the
+# replacement's `for` out). Restated in the corrected inference's bucket, by migration
+# 13's rule for new rows: the replacement's own `for` when it has one, else the bucket
+# of the inference it corrects (core/corrections.correction_for), else `self`. `stated`
+# is a ReplacingMergeTree read with FINAL, so the restated row, inserted later, wins;
+# only rows whose bucket changes are inserted, so running it twice changes nothing.
+# (The raw `commands` rows stay as they were sent.)
+MIGRATIONS += (
+    Migration(
+        18,
+        "correction rows before migration 13 restated in the corrected inference's bucket",
+        (
+            """INSERT INTO stated (id, space_id, profile_id, `for`, kind, attr, payload,
+    session_id, origin, occurred_at)
+SELECT s.id, s.space_id, s.profile_id, c.restated, s.kind, s.attr, s.payload, s.session_id,
+    s.origin, s.occurred_at
+FROM (SELECT * FROM stated FINAL) AS s
+INNER JOIN (
+    SELECT c.space_id AS space_id, c.profile_id AS profile_id, c.idempotency_key AS id,
+        multiIf(JSONExtractString(c.replacement, 'for') != '',
+                JSONExtractString(c.replacement, 'for'),
+            i.bucket != '', i.bucket, 'self') AS restated
+    FROM commands AS c
+    LEFT JOIN (
+        SELECT space_id, profile_id, id, `for` AS bucket FROM inferences FINAL
+    ) AS i ON i.space_id = c.space_id AND i.profile_id = c.profile_id AND i.id = c.inference_id
+    WHERE c.command = 'correct' AND c.replacement != ''
+) AS c ON c.space_id = s.space_id AND c.profile_id = s.profile_id AND c.id = s.id
+WHERE s.`for` != c.restated""",
+        ),
+    ),
+)
+
+# ------------------------------------------------------------------------ migration 19
+# Erase tombstones (sinks/erase_tombstones.py): the subject and the time of their latest
+# erase, so that an event of theirs that occurred before the erase but arrives after it is
+# dropped, by the ingest and the derivation drivers alike, also after a restart. Micro-
+# seconds, as event times are parsed: at milliseconds an event 0.4 ms before an erase
+# would read as after it once the tombstone is read back.
+MIGRATIONS += (
+    Migration(
+        19,
+        "erase tombstones: who was erased, through when",
+        (
+            """CREATE TABLE IF NOT EXISTS erase_tombstones (
+    space_id LowCardinality(String),
+    profile_id String,
+    erased_through DateTime64(6, 'UTC'),
+    recorded_at DateTime64(3, 'UTC')
+) ENGINE = ReplacingMergeTree(erased_through) ORDER BY (space_id, profile_id)""",
+        ),
+    ),
+)
+
 #: Tables the ingest sink writes, each row with its Kafka source.
 RAW_TABLES = (
     "turns",

@@ -111,6 +111,8 @@ def build_app(
                 "store": store.store.describe(),
                 **ingest.stats.as_dict(),
                 "derivations": derivation.derivations,
+                # Events dropped at derivation: they occurred before their person's erase.
+                "derivation_erased_before_arrival": derivation.engine.dropped_erased,
                 "pending_sessions": len(derivation.engine.pending),
                 # Whether each loop makes progress (see streams/liveness.py).
                 ingest.name: ingest.liveness.as_dict(now),
