@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+from functools import lru_cache
 
 from turnstream.models.common import Envelope, Handle, HandleType
 
@@ -11,10 +12,12 @@ __all__ = ["normalize_handle", "profile_id_for", "resolve_profile"]
 
 def normalize_handle(handle: Handle) -> str:
     """The canonical spelling of a handle, so one person hashes to one id."""
-    value = handle.value.strip()
-    if handle.type is HandleType.email:
-        return value.lower()
-    return value
+    return _normalized(handle.type.value, handle.value)
+
+
+def _normalized(handle_type: str, value: str) -> str:
+    value = value.strip()
+    return value.lower() if handle_type == HandleType.email.value else value
 
 
 def profile_id_for(space_id: str, handle: Handle, secret: bytes) -> str:
@@ -22,7 +25,16 @@ def profile_id_for(space_id: str, handle: Handle, secret: bytes) -> str:
 
     The space is part of the key: tenants never share a profile id.
     """
-    message = "\x1f".join((space_id, handle.type.value, normalize_handle(handle))).encode()
+    return _hashed(secret, space_id, handle.type.value, handle.value)
+
+
+#: Handles repeat within a session (a turn, its interactions, its outcome), so the last
+#: ids hashed are kept: 16,384 entries, ~5 MB at most. The HMAC and the normalizing
+#: took ~30 µs of prepare's ~190 µs per item (cProfile, 10,000 mixed_items, load 6).
+#: The cache lives in the worker's memory only, like the batch it came from.
+@lru_cache(maxsize=16_384)
+def _hashed(secret: bytes, space_id: str, handle_type: str, value: str) -> str:
+    message = "\x1f".join((space_id, handle_type, _normalized(handle_type, value))).encode()
     return "p_" + hmac.digest(secret, message, "sha256").hex()[:32]
 
 

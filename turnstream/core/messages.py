@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
 from datetime import datetime
 
+from pydantic_core import to_json
+
 from turnstream.core.ingest import Decision, Reason
+from turnstream.models import Turn
 from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
 
 __all__ = ["accepted_for", "dead_letter_for"]
@@ -44,16 +46,23 @@ def accepted_for(decision: Decision) -> bytes:
     its ``token_status``, and its ``exposure_token`` only when valid, so that derivation
     never attributes through a token that failed."""
     assert decision.item is not None and decision.profile_id is not None
-    exclude = {"handle", "profile_id"}
-    if not decision.keep_interactions and "interactions" in type(decision.item).model_fields:
-        exclude.add("interactions")
+    item = decision.item
+    exclude = _EXCLUDED
+    drop_interactions = isinstance(item, Turn) and not decision.keep_interactions
+    if drop_interactions:
+        exclude = _EXCLUDED_WITH_INTERACTIONS
     token = decision.token
     if token is not None and not token.attributes:
-        exclude.add("exposure_token")
-    body = decision.item.model_dump_json(by_alias=True, exclude=exclude).encode()
-    tail = b',"profile_id":' + json.dumps(decision.profile_id).encode()
+        exclude = exclude | {"exposure_token"}
+    # pydantic-core's serializer for the strings too (json.dumps: ~2 µs a call).
+    body = item.model_dump_json(by_alias=True, exclude=exclude).encode()
+    tail = b',"profile_id":' + to_json(decision.profile_id)
     if token is not None:
-        tail += b',"token_status":' + json.dumps(token.status).encode()
-    if "interactions" in exclude:
+        tail += b',"token_status":' + to_json(token.status)
+    if drop_interactions:
         tail += b',"interactions":[]'
     return body[:-1] + tail + b"}"  # an item always has fields: body is never "{}"
+
+
+_EXCLUDED = frozenset({"handle", "profile_id"})
+_EXCLUDED_WITH_INTERACTIONS = _EXCLUDED | {"interactions"}

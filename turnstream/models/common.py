@@ -14,12 +14,12 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    GetCoreSchemaHandler,
     JsonValue,
-    PlainValidator,
     StringConstraints,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic_core import PydanticCustomError, core_schema
 
 __all__ = [
     "UINT16_MAX",
@@ -94,8 +94,23 @@ def _scalar(value: object) -> str | int | float | bool:
     raise PydanticCustomError("scalar_type", "Input should be a string, a number or a boolean")
 
 
+class _ScalarSchema:
+    """``PlainValidator(_scalar)`` without its serializer: pydantic wraps a plain
+    validator's serialization in a Python function (``lambda v, h: h(v)``), called for
+    every value an item is dumped with, 61,416 times for 10,000 mixed_items (~8% of
+    prepare under cProfile); a validator function with no serializer of its own is
+    serialized by pydantic-core's inference instead (the same JSON for these types)."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            _scalar, json_schema_input_schema=handler.generate_schema(Any)
+        )
+
+
 #: One value: a string, a number or a boolean.
-Scalar = Annotated[str | int | float | bool, PlainValidator(_scalar)]
+Scalar = Annotated[str | int | float | bool, _ScalarSchema()]
 
 
 def _finite(value: object) -> object:
@@ -114,7 +129,16 @@ def _finite(value: object) -> object:
 JsonObject = Annotated[dict[str, JsonValue], AfterValidator(_finite)]
 
 
+#: A UUIDv7 already in its canonical spelling (lower case, hyphens; version 7, RFC 4122
+#: variant): what the SDK mints. ``uuid.UUID`` took ~40 µs per exposure id (cProfile).
+_CANONICAL_UUID7 = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+)
+
+
 def _uuid7(value: str) -> str:
+    if _CANONICAL_UUID7.fullmatch(value):
+        return value
     try:
         parsed = uuid.UUID(value)
     except ValueError:
