@@ -295,7 +295,8 @@ def replay(
     out.print(
         f"replayed {report.lines} lines from {file}: {report.accepted} accepted, "
         f"{report.dead_letters} dead letters, {report.duplicates} duplicates, "
-        f"{report.derivations} derivations, {report.erased} erasures"
+        f"{report.derivations} derivations, {report.erased} erasures, "
+        f"{report.erased_before} forgotten (they occurred before their person's erase)"
     )
 
 

@@ -115,6 +115,8 @@ def build_app(
         lambda: {
             **ingest.stats.as_dict(),
             "derivations": derivation.derivations,
+            # Events dropped at derivation: they occurred before their person's erase.
+            "derivation_erased_before_arrival": derivation.engine.dropped_erased,
             "pending_sessions": len(derivation.engine.pending),
         },
         w.status_grace,

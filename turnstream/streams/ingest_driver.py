@@ -8,7 +8,9 @@ the batch into rows (:mod:`turnstream.sinks.rows`) and fan-out messages
 topic would not take (``too_large``); ``finish`` (the store thread) de-duplicates
 against the keys already taken, writes the rows through the idempotent sink (insert
 tokens plus per-partition high-water marks, so a replayed batch writes nothing twice)
-and erases the subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`).
+and erases the subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`),
+leaving an erase tombstone for each: an item of theirs that occurred at or before the
+erase and arrives later is forgotten (its key kept, nothing else), and counted.
 
 Input never halts the driver: a batch the store refuses is split by message until the
 refused messages are isolated (:mod:`turnstream.sinks.bisect`) and dead-lettered
@@ -30,7 +32,12 @@ from typing import Any
 from aiokafka import TopicPartition
 
 from turnstream.config import Settings
-from turnstream.core.erasure import erasure_subjects
+from turnstream.core.erasure import (
+    Subject,
+    erasure_tombstones,
+    forget_erased,
+    merge_tombstones,
+)
 from turnstream.core.ingest import (
     Decision,
     Source,
@@ -42,7 +49,8 @@ from turnstream.core.ingest import (
 from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.errors import StoreError
 from turnstream.sinks.bisect import Refused, refused_before, write_isolating
-from turnstream.sinks.erasure import erase_subjects
+from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.sinks.erasure import Erasure, erase_subjects
 from turnstream.sinks.failures import Failure, short_message
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
@@ -88,6 +96,8 @@ class IngestStats:
     messages: int = 0
     accepted: int = 0
     duplicates: int = 0
+    #: Items that occurred at or before their person's erase and arrived after it.
+    erased: int = 0
     batches: int = 0
     #: Messages in the largest batch so far.
     largest_batch: int = 0
@@ -105,6 +115,7 @@ class IngestStats:
             if d.duplicate:
                 self.duplicates += 1
                 continue
+            self.erased += d.erased
             if d.item is not None:
                 self.accepted += 1
             if d.refusal is not None:
@@ -115,6 +126,7 @@ class IngestStats:
             "messages": self.messages,
             "accepted": self.accepted,
             "duplicates": self.duplicates,
+            "erased_before_arrival": self.erased,
             "batches": self.batches,
             "largest_batch": self.largest_batch,
             "dead_letters": dict(self.dead_letters),
@@ -184,6 +196,9 @@ class IngestDriver:
         self.group = processor.group
         self.topics = processor.reads
         self.max_records: int | None = settings.worker.batch_size
+        #: Erase tombstones, read from the store at the first batch (and again after a
+        #: rebalance), then kept up to date by the erasures this driver runs.
+        self.tombstones: dict[Subject, datetime] | None = None
 
     def poll_seconds(self) -> float:
         """A batch is what arrived within ``worker.batch_seconds`` (or ``batch_size``)."""
@@ -230,11 +245,15 @@ class IngestDriver:
 
     def settle(self, prepared: Prepared) -> list[Decision]:
         """De-duplicate a prepared batch against the keys already taken (one store
-        look-up) and take its new keys. Blocking; on the store thread."""
+        look-up) and take its new keys; forget what occurred before its person's erase.
+        Blocking; on the store thread."""
+        tombstones = self.tombstones
+        if tombstones is None:
+            tombstones = self.tombstones = load_tombstones(self.store.store)
         taken = self.keys.lookup(d.dedup_key for d in prepared.judged)
         decisions = []
         for decision in prepared.judged:
-            final = dedupe(decision, taken.get)
+            final = forget_erased(dedupe(decision, taken.get), tombstones)
             if not final.duplicate:
                 taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
                 # Taken now, before the write: the next batch is settled before this one
@@ -262,6 +281,16 @@ class IngestDriver:
             return rows_for(final[i], self.settings, prepared.received_at)
 
         rows = rows_to_write(prepared, decisions)
+        # Forgotten (occurred before its person's erase): its key is written, nothing else.
+        forgotten = {
+            d.source: rows_for(d, self.settings, prepared.received_at)
+            for d in decisions
+            if d.erased
+        }
+        if forgotten:
+            rows = _swap_rows(rows, forgotten)
+            for source in forgotten:
+                sends[at[source]] = []
         # A replay decides as the first time: what the store refused stays refused (its
         # own rows are not offered again; its dead letter's are, in case they were cut).
         earlier = refused_before(self.sink, order)
@@ -326,14 +355,18 @@ class IngestDriver:
             self.store, lambda: self.settle(prepared), "key look-up", on_failure=noted
         )
         settled = await self._write(prepared, decisions, noted)
-        subjects = erasure_subjects(settled.decisions)
-        if subjects:  # every erase of the batch in one go: one statement per table
-            erasures = await retrying(
-                self.store,
-                lambda: erase_subjects(self.store.store, subjects),
-                "erasure",
-                on_failure=noted,
-            )
+        tombstones = erasure_tombstones(settled.decisions)
+        if tombstones:  # every erase of the batch in one go: one statement per table
+
+            def erase() -> list[Erasure]:
+                # The tombstone first: a crash between the two leaves it, and the
+                # redelivered batch erases again.
+                record_tombstones(self.store.store, tombstones)
+                return erase_subjects(self.store.store, list(tombstones))
+
+            erasures = await retrying(self.store, erase, "erasure", on_failure=noted)
+            if self.tombstones is not None:
+                merge_tombstones(self.tombstones, tombstones)
             log.info(
                 "erased %d subjects (%d rows)",
                 len(erasures),
@@ -361,8 +394,10 @@ class IngestDriver:
         self.sink.forget()
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
-        """Another worker may have written them meanwhile: read the marks again."""
+        """Another worker may have written them meanwhile: read the marks (and the
+        erase tombstones) again."""
         self.sink.forget()
+        self.tombstones = None
 
 
 def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> Rows:
