@@ -142,6 +142,7 @@ def test_each_route_allows_its_role_and_refuses_the_rest(worker: Deployment, cas
 
 
 def test_status_is_open_and_shows_no_store_or_error_text_without_a_key(worker) -> None:  # type: ignore[no-untyped-def]
+    worker.worker.wait_healthy(timeout=90)  # each loop has reached the broker
     status, open_body, _ = call(worker, "GET", "/v1/status")
     assert status == 200 and "ingest" in open_body and "messages" in open_body
     assert open_body["healthy"] is True and open_body["failing"] == []

@@ -33,14 +33,17 @@ def _status(deployment: Deployment) -> tuple[int, dict[str, Any]]:
         return exc.code, json.loads(exc.read())
 
 
-def _until(deployment: Deployment, code: int, timeout: float) -> dict[str, Any]:
-    """Ask until the status code is ``code``; the body then."""
+def _until(
+    deployment: Deployment, code: int, timeout: float, failing: tuple[str, ...] = ()
+) -> dict[str, Any]:
+    """Ask until the status code is ``code`` and ``failing`` names at least those; the
+    body then."""
     deadline = time.monotonic() + timeout
     seen: tuple[int, dict[str, Any]] | None = None
     while time.monotonic() < deadline:
         assert deployment.worker.alive(), deployment.worker.log_path.read_text()[-3000:]
         seen = _status(deployment)
-        if seen[0] == code:
+        if seen[0] == code and set(failing) <= set(seen[1]["failing"]):
             return seen[1]
         time.sleep(0.5)
     raise AssertionError(f"no {code} within {timeout:.0f} s; last answer: {seen}")
@@ -55,9 +58,10 @@ def test_503_while_the_broker_is_down_then_200(
     assert healthy["store"]["state"] == "reachable" and healthy["grace_seconds"] == GRACE
 
     assert own_broker.down(), "the test broker was not running"
-    # Past the grace (and a probe, every 5 s): 503, the loops named.
-    down = _until(deployment, 503, timeout=90)
-    assert down["healthy"] is False and "ingest" in down["failing"]
+    # Past the grace (and a probe, every 3 s): 503, both loops named (each notices on
+    # its own probe).
+    down = _until(deployment, 503, timeout=90, failing=("ingest", "derivation"))
+    assert down["healthy"] is False and "store" not in down["failing"]
     ingest = down["ingest"]
     assert ingest["state"] == "retrying" and ingest["last_failure"] == "broker"
     assert ingest["failing_seconds"] > GRACE and ingest["failing_since"] is not None
