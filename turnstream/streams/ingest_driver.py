@@ -326,7 +326,13 @@ class IngestDriver:
         def note(exc: StoreError, failure: Failure) -> None:
             # A failure may have landed some tables: read the marks again before retrying.
             self.sink.forget()
-            self.liveness.failed(short_message(str(exc)), failure.value, time.time(), stuck_at)
+            self.liveness.failed(
+                short_message(str(exc)),
+                failure.value,
+                time.time(),
+                stuck_at,
+                error_class=type(exc).__name__,
+            )
 
         return note
 

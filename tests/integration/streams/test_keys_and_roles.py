@@ -142,15 +142,18 @@ def test_each_route_allows_its_role_and_refuses_the_rest(worker: Deployment, cas
 
 
 def test_status_is_open_and_shows_no_store_or_error_text_without_a_key(worker) -> None:  # type: ignore[no-untyped-def]
+    worker.worker.wait_healthy(timeout=90)  # each loop has reached the broker
     status, open_body, _ = call(worker, "GET", "/v1/status")
     assert status == 200 and "ingest" in open_body and "messages" in open_body
-    assert "store" not in open_body
+    assert open_body["healthy"] is True and open_body["failing"] == []
+    assert open_body["store"]["state"] == "reachable" and "address" not in open_body["store"]
+    assert open_body["ingest"]["state"] == "running"
     assert open_body["ingest"]["last_error"] is None
     status, full, _ = call(worker, "GET", "/v1/status", key=worker.operator_key)
-    assert status == 200 and full["store"].startswith("chdb://")
+    assert status == 200 and full["store"]["address"].startswith("chdb://")
     # A key without the operator role sees what anyone sees.
     agent = worker.new_key("acme", Role.agent)
-    assert "store" not in call(worker, "GET", "/v1/status", key=agent)[1]
+    assert "address" not in call(worker, "GET", "/v1/status", key=agent)[1]["store"]
 
 
 def test_faust_own_pages_are_not_served(worker) -> None:  # type: ignore[no-untyped-def]
