@@ -33,6 +33,7 @@ __all__ = [
     "authorize",
     "authorize_space",
     "hash_key",
+    "key_record",
     "mint_key",
 ]
 
@@ -122,13 +123,30 @@ def mint_key(
     and the record that is kept."""
     if len(id_bytes) != 6 or len(secret_bytes) != 32:
         raise ValueError("a key takes 6 random bytes for its id and 32 for its secret")
-    if not roles:
-        raise ValueError("a key needs at least one role")
     key_id = id_bytes.hex()
     secret = base64.urlsafe_b64encode(secret_bytes).decode().rstrip("=")
     key = f"tsk_{key_id}_{secret}"
-    record = ApiKey(key_id, space, frozenset(roles), hash_key(key), created_at, None, note)
-    return key, record
+    return key, key_record(key, space, roles, created_at, note)
+
+
+def key_record(
+    key: str, space: str, roles: frozenset[Role], created_at: str, note: str = ""
+) -> ApiKey:
+    """The record of a key minted elsewhere (an operator's first key, from a secret): the
+    same record :func:`mint_key` keeps. ValueError names what is wrong, never the key."""
+    if not key:
+        raise ValueError("the key is empty")
+    if not key.startswith("tsk_"):
+        raise ValueError("a key starts with 'tsk_'")
+    match = _KEY.match(key)
+    if match is None:
+        raise ValueError(
+            f"a key is tsk_<12 hex characters>_<43 base64url characters> "
+            f"(60 characters); this one has {len(key)}"
+        )
+    if not roles:
+        raise ValueError("a key needs at least one role")
+    return ApiKey(match[1], space, frozenset(roles), hash_key(key), created_at, None, note)
 
 
 def authenticate(header: str | None, keys: Mapping[str, ApiKey]) -> ApiKey | Refusal:
