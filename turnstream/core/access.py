@@ -140,10 +140,10 @@ def key_record(
         raise ValueError("a key starts with 'tsk_'")
     match = _KEY.match(key)
     if match is None:
-        raise ValueError(
-            f"a key is tsk_<12 hex characters>_<43 base64url characters> "
-            f"(60 characters); this one has {len(key)}"
-        )
+        shape = "a key is tsk_<12 lowercase hex characters>_<43 base64url characters>"
+        if len(key) != 60:
+            raise ValueError(f"{shape} (60 characters); this one has {len(key)}")
+        raise ValueError(f"{shape}; this one has another character in its id or secret")
     if not roles:
         raise ValueError("a key needs at least one role")
     return ApiKey(match[1], space, frozenset(roles), hash_key(key), created_at, None, note)
