@@ -23,7 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from turnstream.core.access import ALL_SPACES, ApiKey, Role, key_record, mint_key
+from turnstream.core.access import (
+    ALL_SPACES,
+    ApiKey,
+    Role,
+    bootstrap_outcome,
+    key_record,
+    mint_key,
+)
 from turnstream.errors import ConfigError
 
 __all__ = ["OPERATOR_ROLES", "KeyFile"]
@@ -115,23 +122,13 @@ class KeyFile:
         except ValueError as exc:
             raise ConfigError(f"the operator key is malformed: {exc}") from None
         with self._locked() as keys:
-            for existing in keys:
-                if existing.id == record.id:
-                    if existing.sha256 != record.sha256:
-                        raise ConfigError(
-                            f"the keys file {self.path} has another key with the id "
-                            f"{record.id}: choose a new operator key"
-                        )
-                    return ("present" if existing.active else "revoked"), existing
-            for existing in keys:
-                if (
-                    existing.active
-                    and existing.space == ALL_SPACES
-                    and Role.operator in existing.roles
-                ):
-                    return "other", existing  # the operator made keys: theirs to manage
-            keys.append(record)
-        return "added", record
+            try:
+                done, concerned = bootstrap_outcome(keys, record)
+            except ValueError as exc:
+                raise ConfigError(f"the keys file {self.path}: {exc}: choose a new one") from None
+            if done == "added":
+                keys.append(record)
+        return done, concerned
 
     def revoke(self, key_id: str) -> ApiKey:
         """Revoke the key ``key_id`` (kept, marked revoked: the list shows when)."""

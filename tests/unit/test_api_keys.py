@@ -124,6 +124,6 @@ def test_bootstrap_refuses_a_key_whose_id_another_key_has(tmp_path: Path) -> Non
     keys = KeyFile(tmp_path / "keys.json")
     keys.bootstrap_operator(_operator_key())
     other = "tsk_0123456789ab_" + "B" * 43
-    with pytest.raises(ConfigError, match="another key with the id 0123456789ab"):
+    with pytest.raises(ConfigError, match="another key has the id 0123456789ab"):
         keys.bootstrap_operator(other)
     assert len(keys.list()) == 1

@@ -19,7 +19,7 @@ import base64
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -32,6 +32,7 @@ __all__ = [
     "authenticate",
     "authorize",
     "authorize_space",
+    "bootstrap_outcome",
     "hash_key",
     "key_record",
     "mint_key",
@@ -147,6 +148,23 @@ def key_record(
     if not roles:
         raise ValueError("a key needs at least one role")
     return ApiKey(match[1], space, frozenset(roles), hash_key(key), created_at, None, note)
+
+
+def bootstrap_outcome(keys: Sequence[ApiKey], record: ApiKey) -> tuple[str, ApiKey]:
+    """Whether an operator's first key (``record``) joins ``keys``: ``added`` (no active
+    key for every space with the operator role, and not this key), else ``present`` or
+    ``revoked`` (this key, as kept: a revoked key is never revived) or ``other`` (the
+    active operator key found), with the record concerned. ValueError when another key
+    has its id (its hash differs)."""
+    for existing in keys:
+        if existing.id == record.id:
+            if existing.sha256 != record.sha256:
+                raise ValueError(f"another key has the id {record.id}")
+            return ("present" if existing.active else "revoked"), existing
+    for existing in keys:
+        if existing.active and existing.space == ALL_SPACES and Role.operator in existing.roles:
+            return "other", existing  # the operator made keys already: theirs to manage
+    return "added", record
 
 
 def authenticate(header: str | None, keys: Mapping[str, ApiKey]) -> ApiKey | Refusal:
