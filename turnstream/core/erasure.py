@@ -24,7 +24,6 @@ __all__ = [
     "Tombstones",
     "erased_before",
     "erases",
-    "erasure_subjects",
     "erasure_tombstones",
     "forget_erased",
     "merge_tombstones",
@@ -44,11 +43,6 @@ def erases(decision: Decision) -> Subject | None:
     if decision.profile_id is None:
         return None
     return (item.space_id, decision.profile_id)
-
-
-def erasure_subjects(decisions: Iterable[Decision]) -> list[Subject]:
-    """Every subject the decisions erase, once each, in the order of the decisions."""
-    return list(erasure_tombstones(decisions))
 
 
 def erasure_tombstones(decisions: Iterable[Decision]) -> dict[Subject, datetime]:
