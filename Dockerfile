@@ -12,9 +12,11 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY turnstream ./turnstream
 # var/: Faust's data directory with a ClickHouse server (worker.data_dir's default,
-# var/faust, relative to /app), writable by the user the containers run as.
+# var/faust, relative to /app), writable by the user the containers run as; var/keys/:
+# the API keys, where compose mounts its api-keys volume (a new named volume takes the
+# image directory's owner, so the keys service can write there).
 RUN pip install . && useradd --create-home --uid 10001 turnstream \
-    && mkdir -p /app/var && chown turnstream:turnstream /app/var
+    && mkdir -p /app/var/keys && chown -R turnstream:turnstream /app/var
 # The documents the configuration names by relative path (examples/measurement.toml),
 # and a default configuration: compose mounts deploy/turnstream.toml over it.
 COPY examples ./examples

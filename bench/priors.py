@@ -37,7 +37,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.jobs.priors import PriorsLimits, recompute_priors, window_of
+from turnstream.jobs.priors import (
+    MIN_FLOOR,
+    PriorsLimits,
+    people_query,
+    query_settings,
+    recompute_priors,
+    window_of,
+    window_parameters,
+)
+from turnstream.sinks.people_sets import CAP, merged_size, people_keys, state_type
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
@@ -133,7 +142,7 @@ _DIRECT = (
     """
 INSERT INTO value_daily (space_id, attr, value, day, level, people, exposure_micro)
 SELECT space_id, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, LEVEL AS level,
-    groupUniqArrayState(64)(sipHash64(person)) AS people,
+    PEOPLE_KEYS AS people,
     sum(toUInt64(round(1 / log2(pos + 1) * 1000000))) AS exposure_micro
 FROM (SELECT *, arrayJoin(arrayPushFront(fields, ('item_variant.ref', ref))) AS pair
       FROM (ITEMS_VISIBLE))
@@ -189,6 +198,7 @@ def generate_direct(store: Store, args: argparse.Namespace, today: date) -> int:
         .replace("COLORS", str(list(COLORS)))
         .replace("SIZES", str(list(SIZES)))
         .replace("LEVEL", level_of("sipHash64(person)"))
+        .replace("PEOPLE_KEYS", people_keys("sipHash64(person)"))
         .replace("ONE_IN", str(ENGAGE_ONE_IN))
         for sql in _DIRECT
     ]
@@ -303,7 +313,80 @@ def time_statements(store: Store) -> list[tuple[float, float, str]]:
     return timed
 
 
-def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: int) -> None:
+#: The people side as it read the aggregates before migration 17: states, merged.
+_STATES = "value_daily_states"
+
+
+def compare_people(store: Store, as_of: date, limits: PriorsLimits, repeats: int) -> dict[str, Any]:
+    """The people side on this store three ways, per space as a whole (no sensitive
+    names), alternating (A B C, C B A, ...): ``states`` as before migration 17 (a copy of
+    value_daily with the keys as aggregate states), ``arrays`` (the job's query), and
+    ``bounded`` (arrays, merging only the values whose rows' keys sum to the floor: a
+    pre-filter, not adopted). CPU seconds of each, the values each finds at the floor,
+    and how many values and rows the pre-filter leaves out."""
+    window = window_parameters(*window_of(as_of))
+    spaces = [s for (s,) in store.query("SELECT DISTINCT space_id FROM value_daily").rows]
+    days = "day >= {start:Date} AND day < {end:Date}"
+    store.command(f"DROP TABLE IF EXISTS {_STATES}")
+    store.command(
+        f"CREATE TABLE {_STATES} ENGINE = AggregatingMergeTree "
+        "ORDER BY (space_id, attr, value, day, level) AS SELECT space_id, attr, value, day, "
+        f"level, CAST(arrayReduce('groupUniqArrayState({CAP})', people), "
+        f"'{state_type()}') AS people, exposure_micro, events, signal_micro FROM value_daily"
+    )
+    arrays = people_query(MIN_FLOOR)
+    split = arrays.index("\n    GROUP BY attr, value, level")
+    # A hash of the value keys the pre-filter's set: a collision only keeps a value more.
+    bounded = (
+        arrays[:split]
+        + f"""
+        AND cityHash64(attr, value) IN (
+            SELECT cityHash64(attr, value) AS h FROM value_daily
+            WHERE space_id = {{space:String}} AND {days}
+            GROUP BY h HAVING sum(length(people)) >= {MIN_FLOOR})"""
+        + arrays[split:]
+    )
+    ways = {
+        "states": arrays.replace(
+            merged_size("people"), f"length(groupUniqArrayMerge({CAP})(people))"
+        ).replace("FROM value_daily", f"FROM {_STATES}"),
+        "arrays": arrays,
+        "bounded": bounded,
+    }
+    totals = store.query(
+        f"SELECT count(), countIf(bound >= {MIN_FLOOR}), sum(rows), "
+        f"sumIf(rows, bound >= {MIN_FLOOR}) FROM (SELECT space_id, attr, value, "
+        f"count() AS rows, sum(length(people)) AS bound FROM value_daily WHERE {days} "
+        "GROUP BY space_id, attr, value)",
+        window,
+    ).rows[0]
+    cpu: dict[str, list[float]] = {w: [] for w in ways}
+    found: dict[str, list[Any]] = {}
+    for rep in range(repeats):
+        for way in list(ways) if rep % 2 == 0 else list(ways)[::-1]:
+            started = time.process_time()
+            rows = []
+            for space in spaces:
+                rows += store.query(
+                    ways[way],
+                    {**window, "space": space, "hidden": []},
+                    settings=query_settings(limits),
+                ).rows
+            cpu[way].append(time.process_time() - started)
+            found[way] = sorted((a, v, sorted(lv), *rest) for a, v, lv, *rest in rows)
+    store.command(f"DROP TABLE {_STATES}")
+    return {
+        "values": [int(totals[0]), int(totals[1])],
+        "rows": [int(totals[2]), int(totals[3])],
+        "cpu": cpu,
+        "found": {w: len(f) for w, f in found.items()},
+        "same": found["states"] == found["arrays"] == found["bounded"],
+    }
+
+
+def run_job(
+    path: str, database: str, as_of: date, max_memory: int, split_rows: int, compare: int
+) -> None:
     """The job, twice, in this (fresh) process; its figures as JSON on the last line."""
     store = Store(f"chdb://{path}", database)
     statements = time_statements(store)
@@ -327,6 +410,7 @@ def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: 
         ).rows
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    people = compare_people(store, as_of, limits, compare) if compare else None
     store.close()
     print(
         json.dumps(
@@ -339,6 +423,7 @@ def run_job(path: str, database: str, as_of: date, max_memory: int, split_rows: 
                 "second_unchanged": reports[1]["unchanged"],
                 "edges": edges,
                 "statements": sorted(first_run, key=lambda t: -t[1]),
+                "people": people,
             }
         )
     )
@@ -358,11 +443,25 @@ def main() -> None:
         action="store_true",
         help="write the aggregates as the views would, without raw rows (large volumes)",
     )
+    parser.add_argument(
+        "--compare-people",
+        type=int,
+        default=0,
+        metavar="N",
+        help="after the job, the people side as states, as arrays and pre-filtered, N times each",
+    )
     parser.add_argument("--job-only", nargs=2, metavar=("PATH", "AS_OF"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.job_only:
         path, as_of = args.job_only
-        run_job(path, "bench", date.fromisoformat(as_of), args.max_memory, args.split_rows)
+        run_job(
+            path,
+            "bench",
+            date.fromisoformat(as_of),
+            args.max_memory,
+            args.split_rows,
+            args.compare_people,
+        )
         return
     today = datetime.now(UTC).date()
     print(
@@ -392,6 +491,17 @@ def main() -> None:
             store.command("OPTIMIZE TABLE value_daily FINAL")
             store.command("OPTIMIZE TABLE ref_values_daily FINAL")
             print(f"merged the aggregates in {time.perf_counter() - started:.0f} s")
+        else:
+            # A store kept from an older schema: its migrations now, timed.
+            started, cpu = time.perf_counter(), time.process_time()
+            applied = apply_migrations(store)
+            if applied:
+                print(
+                    f"migrations {applied} on the kept store: "
+                    f"{time.perf_counter() - started:.1f} s ({time.process_time() - cpu:.1f} s "
+                    f"of CPU)",
+                    flush=True,
+                )
         for table, rows, size in sizes(store):
             if table in AGGREGATES or rows:
                 print(f"  {table:<22} {rows:>13,} rows  {size / 2**20:>10,.1f} MiB on disk")
@@ -409,6 +519,8 @@ def main() -> None:
                 str(args.max_memory),
                 "--split-rows",
                 str(args.split_rows),
+                "--compare-people",
+                str(args.compare_people),
             ],
             capture_output=True,
             text=True,
@@ -443,6 +555,23 @@ def main() -> None:
             shapes[what][0] += 1
             shapes[what][1] += cpu_s
             shapes[what][2] += wall
+        if result["people"]:
+            p = result["people"]
+            (values, kept), (rows, kept_rows) = p["values"], p["rows"]
+            medians = {w: sorted(c)[len(c) // 2] for w, c in p["cpu"].items()}
+            print(
+                f"people side, whole spaces, CPU s (median of {len(p['cpu']['arrays'])}): "
+                + ", ".join(f"{w} {m:.2f}" for w, m in medians.items())
+                + f"; states / arrays {medians['states'] / medians['arrays']:.2f}x, "
+                f"arrays / bounded {medians['arrays'] / medians['bounded']:.2f}x; "
+                f"values at the floor {p['found']} ({'same rows' if p['same'] else 'DIFFERENT'})"
+                f"; load average {Path('/proc/loadavg').read_text().split()[0]}"
+            )
+            print(
+                f"  pre-filter: {values:,} values, {kept:,} whose keys sum to the floor "
+                f"({1 - kept / values:.1%} left out), value_daily rows {rows:,} -> "
+                f"{kept_rows:,} ({1 - kept_rows / rows:.1%} left out)"
+            )
         print("first run's statements, by CPU:")
         for what, (n, cpu_s, wall) in sorted(shapes.items(), key=lambda kv: -kv[1][1])[:8]:
             print(f"  {cpu_s:7.2f} s CPU {wall:7.2f} s wall  x{n:<3} {what}")

@@ -23,10 +23,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from turnstream.core.access import ALL_SPACES, ApiKey, Role, mint_key
+from turnstream.core.access import (
+    ALL_SPACES,
+    ApiKey,
+    Role,
+    bootstrap_outcome,
+    key_record,
+    mint_key,
+)
 from turnstream.errors import ConfigError
 
-__all__ = ["KeyFile"]
+__all__ = ["OPERATOR_ROLES", "KeyFile"]
+
+#: The roles of an operator's first key (``turnstream keys bootstrap``): the jobs and SQL
+#: on every space; narrower keys, and ``security`` ones, are made with ``keys create``.
+OPERATOR_ROLES = frozenset({Role.operator, Role.analyst})
 
 _VERSION = 1
 
@@ -100,6 +111,25 @@ class KeyFile:
             keys.append(record)
         return key, record
 
+    def bootstrap_operator(self, key: str, note: str = "bootstrap") -> tuple[str, ApiKey]:
+        """Add ``key`` (minted by the operator, e.g. a compose secret) as a key for every
+        space with :data:`OPERATOR_ROLES`, unless the file already has an active operator
+        key or this key's id: idempotent, it never overwrites, duplicates or revives a
+        revoked key. What happened (``added``, ``present``, ``revoked``, ``other``) and
+        the record concerned; ConfigError names a malformed key (never showing it)."""
+        try:
+            record = key_record(key, ALL_SPACES, OPERATOR_ROLES, _now(), note)
+        except ValueError as exc:
+            raise ConfigError(f"the operator key is malformed: {exc}") from None
+        with self._locked() as keys:
+            try:
+                done, concerned = bootstrap_outcome(keys, record)
+            except ValueError as exc:
+                raise ConfigError(f"the keys file {self.path}: {exc}: choose a new one") from None
+            if done == "added":
+                keys.append(record)
+        return done, concerned
+
     def revoke(self, key_id: str) -> ApiKey:
         """Revoke the key ``key_id`` (kept, marked revoked: the list shows when)."""
         with self._locked() as keys:
@@ -121,13 +151,17 @@ class KeyFile:
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[list[ApiKey]]:
-        """The keys, under the writers' lock; written back (atomically) on success."""
+        """The keys, under the writers' lock; written back (atomically) on success when
+        they changed (an unchanged file keeps its inode: readers do not read it again)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         lock = self.path.with_name(self.path.name + ".lock")
         with lock.open("a") as held:
             fcntl.flock(held, fcntl.LOCK_EX)
             keys = self._read()
+            before = list(keys)
             yield keys
+            if keys == before and self.path.exists():
+                return
             body = json.dumps({"version": _VERSION, "keys": [_as_dict(k) for k in keys]}, indent=2)
             fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".keys-")
             try:

@@ -89,6 +89,7 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
         priors_for=PriorsCache(store.store).get,
         types_for=_types_for(settings),
         load_state=derived.load_state,
+        load_tombstones=derived.load_tombstones,
         max_states=MAX_STATES_IN_MEMORY,
     )
     return WorkerParts(
@@ -119,6 +120,7 @@ def build_replay(settings: Settings, store: Store) -> Replay:
         priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
         types_for=_types_for(settings),
         load_state=derived.load_state,
+        load_tombstones=derived.load_tombstones,
     )
     return Replay(settings, store, RawSink(store), derived, engine)
 

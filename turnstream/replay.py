@@ -6,7 +6,8 @@ derivations. Triggers fire on ``occurred_at``; at the end of the file the clock 
 past every due trigger, so everything in the file is derived. It applies the live
 erase policy (:mod:`turnstream.core.erasure`): at an accepted ``erase``, what came before
 it is written, then every row of the subject is erased, as the ingest driver erases
-after writing the batch that carries the command.
+after writing the batch that carries the command, and leaves the same erase tombstone:
+a later line of theirs that occurred at or before the erase is forgotten.
 """
 
 from __future__ import annotations
@@ -20,11 +21,12 @@ from pathlib import Path
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
-from turnstream.core.erasure import erases
+from turnstream.core.erasure import erasure_tombstones, forget_erased, merge_tombstones
 from turnstream.core.ingest import Source, decide
 from turnstream.core.messages import accepted_for
 from turnstream.jsonl import read_lines
 from turnstream.sinks.derivations import DerivationSink
+from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
 from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import Store
@@ -45,6 +47,8 @@ class ReplayReport:
     duplicates: int = 0
     derivations: int = 0
     erased: int = 0
+    #: Lines that occurred at or before their person's erase, and were forgotten.
+    erased_before: int = 0
     rows: dict[str, int] = field(default_factory=dict)
 
 
@@ -84,9 +88,12 @@ class Replay:
                 derivations.clear()
 
         now = datetime.now(UTC)
+        tombstones = load_tombstones(store)
         for number, raw in read_lines(path):
             report.lines += 1
             decision = decide(raw, Source(topic, 0, number), settings, taken.get)
+            decision = forget_erased(decision, tombstones)
+            report.erased_before += decision.erased
             if decision.duplicate:
                 report.duplicates += 1
             else:
@@ -94,10 +101,12 @@ class Replay:
             report.dead_letters += decision.refusal is not None
             for table, rows in rows_for(decision, settings, now).items():
                 pending_rows.setdefault(table, []).extend(rows)
-            subject = erases(decision)
-            if subject is not None:
+            erasing = erasure_tombstones([decision])
+            if erasing:
                 flush()
-                erase_subjects(store, [subject])
+                record_tombstones(store, erasing)
+                erase_subjects(store, list(erasing))
+                merge_tombstones(tombstones, erasing)
                 report.erased += 1
             if decision.item is not None:
                 report.accepted += 1

@@ -62,8 +62,9 @@ class WorkerClient:
         return cls(url, settings.api_key())
 
     def status(self, timeout: float = 5.0) -> dict[str, Any]:
-        """The worker's counters (``/v1/status``)."""
-        return self._call("/v1/status", None, timeout, "the status request")
+        """The worker's counters and loops (``/v1/status``), also when it answers 503
+        (a loop failing past the grace: the body says which, under ``failing``)."""
+        return self._call("/v1/status", None, timeout, "the status request", accept=(503,))
 
     def sql(
         self, sql: str, parameters: dict[str, Any] | None = None, timeout: float = 60.0
@@ -89,8 +90,11 @@ class WorkerClient:
         """Run job ``name`` in the worker, on its store thread (``/v1/jobs/NAME/``)."""
         return self._call(f"/v1/jobs/{name}/", params, timeout, f"job {name}")
 
-    def _call(self, path: str, body: Any, timeout: float, what: str) -> Any:
-        """GET ``path`` (no body) or POST ``body`` as JSON; the JSON answer."""
+    def _call(
+        self, path: str, body: Any, timeout: float, what: str, accept: tuple[int, ...] = ()
+    ) -> Any:
+        """GET ``path`` (no body) or POST ``body`` as JSON; the JSON answer (also of an
+        error status in ``accept``)."""
         headers = {"Content-Type": "application/json"}
         if self._key:
             headers["Authorization"] = f"Bearer {self._key}"
@@ -104,7 +108,11 @@ class WorkerClient:
             with urllib.request.urlopen(request, timeout=timeout) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
-            detail = exc.read().decode(errors="replace")
+            raw = exc.read()
+            if exc.code in accept:
+                with contextlib.suppress(ValueError):
+                    return json.loads(raw)
+            detail = raw.decode(errors="replace")
             with contextlib.suppress(ValueError, AttributeError):
                 detail = json.loads(detail).get("error", detail)
             if exc.code == 401 and not self._key:

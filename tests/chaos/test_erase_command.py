@@ -294,6 +294,12 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
     except AssertionError:
         left = {t: n for t, n in _rows_of(deployment, tables, gone).items() if n}
         raise AssertionError(f"rows of the erased subject left: {left}") from None
+    # Late: an interaction of theirs from before the erase (minute 20 of 30) arrives now.
+    late = subject.item(20, "interaction", interaction=subject.presented(20, _uuid7(5), [1006]))
+    deployment.publish([late])
+    deployment.drain()
+    deployment.drain_signals()
+    assert deployment.worker.stats()["erased_before_arrival"] == 1
     time.sleep(5)  # past every signals trigger: nothing comes back
     after = _rows_of(deployment, tables, gone)
     assert {t: n for t, n in after.items() if t not in KEPT} == dict.fromkeys(
@@ -303,6 +309,7 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
     # event that announces it (review_request.created).
     assert after[RETAINED] == 1
     assert after["webhook_events"] == 1
+    assert after["erase_tombstones"] >= 1  # the profile id and the erase's time, no more
     sql = f"SELECT count() FROM {RETAINED} WHERE profile_id = {{gone:String}}"
     assert scalar(deployment, sql, {"gone": gone}) == 1
     # The other person keeps every row: the same raw rows, and what was derived.

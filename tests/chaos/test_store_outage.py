@@ -185,7 +185,7 @@ def test_store_refuses_writes_for_a_while(
         # The worker says it fails, since when, on what, and where it is stuck: the
         # lone turn, at its partition's committed offset.
         failing = worker.stats()["ingest"]
-        assert failing["state"] == "failing" and failing["last_failure"] == "transient"
+        assert failing["state"] == "retrying" and failing["last_failure"] == "transient"
         assert failing["failing_seconds"] >= OUTAGE / 2 and failing["failures"] >= 4
         assert "insert into" in failing["last_error"] and "Code: 1001" in failing["last_error"]
         [stuck] = failing["stuck_at"]
@@ -211,7 +211,7 @@ def test_store_refuses_writes_for_a_while(
     assert worker.alive()
     assert_exact(deployment, batch)
     recovered = worker.stats()["ingest"]
-    assert recovered["state"] == "ok" and recovered["stuck_at"] == []
+    assert recovered["state"] == "running" and recovered["stuck_at"] == []
     assert "Code: 1001" in recovered["last_error"]  # kept, for the record
     waited = _wait_cli(deployment, "--timeout", "60")
     assert waited.returncode == 0, waited.stderr

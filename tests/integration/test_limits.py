@@ -160,7 +160,7 @@ def test_items_at_the_contract_limits_land(
         (1,)
     ]
     status = deployment.worker.stats()
-    assert status["ingest"]["state"] == "ok" and status["derivation"]["state"] == "ok"
+    assert status["ingest"]["state"] == "running" and status["derivation"]["state"] == "running"
     sizes = _accepted_sizes(deployment)
     assert max(sizes) > 1_048_576, sorted(sizes)[-3:]
 
@@ -190,7 +190,7 @@ def test_an_accepted_topic_that_takes_less_refuses_the_largest_item_with_a_reaso
     landed = _q(deployment, "SELECT idempotency_key FROM interactions ORDER BY 1")
     assert landed == [("after",), ("before",)]
     assert _q(deployment, "SELECT count() FROM turns") == [(0,)]
-    assert deployment.worker.stats()["ingest"]["state"] == "ok"
+    assert deployment.worker.stats()["ingest"]["state"] == "running"
 
 
 def _accepted_sizes(deployment: Deployment) -> list[int]:

@@ -2,7 +2,8 @@
 ``turnstream replay`` (no broker, event time) end with the same exposures and inferences,
 although live, outcomes and commands (their own topics) overtake the interactions they
 follow; and with an ``erase`` in the stream, with the same rows everywhere (one erase
-policy, :mod:`turnstream.core.erasure`, for both)."""
+policy, :mod:`turnstream.core.erasure`, for both), also when events of the erased person
+that occurred before the erase arrive after it, before and after a restart."""
 
 from __future__ import annotations
 
@@ -111,6 +112,29 @@ def _rows_of(config: Path, dsn: str, profile_id: str) -> dict[str, int]:
     return {r["t"]: int(r["n"]) for r in _sql(config, dsn, union)}
 
 
+def _late_copies(lines: list[bytes], subject: str, secret: bytes, n: int) -> list[bytes]:
+    """``n`` of the subject's interaction items again under new keys: events that
+    occurred before the erase (the day's) but arrive after it."""
+    out = []
+    for raw in lines:
+        try:
+            item = parse_item(raw)
+        except InvalidItem:
+            continue
+        if isinstance(item, InteractionItem) and resolve_profile(item, secret) == subject:
+            data = json.loads(raw)
+            data["idempotency_key"] = f"late-{len(out)}"
+            out.append(json.dumps(data).encode())
+            if len(out) == n:
+                return out
+    raise AssertionError("the subject has too few interactions")
+
+
+def _not_kept(rows: dict[str, int]) -> dict[str, int]:
+    """The person's rows but their erase tombstone (which holds the profile id alone)."""
+    return {t: n for t, n in rows.items() if t != "erase_tombstones"}
+
+
 def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     day = (datetime.now(UTC) - timedelta(days=1)).date()
     lines = sample_day(day, seed=5)
@@ -127,8 +151,9 @@ def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> N
             "command": "erase",
         }
     ).encode()
+    late = _late_copies(lines, subject, live.settings.secret_bytes(), 2)
     events = tmp_path / "day.jsonl"
-    events.write_bytes(b"\n".join([*lines, erase]) + b"\n")
+    events.write_bytes(b"\n".join([*lines, erase, *late]) + b"\n")
 
     # Live: the day, derived; then the erase (commands have a topic of their own, so it
     # is published after the rest has landed: the file's order, which replay follows).
@@ -142,6 +167,18 @@ def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> N
     live.publish([erase])
     live.drain()
     live.drain_signals()
+    # Late: one of their events from before the erase, then another after a restart
+    # (the tombstone is read back from the store).
+    live.publish(late[:1])
+    live.drain()
+    live.drain_signals()
+    assert live.worker.stats()["erased_before_arrival"] == 1
+    live.worker.stop()
+    live.worker.start()
+    live.publish(late[1:])
+    live.drain()
+    live.drain_signals()
+    assert live.worker.stats()["erased_before_arrival"] == 1
     live.worker.stop()
 
     replay_dsn = f"chdb://{tmp_path / 'replayed'}"
@@ -150,10 +187,19 @@ def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> N
          "--dsn", replay_dsn, str(events)],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
-    assert "1 erasures" in replayed.stdout
+    assert "1 erasures, 2 forgotten" in replayed.stdout
 
     for dsn in (live_dsn, replay_dsn):
-        assert set(_rows_of(live.config, dsn, subject).values()) == {0}, dsn
+        rows = _rows_of(live.config, dsn, subject)
+        assert set(_not_kept(rows).values()) == {0}, dsn
+        assert rows["erase_tombstones"] >= 1, dsn
+        [tombstone] = _sql(
+            live.config,
+            dsn,
+            "SELECT profile_id, toString(max(erased_through)) AS through FROM erase_tombstones "
+            "GROUP BY profile_id",
+        )
+        assert tombstone == {"profile_id": subject, "through": f"{day.isoformat()} 23:59:59.000000"}
 
     def counts(dsn: str) -> dict[str, int]:
         return {r["table"]: int(r["rows"]) for r in _sql(live.config, dsn, SUMMARY_SQL)}

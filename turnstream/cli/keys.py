@@ -3,6 +3,7 @@ worker reads at each request (no restart: a revoked key is refused from the next
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -22,7 +23,7 @@ from turnstream.config import Settings
 from turnstream.core.access import ALL_SPACES, Role
 from turnstream.errors import ConfigError
 
-__all__ = ["create_key", "keys_app"]
+__all__ = ["bootstrap_operator_key", "create_key", "keys_app"]
 
 keys_app = typer.Typer(
     help="API keys: each for one space (or '*', every space) and some roles.",
@@ -64,6 +65,52 @@ def create(
     settings = settings_from(config, dsn)
     key = guarded(lambda: create_key(settings, space, _roles(role), note))
     typer.echo(key)
+
+
+def bootstrap_operator_key(settings: Settings, key_file: Path) -> str:
+    """Add the operator key held in ``key_file`` to the configured keys file unless it
+    has an operator key already; a line saying what happened (never the key). An empty
+    ``key_file`` asks for nothing (the repository ships it empty)."""
+    try:
+        key = key_file.read_text().strip()
+    except OSError as exc:
+        raise ConfigError(
+            f"the operator key file {key_file} cannot be read ({exc.strerror})"
+        ) from None
+    keys = KeyFile(settings.keys_path())
+    if not key:
+        return (
+            f"no operator key: {key_file} is empty (keys in {keys.path}: {len(keys.list())}); "
+            "put one there to have it added"
+        )
+    try:
+        done, record = keys.bootstrap_operator(key)
+    except ConfigError as exc:
+        raise ConfigError(f"{key_file}: {exc}") from None
+    return {
+        "added": f"added the operator key {record.id} to {keys.path}",
+        "present": f"the operator key {record.id} is already in {keys.path}: nothing to do",
+        "revoked": f"the operator key {record.id} was revoked: it stays revoked, nothing added",
+        "other": f"{keys.path} has an operator key ({record.id}): nothing added",
+    }[done]
+
+
+@keys_app.command("bootstrap")
+def bootstrap(
+    key_file: Annotated[
+        Path,
+        typer.Option(
+            envvar="TURNSTREAM_OPERATOR_KEY_FILE",
+            help="The file holding the operator's first key (a compose secret).",
+        ),
+    ],
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+) -> None:
+    """Add an operator key (every space; operator, analyst) from a file, once: nothing
+    when the keys file has an operator key or this key already (restarts change nothing)."""
+    settings = settings_from(config, dsn)
+    typer.echo(guarded(lambda: bootstrap_operator_key(settings, key_file)))
 
 
 @keys_app.command("list")

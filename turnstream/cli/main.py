@@ -219,7 +219,7 @@ def wait(
     def failing() -> str | None:
         status = _worker_status(settings)
         record = (status or {}).get(ingest.name)
-        if not record or record.get("state") != "failing":
+        if not record or record.get("state") != "retrying":
             return None
         if record["failing_seconds"] < failing_after:
             return None
@@ -295,7 +295,8 @@ def replay(
     out.print(
         f"replayed {report.lines} lines from {file}: {report.accepted} accepted, "
         f"{report.dead_letters} dead letters, {report.duplicates} duplicates, "
-        f"{report.derivations} derivations, {report.erased} erasures"
+        f"{report.derivations} derivations, {report.erased} erasures, "
+        f"{report.erased_before} forgotten (they occurred before their person's erase)"
     )
 
 
@@ -324,7 +325,7 @@ def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
         out.print_json(data=status)
         for loop in (topology.ingest.name, topology.derivation.name):
             record = status.get(loop) or {}
-            if record.get("state") == "failing":
+            if record.get("state") == "retrying":
                 err.print(f"[red]{_failing_line(loop, record)}[/red]")
     ingest = topology.ingest
     lag = guarded(

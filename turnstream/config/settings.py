@@ -192,6 +192,10 @@ class WorkerSettings(_Section):
     #: Prepare batches (validation, rows, fan-out messages) in a child process, on a
     #: second core; off: on a thread of the worker (one GIL for every stage).
     prepare_process: bool = True
+    #: Seconds a loop may retry (or the store not answer) before ``/v1/status`` answers
+    #: 503: longer than one store back-off step (30 s at most) and a rebalance, so a
+    #: blip leaves a healthcheck green and an outage turns it red.
+    status_grace: float = Field(default=45.0, ge=0)
 
 
 class JobsSettings(_Section):

@@ -19,7 +19,7 @@ import base64
 import hashlib
 import hmac
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -32,7 +32,9 @@ __all__ = [
     "authenticate",
     "authorize",
     "authorize_space",
+    "bootstrap_outcome",
     "hash_key",
+    "key_record",
     "mint_key",
 ]
 
@@ -122,13 +124,47 @@ def mint_key(
     and the record that is kept."""
     if len(id_bytes) != 6 or len(secret_bytes) != 32:
         raise ValueError("a key takes 6 random bytes for its id and 32 for its secret")
-    if not roles:
-        raise ValueError("a key needs at least one role")
     key_id = id_bytes.hex()
     secret = base64.urlsafe_b64encode(secret_bytes).decode().rstrip("=")
     key = f"tsk_{key_id}_{secret}"
-    record = ApiKey(key_id, space, frozenset(roles), hash_key(key), created_at, None, note)
-    return key, record
+    return key, key_record(key, space, roles, created_at, note)
+
+
+def key_record(
+    key: str, space: str, roles: frozenset[Role], created_at: str, note: str = ""
+) -> ApiKey:
+    """The record of a key minted elsewhere (an operator's first key, from a secret): the
+    same record :func:`mint_key` keeps. ValueError names what is wrong, never the key."""
+    if not key:
+        raise ValueError("the key is empty")
+    if not key.startswith("tsk_"):
+        raise ValueError("a key starts with 'tsk_'")
+    match = _KEY.match(key)
+    if match is None:
+        shape = "a key is tsk_<12 lowercase hex characters>_<43 base64url characters>"
+        if len(key) != 60:
+            raise ValueError(f"{shape} (60 characters); this one has {len(key)}")
+        raise ValueError(f"{shape}; this one has another character in its id or secret")
+    if not roles:
+        raise ValueError("a key needs at least one role")
+    return ApiKey(match[1], space, frozenset(roles), hash_key(key), created_at, None, note)
+
+
+def bootstrap_outcome(keys: Sequence[ApiKey], record: ApiKey) -> tuple[str, ApiKey]:
+    """Whether an operator's first key (``record``) joins ``keys``: ``added`` (no active
+    key for every space with the operator role, and not this key), else ``present`` or
+    ``revoked`` (this key, as kept: a revoked key is never revived) or ``other`` (the
+    active operator key found), with the record concerned. ValueError when another key
+    has its id (its hash differs)."""
+    for existing in keys:
+        if existing.id == record.id:
+            if existing.sha256 != record.sha256:
+                raise ValueError(f"another key has the id {record.id}")
+            return ("present" if existing.active else "revoked"), existing
+    for existing in keys:
+        if existing.active and existing.space == ALL_SPACES and Role.operator in existing.roles:
+            return "other", existing  # the operator made keys already: theirs to manage
+    return "added", record
 
 
 def authenticate(header: str | None, keys: Mapping[str, ApiKey]) -> ApiKey | Refusal:

@@ -1,21 +1,47 @@
-"""Which messages erase whom: the erase policy, one for the live driver and for replay.
+"""Which messages erase whom, and what an erase forgets: the erase policy, one for the
+live drivers and for replay.
 
 An accepted ``erase`` command erases its subject, the person of a space: every row of
 theirs in every table that holds a profile id (the sink does it, after the rows of the
-batch that carries the command are written), and their derivation state.
+batch that carries the command are written), and their derivation state. It leaves an
+*erase tombstone*: the subject and the time the erase occurred (``erased_through``), so
+that whatever of theirs occurred at or before it and arrives later (commands, outcomes
+and interactions travel on different topics, with no order between them) is dropped
+and counted, not written or derived: an erase forgets the past whatever the order.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime
 
 from turnstream.core.ingest import Decision
 from turnstream.models import Command
 
-__all__ = ["Subject", "erases", "erasure_subjects", "unique_subjects"]
+__all__ = [
+    "Mark",
+    "Subject",
+    "Tombstones",
+    "erased_before",
+    "erases",
+    "erasure_tombstones",
+    "forget",
+    "forget_erased",
+    "forgotten",
+    "mark_of",
+    "merge_tombstones",
+    "tombstones_left",
+]
 
 #: A person of a space: ``(space_id, profile_id)``.
 Subject = tuple[str, str]
+#: Erase tombstones: subject -> the latest erase's ``occurred_at`` (``erased_through``).
+Tombstones = Mapping[Subject, datetime]
+#: What the rules read of an accepted item: its subject and its ``occurred_at``. Plain
+#: data, so that the prepare process hands it back instead of the item
+#: (``streams/prepare_process.py``).
+Mark = tuple[Subject, datetime]
 
 
 def erases(decision: Decision) -> Subject | None:
@@ -28,11 +54,59 @@ def erases(decision: Decision) -> Subject | None:
     return (item.space_id, decision.profile_id)
 
 
-def erasure_subjects(decisions: Iterable[Decision]) -> list[Subject]:
-    """Every subject the decisions erase, once each, in the order of the decisions."""
-    return unique_subjects(erases(d) for d in decisions)
+def mark_of(decision: Decision) -> Mark | None:
+    """The subject and time of a decision's accepted, not duplicate, item (else None)."""
+    item = decision.item
+    if decision.duplicate or item is None or decision.profile_id is None:
+        return None
+    return (item.space_id, decision.profile_id), item.occurred_at
 
 
-def unique_subjects(found: Iterable[Subject | None]) -> list[Subject]:
-    """The subjects found, once each, in their order (``None``: nobody)."""
-    return list(dict.fromkeys(s for s in found if s is not None))
+def tombstones_left(marked: Iterable[tuple[Mark | None, bool]]) -> dict[Subject, datetime]:
+    """The tombstones left by the erases among ``(mark, erasing)`` pairs, one per item:
+    each subject, in their order, with the latest ``occurred_at`` of its erases."""
+    out: dict[Subject, datetime] = {}
+    for mark, erasing in marked:
+        if erasing and mark is not None:
+            subject, at = mark
+            out[subject] = max(out.get(subject, at), at)
+    return out
+
+
+def erasure_tombstones(decisions: Iterable[Decision]) -> dict[Subject, datetime]:
+    """The tombstones the decisions' erases leave (:func:`tombstones_left`)."""
+    return tombstones_left((mark_of(d), erases(d) is not None) for d in decisions)
+
+
+def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
+    """Add ``new`` to ``into`` (in place), keeping the later time of a subject in both."""
+    for subject, at in new.items():
+        known = into.get(subject)
+        into[subject] = at if known is None else max(known, at)
+
+
+def forgotten(mark: Mark | None, erasing: bool, tombstones: Tombstones) -> bool:
+    """Whether an accepted item (its ``mark``) occurred at or before its subject's erase
+    (and so is to be forgotten). An ``erase`` command itself never is: erasing again is
+    harmless."""
+    if mark is None or erasing or not tombstones:
+        return False
+    through = tombstones.get(mark[0])
+    return through is not None and mark[1] <= through
+
+
+def erased_before(decision: Decision, tombstones: Tombstones) -> bool:
+    """:func:`forgotten`, for a decision that holds its item."""
+    return forgotten(mark_of(decision), erases(decision) is not None, tombstones)
+
+
+def forget(decision: Decision) -> Decision:
+    """A decision that keeps nothing of its item (no item, no person, no refusal: no row
+    but its idempotency key, no fan-out, no dead letter), marked ``erased``."""
+    return replace(decision, item=None, profile_id=None, refusal=None, token=None, erased=True)
+
+
+def forget_erased(decision: Decision, tombstones: Tombstones) -> Decision:
+    """The decision, or, for an item that occurred at or before its subject's erase,
+    the decision forgotten (:func:`forget`)."""
+    return forget(decision) if erased_before(decision, tombstones) else decision

@@ -83,6 +83,8 @@ class Decision:
     kept, its interactions are refused. ``duplicate`` means the idempotency key was
     already taken by another message: nothing is written. ``token`` is an accepted
     outcome's exposure token as the space's keys judge it (None for other items).
+    ``erased``: the item occurred at or before its person's erase, and nothing of it is
+    kept but its key (``core/erasure.forget_erased``).
     """
 
     source: Source
@@ -93,6 +95,7 @@ class Decision:
     refusal: Refusal | None = None
     duplicate: bool = False
     token: TokenCheck | None = None
+    erased: bool = False
 
     @property
     def keep_interactions(self) -> bool:
@@ -109,7 +112,8 @@ _DROPS_INTERACTIONS = frozenset({Reason.signals_disabled, Reason.unknown_field})
 def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
     """The path and message of the first ``type.field`` the item's preferences,
     attributes or correction name that ``types`` does not declare; ``None`` when all are
-    declared."""
+    declared. A turn's turn-scope preferences are skipped (they are dropped), and the
+    path counts the producer's items, those included."""
     named: list[tuple[str, str]] = []
     if isinstance(item, InteractionItem):
         named.append(("interaction.attr", field_of(item.interaction, "attr")))
@@ -117,6 +121,7 @@ def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
         named.extend(
             (f"interactions.{i}.attr", field_of(one, "attr"))
             for i, one in enumerate(item.interactions)
+            if field_of(one, "scope") != "turn"
         )
     elif isinstance(item, Command) and item.replacement is not None:
         named.append(("replacement.attr", item.replacement.attr))
@@ -219,6 +224,8 @@ def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
             "interactions",
             f"the space's signals feature is off: {len(item.interactions)} interactions refused",
         )
+    # Paths name the producer's items: checks after the turn-scope drop look at this.
+    sent = item
     if partial is None:
         item, scoped = _without_turn_scope(item)
         if scoped is not None and not isinstance(item, Turn):
@@ -226,7 +233,7 @@ def judge(raw: bytes, source: Source, settings: Settings) -> Decision:
         partial = scoped
     types = types_for_space(space)
     dropping = partial is not None and partial.reason in _DROPS_INTERACTIONS
-    unknown = None if types is None or dropping else unknown_field(item, types)
+    unknown = None if types is None or dropping else unknown_field(sent, types)
     if unknown is not None:
         path, message = unknown
         if not isinstance(item, Turn):

@@ -151,8 +151,10 @@ def new_deployment(
     batch_size: int = 200,
     batch_seconds: float = 0.2,
     extra: str = "",
+    worker_extra: str = "",
 ) -> Deployment:
-    """A deployment with its own topics, group, port and store under ``parent``."""
+    """A deployment with its own topics, group, port and store under ``parent``;
+    ``extra``: TOML after the rest, ``worker_extra``: lines of its ``[worker]`` table."""
     name = f"t{uuid.uuid4().hex[:10]}"
     home = parent / name
     home.mkdir()
@@ -179,6 +181,7 @@ web_port = {port}
 data_dir = "{home / "faust"}"
 batch_size = {batch_size}
 batch_seconds = {batch_seconds}
+{worker_extra}
 
 [api]
 keys_file = "{keys_file}"

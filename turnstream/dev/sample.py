@@ -838,8 +838,9 @@ def _ghost(s: _Stream, day: date) -> None:
 def sample_day(day: date, seed: int = 7) -> list[bytes]:
     """A realistic day of a small store: one JSON item per element, ordered by occurred_at.
 
-    About 2% of the lines are broken on purpose (one of :data:`INVALID_KINDS`); the
-    rest are valid, each with its own idempotency key. Deterministic for ``(day, seed)``.
+    About 2% of the lines are broken on purpose (one of :data:`INVALID_KINDS`), and one
+    preference says ``scope = "turn"`` (refused: it never reaches the server); the rest
+    are valid, each with its own idempotency key. Deterministic for ``(day, seed)``.
     """
     rand = random.Random(f"turnstream-sample:{day.isoformat()}:{seed}")
     s = _Stream(rand, f"{day:%Y%m%d}", datetime.combine(day, time(23, 59, 59), UTC))
@@ -852,7 +853,18 @@ def sample_day(day: date, seed: int = 7) -> list[bytes]:
     _commands(s, people, day)
     _ghost(s, day)
     _add_invalid(s, people, day, round(len(s.entries) * 0.02))
+    _turn_scope(s, people, day)
     return s.lines()
+
+
+def _turn_scope(s: _Stream, people: list[_Person], day: date) -> None:
+    """One producer that sends a turn-scope preference, which belongs in the agent's turn:
+    refused whole (reason ``turn_scope``, field ``interaction.scope``). Drawn last, so the
+    rest of the day is the same as without it."""
+    person = s.rand.choice([p for p in people if p.space == "acme"])
+    sess = _session(s, person, _start_of_session(s.rand, day))
+    preference = _preference(s.rand, "acme") | {"scope": "turn"}
+    s.add(sess.at, _interaction_item(s, sess, preference))
 
 
 # --------------------------------------------------------------------------- invalid lines

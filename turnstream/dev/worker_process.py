@@ -60,6 +60,22 @@ class WorkerProcess:
         self.kill()
         raise InfraError(f"the worker did not answer within {timeout:.0f}s; see {self.log_path}")
 
+    def wait_healthy(self, timeout: float = 60.0) -> dict[str, Any]:
+        """Wait until ``/v1/status`` answers 200 with every loop ``running`` (each has
+        reached the broker, none fails); the status. ``InfraError`` after ``timeout``."""
+        deadline = time.monotonic() + timeout
+        last: dict[str, Any] | str = "no answer"
+        while time.monotonic() < deadline:
+            try:
+                last = self.stats()
+                loops = [v for v in last.values() if isinstance(v, dict) and "stuck_at" in v]
+                if last.get("healthy") and all(v["state"] == "running" for v in loops):
+                    return last
+            except OSError as exc:
+                last = repr(exc)
+            time.sleep(0.3)
+        raise InfraError(f"the worker was not healthy within {timeout:.0f}s: {last}")
+
     def alive(self) -> bool:
         """Whether the process is running."""
         return self._proc is not None and self._proc.poll() is None

@@ -85,7 +85,7 @@ from typing import Any
 
 from turnstream.errors import StoreError
 from turnstream.sinks.erasure import purge_erased
-from turnstream.sinks.people_sets import CAP, LEVELS, count_people
+from turnstream.sinks.people_sets import CAP, LEVELS, count_people, merged_size
 from turnstream.sinks.sensitivity import is_sensitive_name, write_sensitive
 from turnstream.sinks.store import Store
 
@@ -323,7 +323,7 @@ def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
     return f"""SELECT attr, value, groupArray((level, n)) AS levels, sum(events) AS events,
     sum(exposure_micro) AS exposure_micro, sum(signal_micro) AS signal_micro
 FROM (
-    SELECT attr, value, level, length(groupUniqArrayMerge({CAP})(people)) AS n,
+    SELECT attr, value, level, {merged_size("people")} AS n,
         sum(exposure_micro) AS exposure_micro, sum(events) AS events,
         sum(signal_micro) AS signal_micro
     FROM value_daily

@@ -64,6 +64,8 @@ RETENTION: dict[str, Retention] = {
     "interactions_daily": Retention("day", 400, "TTL (a ledger of row counts)"),
     "priors": Retention("window_end", 400, "TTL"),
     "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
+    "erase_tombstones": Retention(None, None, "an erased person's pseudonymous id and the "
+                                  "erase's time, no more: what drops their late events"),
     "webhook_events": Retention("event_at", 30, "TTL"),
     "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
     "webhook_attempts": Retention("attempted_at", 30, "TTL"),
@@ -393,8 +395,8 @@ CATALOG: dict[str, Entry] = {
             "value": "the value (strings as they are, numbers as ClickHouse writes them)",
             "day": "the day (UTC)",
             "level": "0 to 7: the people whose key falls in 4^-level of the key space",
-            "people": "up to 64 person keys of the level (groupUniqArray(64)): merge with "
-            "groupUniqArrayMerge(64)",
+            "people": "up to 64 person keys of the level, a plain array (since migration "
+            "17; were aggregate states): merge with groupUniqArrayArray(64)",
             "exposure_micro": "effective exposure (sum of 1 / log2(pos + 1)) in millionths",
             "events": "engagements on the object (type.ref rows)",
             "signal_micro": "weighted signal of those engagements in millionths",
@@ -443,6 +445,23 @@ CATALOG: dict[str, Entry] = {
         "The sensitive types and type.fields the views leave out, written from the "
         "configuration at every start and priors run.",
         {"name": "a type, or type.field"},
+    ),
+    "erase_tombstones": Entry(
+        "table",
+        "One row per erased person (ReplacingMergeTree: the latest erase wins; read the "
+        "max): the ingest and derivation drivers drop any item of theirs that occurred at "
+        "or before erased_through, whenever it arrives, so a late event from before the "
+        "erase neither writes a row nor starts a new state. It holds the pseudonymous "
+        "profile id every table already keys people by (a keyed hash of the handle, or "
+        "the producer's own id) and the time of the erase: no handle, no evidence, nothing "
+        "the person did. An erasure keeps it.",
+        {
+            "space_id": "the space",
+            "profile_id": "the erased person (pseudonymous, as in every table)",
+            "erased_through": "the occurred_at of their latest erase: what occurred at or "
+            "before it is dropped",
+            "recorded_at": "when the row was written",
+        },
     ),
     "erased_people": Entry(
         "table",
@@ -545,7 +564,8 @@ CATALOG: dict[str, Entry] = {
             "id": "the event key (#index inside a batch or turn)",
             "space_id": "the space",
             "profile_id": "the person",
-            "for": "whose constraint",
+            "for": "whose constraint (a correction: the corrected inference's bucket; "
+            "rows written before migration 13 restated by migration 18)",
             "kind": "preference or attribute",
             "attr": "type.field",
             "payload": "the stated interaction as JSON",

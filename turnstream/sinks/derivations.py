@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterable
+from datetime import datetime
 from typing import Any
 
 from turnstream.core.derivation.engine import Derivation
 from turnstream.core.derivation.state import ProfileState
 from turnstream.core.derivation.window import evidence_from
+from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
 from turnstream.sinks.erasure import erase_subjects
 from turnstream.sinks.store import Store
 
@@ -66,9 +68,18 @@ def signal_rows(derivations: Iterable[Derivation], version: int) -> dict[str, li
 
 def write_derivations(store: Store, derivations: list[Derivation]) -> dict[str, int]:
     """Write derivations (blocking); returns rows per table. An erased person's derived
-    rows are deleted instead."""
+    rows are deleted instead, their erase tombstone kept (the ingest driver wrote it
+    already; again here, so the engine's own outlives a restart whatever wrote first)."""
     erased = [(d.space_id, d.profile_id) for d in derivations if d.erased]
     if erased:
+        record_tombstones(
+            store,
+            {
+                (d.space_id, d.profile_id): d.state.erased_through
+                for d in derivations
+                if d.erased and d.state.erased_through is not None
+            },
+        )
         erase_subjects(store, erased, only=tuple(SIGNAL_COLUMNS))
     derivations = [d for d in derivations if not d.erased]
     rows = signal_rows(derivations, time.time_ns())
@@ -98,6 +109,10 @@ class DerivationSink:
     def load_state(self, space_id: str, profile_id: str) -> ProfileState | None:
         """The person's latest saved state, if any."""
         return load_state(self.store, space_id, profile_id)
+
+    def load_tombstones(self) -> dict[tuple[str, str], datetime]:
+        """Every erase tombstone: ``(space_id, profile_id)`` -> ``erased_through``."""
+        return load_tombstones(self.store)
 
     def write(self, derivations: list[Derivation]) -> dict[str, int]:
         """Write derivations (an erased person's derived rows are deleted instead)."""

@@ -27,7 +27,9 @@ removes them (every ``cleanup_delay_period`` to ``max_cleanup_delay_period``, 30
 
 Review requests are kept: the law requires them for at least 395 days after
 resolution, and an erasure counts them as retained, with the webhook events that
-announce them (``webhook_events``, kept 30 days).
+announce them (``webhook_events``, kept 30 days), and the erase tombstone itself
+(``erase_tombstones``: the profile id and the erase's time, no more), which the drivers
+need to drop the subject's events from before the erase that arrive after it.
 
 The daily value aggregates behind the priors (``value_daily``) hold no profile id but a
 key of it per person (``sipHash64``, :mod:`turnstream.sinks.people_sets`), which can
@@ -67,6 +69,9 @@ RETAINED = {
     # What the review requests announce to their receivers: the same facts (no more), to
     # be delivered even when the person asked to be erased meanwhile; 30 days (TTL).
     "webhook_events": "the webhook events of retained review requests, kept 30 days",
+    # The erase's own mark (sinks/erase_tombstones.py): the pseudonymous key and the time
+    # of the erase, nothing else, so that a late event from before it is not written.
+    "erase_tombstones": "the erase tombstone: the profile id and erased_through, no more",
 }
 
 #: The table of the subjects of erasures in progress (migration 9).
@@ -276,7 +281,7 @@ def purge_erased(store: Store) -> dict[str, int]:
             store.command(
                 f"ALTER TABLE {table} UPDATE people = {without_keys('people', erased)} "
                 f"WHERE space_id = {{space_id:String}} "
-                f"AND hasAny(finalizeAggregation(people), {erased})",
+                f"AND hasAny(people, {erased})",
                 settings={"mutations_sync": 2},
                 parameters=parameters,
             )

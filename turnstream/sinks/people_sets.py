@@ -8,9 +8,17 @@ so a key lands in level ``j`` with probability ``3/4 · 4^-j`` (the last level t
 rest, ``4^-(LEVELS-1)``). Each level keeps at most :data:`CAP` keys
 (``groupUniqArray(CAP)``: a set, so a person seen in many batches counts once; a capped
 set merges to ``min(CAP, |union|)`` keys, whatever the order of merges). The level is a
-column of the aggregate's key, so a value and day has one state per level its people
+column of the aggregate's key, so a value and day has one row per level its people
 fall in (1.3 on average for the long tail of values seen by a few people a day), not
 one per level: reading 8 state columns per row made the job 5 times slower.
+
+Since migration 17 the keys are a plain ``Array(UInt64)`` that merges as
+``groupUniqArrayArray(CAP)`` (:func:`people_type`), not an aggregate state: the same keys
+and the same capped union, but a read takes the array as it is stored, where a state
+was rebuilt into a hash set per row first. Merging a space's rows over 90 days took half
+the CPU (0.68 to 0.35 s at 10M presented items, 0.92M rows); the job's whole people side
+1.33x less at 10M, 1.11x at 30M (rows hold more keys there). Migration 11 wrote states
+(:func:`state_type`, :func:`people_state`); they stay here for it.
 
 What that gives, per value over any days merged:
 
@@ -24,12 +32,11 @@ What that gives, per value over any days merged:
   for the n keys counted, n between ``CAP/4`` and ``CAP`` or so).
 - **Bounded.** At most ``LEVELS · CAP`` keys per value and day, whatever the traffic:
   for fewer than ``CAP`` people, one key each.
-- **Erasable.** The keys are plain arrays inside the states
-  (``finalizeAggregation``): an erasure rebuilds each state that holds an erased key
-  without it (:func:`without_keys`). It can identify a person (the key of a known profile id can
-  be looked up), so erasure removes it. Removing a key from a full level leaves it one
-  short of full, which then reads as exact: the count can only come out lower, never
-  higher, so no value passes the floor on fewer people than it has.
+- **Erasable.** The keys are plain arrays: an erasure rewrites each array that holds an
+  erased key without it (:func:`without_keys`). A key can identify a person (the key of
+  a known profile id can be looked up), so erasure removes it. Removing a key from a full
+  level leaves it one short of full, which then reads as exact: the count can only come
+  out lower, never higher, so no value passes the floor on fewer people than it has.
 """
 
 from __future__ import annotations
@@ -42,9 +49,12 @@ __all__ = [
     "count_people",
     "level_bounds",
     "level_of",
+    "merged_size",
+    "people_keys",
     "people_state",
     "people_type",
     "person_key",
+    "state_type",
     "without_keys",
 ]
 
@@ -75,21 +85,33 @@ def level_of(key: str) -> str:
 
 
 def people_type() -> str:
-    """The column type of a level's people."""
+    """The column type of a level's people: up to :data:`CAP` keys, merged as a set."""
+    return f"SimpleAggregateFunction(groupUniqArrayArray({CAP}), Array(UInt64))"
+
+
+def people_keys(key: str) -> str:
+    """The people of a ``SELECT ... GROUP BY`` (by level), from the key ``key``."""
+    return f"groupUniqArray({CAP})({key})"
+
+
+def merged_size(column: str) -> str:
+    """The SQL of the keys of the people column ``column`` merged over a ``GROUP BY``."""
+    return f"length(groupUniqArrayArray({CAP})({column}))"
+
+
+def without_keys(column: str, erased: str) -> str:
+    """The SQL of a people column without the keys of the array expression ``erased``."""
+    return f"arrayFilter(k -> NOT has({erased}, k), {column})"
+
+
+def state_type() -> str:
+    """Migration 11's column type of a level's people: an aggregate state."""
     return f"AggregateFunction(groupUniqArray({CAP}), UInt64)"
 
 
 def people_state(key: str) -> str:
-    """The people state of a ``SELECT ... GROUP BY`` (by level), from the key ``key``."""
+    """Migration 11's people of a ``SELECT ... GROUP BY``: a state, from the key ``key``."""
     return f"groupUniqArrayState({CAP})({key})"
-
-
-def without_keys(column: str, erased: str) -> str:
-    """The SQL of a people state without the keys of the array expression ``erased``."""
-    return (
-        f"arrayReduce('groupUniqArrayState({CAP})', "
-        f"arrayFilter(k -> NOT has({erased}, k), finalizeAggregation({column})))"
-    )
 
 
 def count_people(sizes: Sequence[int]) -> tuple[int, bool]:

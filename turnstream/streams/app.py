@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -29,7 +28,9 @@ from turnstream.streams.batch_loop import BatchLoop
 from turnstream.streams.bodies import BadBody, json_body
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
+from turnstream.streams.ownership import PartitionRole
 from turnstream.streams.routes import Publisher, register_routes
+from turnstream.streams.status import StatusReport, StoreCheck
 from turnstream.streams.webhooks import WebhookSender, endpoints_of
 
 __all__ = ["JobRunner", "build_app"]
@@ -87,10 +88,15 @@ def build_app(
     app.web.blueprints = BlueprintManager([])
     app.web.web_app.middlewares.append(auth_middleware(keys))
 
+    # One webhook sender per store: the worker holding partition 0 of the accepted topic
+    # in the derivation group runs it (streams/ownership.py).
+    role = PartitionRole(
+        derivation.topics[0], derivation.liveness, fresh_seconds=0.75 * w.session_timeout
+    )
     # A failure of one loop (a long broker outage, a store error) restarts that loop
     # from its last commit; the other loop and the routes go on.
-    for driver in (ingest, derivation):
-        app.task(_task(BatchLoop(settings, driver), app))
+    app.task(_task(BatchLoop(settings, ingest), app))
+    app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
 
     register_routes(app, settings, store, producer)
 
@@ -99,31 +105,33 @@ def build_app(
         sender = WebhookSender(store, endpoints)
 
         async def webhooks() -> None:
-            await sender.run_forever(lambda: app.should_stop)
+            await sender.run_forever(lambda: app.should_stop, role)
 
         app.task(webhooks)
+
+    report = StatusReport(
+        {ingest.name: ingest.liveness, derivation.name: derivation.liveness},
+        StoreCheck(store),
+        lambda: {
+            **ingest.stats.as_dict(),
+            "derivations": derivation.derivations,
+            # Events dropped at derivation: they occurred before their person's erase.
+            "derivation_erased_before_arrival": derivation.engine.dropped_erased,
+            "pending_sessions": len(derivation.engine.pending),
+        },
+        w.status_grace,
+    )
 
     @app.page("/v1/status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
-            now = time.time()
-            status = {
-                "store": store.store.describe(),
-                **ingest.stats.as_dict(),
-                "derivations": derivation.derivations,
-                "pending_sessions": len(derivation.engine.pending),
-                # Whether each loop makes progress (see streams/liveness.py).
-                ingest.name: ingest.liveness.as_dict(now),
-                derivation.name: derivation.liveness.as_dict(now),
-            }
+            # Open to healthchecks: without an operator's key, no store address and no
+            # error text (a store's message may quote data); states, classes, counts and
+            # offsets stay. 503 while a loop fails past the grace (streams/status.py).
             key = caller(request)
-            if key is None or Role.operator not in key.roles:
-                # Open to healthchecks: no store address, no error text (a store's
-                # message may quote data); the states, counts and offsets stay.
-                status.pop("store")
-                for loop in (ingest.name, derivation.name):
-                    status[loop]["last_error"] = None
-            return self.json(status)
+            detail = key is not None and Role.operator in key.roles
+            code, body = await report.answer(detail)
+            return self.json(body, status=code)
 
     @app.page("/v1/jobs/{name}/")
     class JobView(View):

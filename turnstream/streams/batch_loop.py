@@ -37,7 +37,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
@@ -51,7 +51,7 @@ from turnstream.streams.fanout import Message, send_all
 from turnstream.streams.kafka_clients import stop_within
 from turnstream.streams.liveness import Liveness
 
-__all__ = ["RESTART_DELAY", "BatchDriver", "BatchLoop", "Step"]
+__all__ = ["PROBE_SECONDS", "RESTART_DELAY", "BatchDriver", "BatchLoop", "Step"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +59,14 @@ log = logging.getLogger(__name__)
 #: that is not running leaves a worker that answers but does not consume; a broker
 #: outage makes aiokafka's own start-up wait, so a restart does not spin.
 RESTART_DELAY = 1.0
+#: Seconds between the broker probes of a loop whose fetches come back empty (and the
+#: most a probe waits): a broker that is down shows within seconds, and an idle loop's
+#: contact stays fresher than ``streams/ownership``'s bound (3/4 of the session
+#: timeout, 7.5 s by default), at the cost of one metadata request per idle 3 s.
+PROBE_SECONDS = 3.0
+#: Seconds a Kafka client's start may take before the run fails as a broker failure (a
+#: start against a live broker took under 1 s here).
+START_SECONDS = 20.0
 
 P = TypeVar("P")
 
@@ -124,21 +132,36 @@ class _Handover(ConsumerRebalanceListener):
         # aiokafka has stopped fetching: the batches already fetched are all there is.
         await self.loop.wait_idle(timeout=self.loop.settings.worker.session_timeout)
         await self.loop.driver.on_revoked(set(revoked))
+        await self.loop.holding(set())  # eager rebalancing: every partition goes
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
         await self.loop.driver.on_assigned(set(assigned))
+        await self.loop.holding(set(assigned))
 
 
 class BatchLoop(Generic[P]):
     """Runs one driver: consumer, producer, handover, commits, teardown, restarts."""
 
-    def __init__(self, settings: Settings, driver: BatchDriver[P]) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        driver: BatchDriver[P],
+        on_held: Callable[[set[TopicPartition]], Awaitable[None]] | None = None,
+    ) -> None:
+        """``on_held`` hears the loop's whole assignment after each change (empty when
+        revoked or when a run ends): ``streams/ownership.PartitionRole`` follows it."""
         self.settings = settings
         self.driver = driver
+        self._on_held = on_held
         self._prepare_thread = ThreadPoolExecutor(1, thread_name_prefix=f"turnstream-{driver.name}")
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
+
+    async def holding(self, partitions: set[TopicPartition]) -> None:
+        """Tell ``on_held`` the partitions this loop now holds."""
+        if self._on_held is not None:
+            await self._on_held(partitions)
 
     async def wait_idle(self, timeout: float) -> None:
         """Wait until every fetched batch is committed (or ``timeout`` passes)."""
@@ -148,6 +171,13 @@ class BatchLoop(Generic[P]):
     async def run_forever(self, should_stop: Callable[[], bool]) -> None:
         """Run, and after a failure (or a cancellation nobody asked for: ``should_stop``
         is false) run again from the last commit after :data:`RESTART_DELAY`."""
+        self.driver.liveness.started(time.time())
+        try:
+            await self._run_forever(should_stop)
+        finally:
+            self.driver.liveness.stopped()
+
+    async def _run_forever(self, should_stop: Callable[[], bool]) -> None:
         while True:
             try:
                 await self.run()
@@ -163,7 +193,12 @@ class BatchLoop(Generic[P]):
                 log.exception(
                     "the %s loop failed; restarting it in %g s", self.driver.name, RESTART_DELAY
                 )
-                self.driver.liveness.failed(_describe(exc), "crash", time.time())
+                # A client that cannot reach the broker (start, send) is a broker failure:
+                # over once the loop reaches the broker again (Liveness.reached).
+                kind = "broker" if isinstance(exc, KafkaError | ConnectionError) else "crash"
+                self.driver.liveness.failed(
+                    _describe(exc), kind, time.time(), error_class=type(exc).__name__
+                )
             await asyncio.sleep(RESTART_DELAY)
 
     async def run(self) -> None:
@@ -182,8 +217,16 @@ class BatchLoop(Generic[P]):
             bootstrap_servers=self.settings.broker.bootstrap, **self.driver.producer_options
         )
         consumer.subscribe(list(self.driver.topics), listener=_Handover(self))
-        await consumer.start()
-        await producer.start()
+        try:
+            # Bounded: the consumer's start waits without end for a group coordinator
+            # while the broker is gone, and the loop would look up and idle.
+            await asyncio.wait_for(consumer.start(), START_SECONDS)
+            await asyncio.wait_for(producer.start(), START_SECONDS)
+        except BaseException:
+            await self._stop(producer, consumer)
+            raise
+        self.driver.liveness.reached(time.time(), idle=False)
+        watch = asyncio.create_task(self._watch(consumer))
         # One batch prepared ahead: at most one in the queue, one being prepared.
         ready: asyncio.Queue[P] = asyncio.Queue(maxsize=1)
         fetcher = asyncio.create_task(self._fetch(consumer, ready))
@@ -208,20 +251,26 @@ class BatchLoop(Generic[P]):
                     self._in_flight = 0
                     self._idle.set()
         finally:
+            await self.holding(set())  # a stopped consumer holds nothing
             if get is not None and not get.done():
                 get.cancel()
             fetcher.cancel()
             with contextlib.suppress(BaseException):
                 await fetcher
+            watch.cancel()  # waited for within a bound: a probe is a client call in flight
+            await asyncio.wait({watch}, timeout=PROBE_SECONDS)
             self._in_flight = 0
             self._idle.set()
-            # Side by side, each within a bound: with the broker down, a plain stop waits
-            # for the producer's unsent batches to time out (40 s).
-            name = self.driver.name
-            await asyncio.gather(
-                stop_within(producer, f"{name} producer"),
-                stop_within(consumer, f"{name} consumer"),
-            )
+            await self._stop(producer, consumer)
+
+    async def _stop(self, producer: AIOKafkaProducer, consumer: AIOKafkaConsumer) -> None:
+        # Side by side, each within a bound: with the broker down, a plain stop waits
+        # for the producer's unsent batches to time out (40 s).
+        name = self.driver.name
+        await asyncio.gather(
+            stop_within(producer, f"{name} producer"),
+            stop_within(consumer, f"{name} consumer"),
+        )
 
     async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[P]) -> None:
         loop = asyncio.get_running_loop()
@@ -243,14 +292,33 @@ class BatchLoop(Generic[P]):
                 prepared = self.driver.prepare(messages)
             await ready.put(prepared)
 
+    async def _watch(self, consumer: AIOKafkaConsumer) -> None:
+        """Every :data:`PROBE_SECONDS`, whether the broker answers a metadata request (in
+        as long), noted in the driver's liveness: a fetch waits alike on an idle topic
+        and on a broker that is gone (and, for an assignment, without end)."""
+        while True:
+            await asyncio.sleep(PROBE_SECONDS)
+            try:
+                await asyncio.wait_for(consumer.topics(), PROBE_SECONDS)
+            except (KafkaError, OSError, TimeoutError) as exc:
+                self.driver.liveness.failed(
+                    _describe(exc) if str(exc) else f"{type(exc).__name__}: no answer",
+                    "broker",
+                    time.time(),
+                    error_class=type(exc).__name__,
+                )
+                continue
+            self.driver.liveness.reached(time.time(), idle=self._in_flight == 0)
+
     async def _commit(
         self, consumer: AIOKafkaConsumer, step: Step, committed: dict[TopicPartition, int]
     ) -> bool:
-        """Commit the step's offsets that moved since the last commit; False when the
-        commit failed."""
+        """Commit the step's offsets that moved since the last commit; True when some
+        did (progress), False when none moved or the commit failed: an idle tick is no
+        progress, so it does not hide a broker the loop cannot reach."""
         advance = {tp: o for tp, o in step.offsets.items() if committed.get(tp) != o}
         if not advance:
-            return True
+            return False
         try:
             await consumer.commit(advance)
             committed.update(advance)

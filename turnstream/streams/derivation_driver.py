@@ -157,4 +157,6 @@ class DerivationDriver:
         return dropped
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
-        """Nothing to do: the events of new partitions arrive from their last commit."""
+        """The events of new partitions arrive from their last commit; the erase
+        tombstones are read again (another worker may have erased meanwhile)."""
+        await self.store.run(self.engine.reload_tombstones)

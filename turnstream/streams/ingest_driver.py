@@ -8,7 +8,9 @@ the batch into rows (:mod:`turnstream.sinks.rows`) and fan-out messages
 topic would not take (``too_large``); ``finish`` (the store thread) de-duplicates
 against the keys already taken, writes the rows through the idempotent sink (insert
 tokens plus per-partition high-water marks, so a replayed batch writes nothing twice)
-and erases the subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`).
+and erases the subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`),
+leaving an erase tombstone for each: an item of theirs that occurred at or before the
+erase and arrives later is forgotten (its key kept, nothing else), and counted.
 
 Input never halts the driver: a batch the store refuses is split by message until the
 refused messages are isolated (:mod:`turnstream.sinks.bisect`) and dead-lettered
@@ -24,17 +26,25 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from aiokafka import TopicPartition
 
 from turnstream.config import Settings
-from turnstream.core.erasure import unique_subjects
+from turnstream.core.erasure import (
+    Subject,
+    forget,
+    forgotten,
+    merge_tombstones,
+    tombstones_left,
+)
 from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store
 from turnstream.core.messages import dead_letter_for
 from turnstream.errors import StoreError
 from turnstream.sinks.bisect import Refused, refused_before, write_isolating
-from turnstream.sinks.erasure import erase_subjects
+from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.sinks.erasure import Erasure, erase_subjects
 from turnstream.sinks.failures import Failure, short_message
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
@@ -82,6 +92,8 @@ class IngestStats:
     messages: int = 0
     accepted: int = 0
     duplicates: int = 0
+    #: Items that occurred at or before their person's erase and arrived after it.
+    erased: int = 0
     batches: int = 0
     #: Messages in the largest batch so far.
     largest_batch: int = 0
@@ -101,6 +113,7 @@ class IngestStats:
             if d.duplicate:
                 self.duplicates += 1
                 continue
+            self.erased += d.erased
             if ok:
                 self.accepted += 1
             if d.refusal is not None:
@@ -111,6 +124,7 @@ class IngestStats:
             "messages": self.messages,
             "accepted": self.accepted,
             "duplicates": self.duplicates,
+            "erased_before_arrival": self.erased,
             "batches": self.batches,
             "largest_batch": self.largest_batch,
             "dead_letters": dict(self.dead_letters),
@@ -168,6 +182,9 @@ class IngestDriver:
         self.process = (
             PrepareProcess(settings, self.names) if settings.worker.prepare_process else None
         )
+        #: Erase tombstones, read from the store at the first batch (and again after a
+        #: rebalance), then kept up to date by the erasures this driver runs.
+        self.tombstones: dict[Subject, datetime] | None = None
 
     def poll_seconds(self) -> float:
         """A batch is what arrived within ``worker.batch_seconds`` (or ``batch_size``)."""
@@ -198,11 +215,20 @@ class IngestDriver:
 
     def settle(self, prepared: Prepared) -> list[Decision]:
         """De-duplicate a prepared batch against the keys already taken (one store
-        look-up) and take its new keys. Blocking; on the store thread."""
+        look-up) and take its new keys; forget what occurred before its person's erase.
+        Blocking; on the store thread."""
+        tombstones = self.tombstones
+        if tombstones is None:
+            tombstones = self.tombstones = load_tombstones(self.store.store)
         taken = self.keys.lookup(d.dedup_key for d in prepared.judged)
         decisions = []
-        for decision in prepared.judged:
+        for decision, mark, erasing in zip(
+            prepared.judged, prepared.marks, prepared.erases, strict=True
+        ):
             final = dedupe(decision, taken.get)
+            # The prepared mark, not the item: a batch prepared in the child has none.
+            if not final.duplicate and forgotten(mark, erasing, tombstones):
+                final = forget(final)
             if not final.duplicate:
                 taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
                 # Taken now, before the write: the next batch is settled before this one
@@ -232,6 +258,17 @@ class IngestDriver:
             return rows_for(final[i], self.settings, prepared.received_at)
 
         rows = rows_to_write(prepared, decisions)
+        # Forgotten (occurred before its person's erase): its key is written, nothing else.
+        forgotten_rows = {
+            d.source: rows_for(d, self.settings, prepared.received_at)
+            for d in decisions
+            if d.erased
+        }
+        if forgotten_rows:
+            rows = _swap_rows(rows, forgotten_rows)
+            for source in forgotten_rows:
+                sends[at[source]] = []
+                accepted[at[source]] = False
         # A replay decides as the first time: what the store refused stays refused (its
         # own rows are not offered again; its dead letter's are, in case they were cut).
         earlier = refused_before(self.sink, order)
@@ -267,7 +304,13 @@ class IngestDriver:
         def note(exc: StoreError, failure: Failure) -> None:
             # A failure may have landed some tables: read the marks again before retrying.
             self.sink.forget()
-            self.liveness.failed(short_message(str(exc)), failure.value, time.time(), stuck_at)
+            self.liveness.failed(
+                short_message(str(exc)),
+                failure.value,
+                time.time(),
+                stuck_at,
+                error_class=type(exc).__name__,
+            )
 
         return note
 
@@ -290,20 +333,30 @@ class IngestDriver:
             self.store, lambda: self.settle(prepared), "key look-up", on_failure=noted
         )
         settled = await self._write(prepared, decisions, noted)
-        subjects = unique_subjects(
-            erased
-            for erased, d, ok in zip(
-                prepared.erased, settled.decisions, settled.accepted, strict=True
+        # The batch's erases, from the prepared marks (a batch prepared in the child has
+        # no items): those still accepted after the store, not duplicates.
+        tombstones = tombstones_left(
+            (mark, erasing)
+            for mark, erasing, d, ok in zip(
+                prepared.marks,
+                prepared.erases,
+                settled.decisions,
+                settled.accepted,
+                strict=True,
             )
             if ok and not d.duplicate
         )
-        if subjects:  # every erase of the batch in one go: one statement per table
-            erasures = await retrying(
-                self.store,
-                lambda: erase_subjects(self.store.store, subjects),
-                "erasure",
-                on_failure=noted,
-            )
+        if tombstones:  # every erase of the batch in one go: one statement per table
+
+            def erase() -> list[Erasure]:
+                # The tombstone first: a crash between the two leaves it, and the
+                # redelivered batch erases again.
+                record_tombstones(self.store.store, tombstones)
+                return erase_subjects(self.store.store, list(tombstones))
+
+            erasures = await retrying(self.store, erase, "erasure", on_failure=noted)
+            if self.tombstones is not None:
+                merge_tombstones(self.tombstones, tombstones)
             log.info(
                 "erased %d subjects (%d rows)",
                 len(erasures),
@@ -331,8 +384,10 @@ class IngestDriver:
         self.sink.forget()
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
-        """Another worker may have written them meanwhile: read the marks again."""
+        """Another worker may have written them meanwhile: read the marks (and the
+        erase tombstones) again."""
         self.sink.forget()
+        self.tombstones = None
 
 
 def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> Rows:

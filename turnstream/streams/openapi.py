@@ -106,9 +106,17 @@ def _paths() -> dict[str, dict[str, Any]]:
     return {
         "/v1/status": {
             "get": {
-                "summary": "Liveness: each loop's state, counters (open: no key needed; with "
-                "an operator's key also the store and the last errors)",
-                "responses": _responses("200"),
+                "summary": "Health: each loop's state, the store's, counters (open: no key "
+                "needed; with an operator's key also the store's address and the errors' text)",
+                "responses": {
+                    **_responses("200"),
+                    "503": {
+                        "description": "a loop failing past worker.status_grace, or stopped, "
+                        "or the store not answering that long (the same body; failing names "
+                        "them)",
+                        "content": {"application/json": {}},
+                    },
+                },
             }
         },
         "/v1/sql": {

@@ -4,10 +4,13 @@ Validating and preparing a batch is pure Python, ~150 µs of CPU per item, and t
 lets only one thread run Python at a time: on the prepare thread it competes with the
 store thread's own Python (clickhouse-connect's serialization) and the event loop. In a
 process it does not. What comes back is plain data, never a model: per message its key,
-profile id and refusal, the rows, the fan-out messages, whether it is accepted and whom
-it erases. Pickling the whole :class:`~turnstream.streams.prepare.Prepared` (decisions
-with their pydantic items) cost 67 µs per item and unpickling it 95, more than half of
-what the child saves; the plain form costs 20 and 14 (docs/performance.md).
+profile id and refusal, the rows, the fan-out messages, whether it is accepted, its
+accepted item's subject and ``occurred_at`` and whether it erases (what the erase
+tombstone rules read: the parent applies them, since they depend on the keys taken and
+on the erasures of the batch written meanwhile). Pickling the whole
+:class:`~turnstream.streams.prepare.Prepared` (decisions with their pydantic items) cost
+67 µs per item and unpickling it 95, more than half of what the child saves; the plain
+form costs 20 and 14 (docs/performance.md).
 
 The child is started with ``spawn`` (forking a process that holds chDB and threads is
 unsafe), once per :class:`PrepareProcess`, and ends when its parent does: it watches its
@@ -32,7 +35,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from turnstream.config import Settings
-from turnstream.core.erasure import Subject
+from turnstream.core.erasure import Mark
 from turnstream.core.ingest import Decision, Refusal, Source
 from turnstream.sinks.rows import Rows
 from turnstream.streams.fanout import Message
@@ -49,13 +52,14 @@ PARENT_CHECK_SECONDS = 0.5
 #: A record as it crosses to the child: topic, partition, offset, value, key.
 _Record = tuple[str, int, int, bytes | None, bytes | None]
 #: What the child hands back: per message (key, profile id, refusal), the rows, the
-#: sends, accepted, erased, and the time the batch was taken.
+#: sends, accepted, marks, erases, and the time the batch was taken.
 _Slim = tuple[
     list[tuple[str, str | None, Refusal | None]],
     Rows,
     list[list[Message]],
     list[bool],
-    list[Subject | None],
+    list[Mark | None],
+    list[bool],
     datetime,
 ]
 
@@ -119,7 +123,7 @@ class PrepareProcess:
 
 
 def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
-    decided, rows, sends, accepted, erased, received_at = slim
+    decided, rows, sends, accepted, marks, erasing, received_at = slim
     judged = [
         Decision(
             Source(m.topic, m.partition, m.offset),
@@ -130,7 +134,7 @@ def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
         )
         for m, (key, profile_id, refusal) in zip(messages, decided, strict=True)
     ]
-    return Prepared(messages, judged, rows, sends, accepted, erased, received_at)
+    return Prepared(messages, judged, rows, sends, accepted, marks, erasing, received_at)
 
 
 def _start_child(settings: Settings, parent: int, thresholds: tuple[int, int, int]) -> None:
@@ -164,6 +168,7 @@ def _prepare_in_child(records: list[_Record], names: TopicNames, fanout_max_byte
         prepared.rows,
         prepared.sends,
         prepared.accepted,
-        prepared.erased,
+        prepared.marks,
+        prepared.erases,
         prepared.received_at,
     )

@@ -1,7 +1,14 @@
 """The webhook sender: a thin loop over the outbox. Each second it asks the store which
 attempts are due (the pure :func:`turnstream.core.webhooks.due_deliveries`), posts each
 one signed, and records the attempt and the delivery's next state. What is due lives in
-the store, so a restarted worker goes on where the last one stopped (at least once)."""
+the store, so a restarted worker goes on where the last one stopped (at least once).
+
+Several workers on one store run one sender between them: each pass, and each attempt,
+asks ``may_send`` (``streams/ownership.PartitionRole``: this worker holds partition 0
+of the accepted topic in the derivation group), and an attempt holds the role's lock,
+so a rebalance hands the role over after the attempt in flight. Delivery stays at least
+once: an attempt whose record did not land, or one made by an owner cut off from the
+broker in its last seconds, is made again; receivers deduplicate by event id."""
 
 from __future__ import annotations
 
@@ -25,6 +32,7 @@ from turnstream.core.webhooks import (
 )
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.webhooks import pending_work, record_attempt
+from turnstream.streams.ownership import PartitionRole
 
 __all__ = ["WebhookSender", "endpoints_of"]
 
@@ -65,25 +73,47 @@ class WebhookSender:
         self.endpoints = list(endpoints)
         self.clock = clock
         self.spaces = sorted({e.space_id for e in self.endpoints})
+        #: Attempts made by this sender (a worker's share of the deliveries).
+        self.attempts = 0
 
-    async def run_forever(self, should_stop: Callable[[], bool]) -> None:
-        """Pass after pass until told to stop; a failing pass is logged and retried."""
+    async def run_forever(
+        self, should_stop: Callable[[], bool], role: PartitionRole | None = None
+    ) -> None:
+        """Pass after pass until told to stop, while this worker holds ``role`` (every
+        pass without one); a failing pass is logged and retried."""
         async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=ATTEMPT_TIMEOUT)) as s:
+            sending = False
             while not should_stop():
-                try:
-                    await self.run_once(s)
-                except Exception:  # the store is down: the loops report it; try again
-                    log.exception("webhook pass failed")
+                if (role is None or role.held()) != sending:
+                    sending = not sending
+                    log.info("webhook sender %s", "active" if sending else "standing by")
+                if sending:
+                    try:
+                        await self.run_once(s, role)
+                    except Exception:  # the store is down: the loops report it; try again
+                        log.exception("webhook pass failed")
                 await asyncio.sleep(POLL_SECONDS)
 
-    async def run_once(self, session: aiohttp.ClientSession) -> int:
-        """One pass: every attempt due now; returns how many were made."""
+    async def run_once(
+        self, session: aiohttp.ClientSession, role: PartitionRole | None = None
+    ) -> int:
+        """One pass: every attempt due now, each while ``role`` is held; returns how
+        many were made."""
         now = self.clock()
         events, deliveries = await self.store.run(pending_work, self.store.store, self.spaces, now)
         due = due_deliveries(events, deliveries, self.endpoints, now)
+        made = 0
         for one in due:
-            await self._attempt(session, one)
-        return len(due)
+            if role is None:
+                await self._attempt(session, one)
+            else:
+                async with role.acting:
+                    if not role.held():
+                        break
+                    await self._attempt(session, one)
+            made += 1
+        self.attempts += made
+        return made
 
     async def _attempt(self, session: aiohttp.ClientSession, due: Due) -> None:
         event = due.event

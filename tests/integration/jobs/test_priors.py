@@ -5,6 +5,8 @@ and days past the raw TTL still counted."""
 from __future__ import annotations
 
 import json
+import random
+from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, time, timedelta
 from itertools import count
@@ -12,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from turnstream.jobs.priors import PriorsLimits, PriorsMemoryError, recompute_priors
+from turnstream.jobs.priors import PriorsLimits, PriorsMemoryError, recompute_priors, window_of
 from turnstream.jobs.retention import retention_check
 from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.rows import COLUMNS
@@ -147,7 +149,7 @@ def test_a_value_seen_past_the_raw_ttl_still_counts(acme: Store) -> None:
     # The views captured the expired day when it was inserted ...
     assert (
         acme.scalar(
-            "SELECT sum(n) FROM (SELECT level, length(groupUniqArrayMerge(64)(people)) AS n "
+            "SELECT sum(n) FROM (SELECT level, length(groupUniqArrayArray(64)(people)) AS n "
             "FROM value_daily WHERE attr = 'item_variant.color' AND value = 'white' "
             f"AND day = {day} GROUP BY level)"
         )
@@ -264,7 +266,7 @@ def test_people_are_exact_below_64_and_estimated_above(store: Store) -> None:
     assert people["grey"] == 63
     assert 2000 <= people["navy"] <= 4000  # 3,000 people; an estimate within a third
     kept = store.scalar(
-        "SELECT max(n) FROM (SELECT length(groupUniqArrayMerge(64)(people)) AS n "
+        "SELECT max(n) FROM (SELECT length(groupUniqArrayArray(64)(people)) AS n "
         "FROM value_daily WHERE attr = 'item_variant.color' AND value = 'navy' "
         "GROUP BY day, level)"
     )
@@ -303,3 +305,35 @@ def test_a_run_past_its_memory_limit_fails_with_a_clear_message(acme: Store) -> 
         recompute_priors(acme, TODAY, limits=PriorsLimits(max_memory=1 << 16))
     # The process and the store live on: the next run within its limit writes the priors.
     assert recompute_priors(acme, TODAY).priors == 7
+
+
+def _colors(store: Store) -> dict[str, int]:
+    return {v: n for a, v, n, *_ in _priors(store) if a == "item_variant.color"}
+
+
+def test_people_merge_exactly_over_many_inserts_and_merges(store: Store) -> None:
+    # Few people seen again and again, on many days, in many inserts: each array row
+    # holds its own keys, and the job's union of them counts each person once.
+    rand = random.Random(20)
+    rows, seen = [], defaultdict(set)
+    for n in range(60):
+        color = f"c{n}"
+        item = (f"item_variant:acme:{300 + n}", {"color": color, "size": rand.choice("SML")})
+        for _ in range(rand.randint(1, 30)):
+            person = f"p{rand.randint(0, 14)}"
+            day = TODAY - timedelta(days=rand.randint(0, 92))
+            rows.append(_presented(person, day, [item], 1))
+            rows.append(_engaged(person, day, item[0], "click"))
+            if window_of(TODAY)[0] <= day < TODAY:
+                seen[color].add(person)
+    for k in range(0, len(rows), 97):
+        _insert(store, rows[k : k + 97])
+    expected = {c: len(p) for c, p in seen.items() if len(p) >= 10}
+    assert 0 < len(expected) < len(seen)  # both sides of the floor are tried
+    recompute_priors(store, TODAY)
+    assert _colors(store) == expected
+    # Merged into one row per value, day and level: the same people, the same priors.
+    store.command("OPTIMIZE TABLE value_daily FINAL")
+    assert store.scalar("SELECT max(length(people)) FROM value_daily") <= 15
+    assert recompute_priors(store, TODAY).unchanged
+    assert _colors(store) == expected

@@ -108,6 +108,11 @@ def test_an_erased_person_is_in_no_table_or_view_after_the_priors_job(store: Sto
 
     assert report.purged == {"acme": 1}
     assert _traces(store, needles) == {}
+    # The arrays (migration 17) kept everyone else: nine of each ten.
+    assert store.query(
+        "SELECT value, length(groupUniqArrayArray(64)(people)) FROM value_daily "
+        "WHERE attr = 'item_variant.color' GROUP BY value ORDER BY value"
+    ).rows == [("black", 9), ("white", 9)]
     mutations = store.query(
         "SELECT command FROM system.mutations WHERE database = {db:String}",
         {"db": store.database},
@@ -188,6 +193,8 @@ def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
         assert store.scalar("SELECT uniqExactMerge(people) FROM value_daily") == 22
 
         assert apply_migrations(store, until=11) == [11]
+        # Today's job needs the later migrations too (17: value_daily.people_bound).
+        apply_migrations(store)
 
         recompute_priors(store, TODAY)
         assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
@@ -196,7 +203,7 @@ def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
         ]
         # White's sums came over, its people could not (uniqExact keeps no readable key).
         assert store.query(
-            "SELECT sum(exposure_micro), countIf(notEmpty(finalizeAggregation(people))) "
+            "SELECT sum(exposure_micro), countIf(notEmpty(people)) "
             "FROM value_daily WHERE value = 'white'"
         ).rows == [(3_000_000, 0)]
         views = {
@@ -236,8 +243,6 @@ def test_migration_12_keys_ref_values_by_attribute_and_keeps_every_row(
         rows = "SELECT space_id, ref, attr, value, day, presentations FROM ref_values_daily "
         rows += "ORDER BY ALL"
         before = store.query(rows).rows
-        recompute_priors(store, TODAY)
-        priors_before = _priors(store)
 
         assert apply_migrations(store, until=12) == [12]
 
@@ -249,11 +254,14 @@ def test_migration_12_keys_ref_values_by_attribute_and_keeps_every_row(
             )
             == "space_id, attr, ref, value, day"
         )
+        # Today's job needs the later migrations too (17: value_daily.people_bound); none
+        # of them touches ref_values_daily.
+        apply_migrations(store)
+        assert store.query(rows).rows == before
         recompute_priors(store, TODAY)
-        assert _priors(store) == priors_before
         # White's cart (2) is split with the grey showing of the expired day: 10 of 13,
         # in whole millionths.
-        white = [r for r in priors_before if r[:2] == ("item_variant.color", "white")]
+        white = [r for r in _priors(store) if r[:2] == ("item_variant.color", "white")]
         assert white and white[0][5] == 2_000_000 * 10 // 13 / 1_000_000
         # The view feeds the new table.
         _insert(store, [_presented("p10", RECENT, [WHITE], 1)])
@@ -261,6 +269,56 @@ def test_migration_12_keys_ref_values_by_attribute_and_keeps_every_row(
             store.scalar("SELECT sum(presentations) FROM ref_values_daily WHERE value = 'white'")
             == 11
         )
+    finally:
+        store.command(f"DROP DATABASE IF EXISTS {store.database}")
+        store.close()
+
+
+def test_migration_17_turns_the_people_states_into_arrays_of_the_same_keys(
+    chdb_path: Path, store_factory: Callable[[], Store]
+) -> None:
+    store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
+    try:
+        assert apply_migrations(store, until=16)[-1] == 16
+        _insert(
+            store,
+            [_presented(f"p{i}", RECENT, [BLACK], 1) for i in range(10)]
+            + [_presented(f"q{i}", EXPIRED, [WHITE], 1) for i in range(9)]
+            + [_engaged("p0", RECENT, BLACK[0], "cart")],
+        )
+        # p0 again in another insert: a second state of its level until a merge.
+        _insert(store, [_presented("p0", RECENT, [BLACK], 1)])
+        keys = (
+            "SELECT attr, value, day, level, arraySort(MERGED), sum(exposure_micro), "
+            "sum(events), sum(signal_micro) FROM value_daily GROUP BY ALL ORDER BY ALL"
+        )
+        before = store.query(keys.replace("MERGED", "groupUniqArrayMerge(64)(people)")).rows
+        assert sum(len(r[4]) for r in before if r[1] == "black") == 10
+
+        assert apply_migrations(store, until=17) == [17]
+
+        assert (
+            store.scalar(
+                "SELECT type FROM system.columns WHERE database = currentDatabase() "
+                "AND table = 'value_daily' AND name = 'people'"
+            )
+            == "SimpleAggregateFunction(groupUniqArrayArray(64), Array(UInt64))"
+        )
+        assert store.query(keys.replace("MERGED", "groupUniqArrayArray(64)(people)")).rows == before
+        recompute_priors(store, TODAY)
+        assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
+            ("item_variant.color", "black", 10),
+            ("item_variant.ref", "item_variant:acme:1", 10),
+        ]
+        # Both views feed the new table: white's tenth person, a click on it.
+        _insert(
+            store,
+            [_presented("q9", RECENT, [WHITE], 1), _engaged("q9", RECENT, WHITE[0], "click")],
+        )
+        recompute_priors(store, TODAY)
+        rows = {(a, v): (n, e) for a, v, n, e, *_ in _priors(store)}
+        assert rows[("item_variant.color", "white")] == (10, 1)
+        assert rows[("item_variant.color", "black")] == (10, 1)
     finally:
         store.command(f"DROP DATABASE IF EXISTS {store.database}")
         store.close()

@@ -28,10 +28,16 @@ def test_every_table_with_profiles_is_emptied_of_the_subject_but_review_requests
             store.insert(table, [[row[c] for c in columns]], columns)
     erasure = erase_subject(store, "acme", "p_gone")
     # A review request's row also writes its webhook event (a view): two events each.
-    assert erasure.retained == {"review_requests": 1, "webhook_events": 2}
+    # The erase tombstone is kept too (its profile id and a time, no more).
+    assert erasure.retained == {
+        "erase_tombstones": 1,
+        "review_requests": 1,
+        "webhook_events": 2,
+    }
     for table in tables:
         left = dict(store.query(f"SELECT profile_id, count() FROM {table} GROUP BY 1").rows)
-        expected = {"p_stays": 1, "p_gone": 1} if table == "review_requests" else {"p_stays": 1}
+        kept = table in ("review_requests", "erase_tombstones")
+        expected = {"p_stays": 1, "p_gone": 1} if kept else {"p_stays": 1}
         if table == "webhook_events":
             expected = {"p_stays": 2, "p_gone": 2}
         assert left == expected, table
@@ -65,9 +71,9 @@ def test_a_batch_mutates_each_table_holding_the_subjects_once_and_no_other(
     ]
     # Each review request's row wrote its webhook event too (a view), retained with it.
     assert [e.retained for e in erasures] == [
-        {"review_requests": 1, "webhook_events": 1},
-        {"review_requests": 0, "webhook_events": 0},
-        {"review_requests": 2, "webhook_events": 2},
+        {"erase_tombstones": 0, "review_requests": 1, "webhook_events": 1},
+        {"erase_tombstones": 0, "review_requests": 0, "webhook_events": 0},
+        {"erase_tombstones": 0, "review_requests": 2, "webhook_events": 2},
     ]
     mutations = store.query(
         "SELECT table, count(), countIf(is_done) FROM system.mutations "
@@ -88,7 +94,7 @@ def test_a_batch_mutates_each_table_holding_the_subjects_once_and_no_other(
     again = erase_subject(store, "acme", "p_a")
 
     assert again.tables == erased and again.deleted == {}
-    assert again.retained == {"review_requests": 1, "webhook_events": 1}
+    assert again.retained == {"erase_tombstones": 0, "review_requests": 1, "webhook_events": 1}
     assert store.scalar(
         f"SELECT count() FROM system.mutations WHERE database = '{store.database}' "
         "AND table != 'erase_subjects'"

@@ -5,6 +5,7 @@ the CLI without a restart; ``/v1/sql`` kept read-only by the store itself."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -16,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from turnstream.core.access import ALL_SPACES, Role
+from turnstream.api_keys import KeyFile
+from turnstream.core.access import ALL_SPACES, Role, mint_key
 from turnstream.dev.deployment import Deployment, new_deployment
 from turnstream.streams.access import ROUTES
 
@@ -142,15 +144,18 @@ def test_each_route_allows_its_role_and_refuses_the_rest(worker: Deployment, cas
 
 
 def test_status_is_open_and_shows_no_store_or_error_text_without_a_key(worker) -> None:  # type: ignore[no-untyped-def]
+    worker.worker.wait_healthy(timeout=90)  # each loop has reached the broker
     status, open_body, _ = call(worker, "GET", "/v1/status")
     assert status == 200 and "ingest" in open_body and "messages" in open_body
-    assert "store" not in open_body
+    assert open_body["healthy"] is True and open_body["failing"] == []
+    assert open_body["store"]["state"] == "reachable" and "address" not in open_body["store"]
+    assert open_body["ingest"]["state"] == "running"
     assert open_body["ingest"]["last_error"] is None
     status, full, _ = call(worker, "GET", "/v1/status", key=worker.operator_key)
-    assert status == 200 and full["store"].startswith("chdb://")
+    assert status == 200 and full["store"]["address"].startswith("chdb://")
     # A key without the operator role sees what anyone sees.
     agent = worker.new_key("acme", Role.agent)
-    assert "store" not in call(worker, "GET", "/v1/status", key=agent)[1]
+    assert "address" not in call(worker, "GET", "/v1/status", key=agent)[1]["store"]
 
 
 def test_faust_own_pages_are_not_served(worker) -> None:  # type: ignore[no-untyped-def]
@@ -189,6 +194,43 @@ def test_keys_from_the_cli_and_revocation_within_a_second(worker) -> None:  # ty
     print(f"\nrevoked, then refused {elapsed * 1000:.0f} ms later (one request)")
     assert status == 401 and elapsed < 1.0, (status, elapsed)
     assert f"{key_id},acme" in _cli(worker, "list", "--format", "csv")
+
+
+def test_the_operators_first_key_from_a_file_is_added_once(worker, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    path = worker.settings.keys_path()
+    saved = path.read_bytes()
+    key, _ = mint_key(os.urandom(6), os.urandom(32), ALL_SPACES, frozenset(Role), "now")
+    secret = tmp_path / "turnstream_operator_key"
+    secret.write_text(key + "\n")
+    bootstrap = ("bootstrap", "--key-file", str(secret))
+    # The deployment has an operator's key: nothing added, the file's key refused.
+    said = _cli(worker, *bootstrap)
+    assert "has an operator key" in said and "nothing added" in said
+    assert "address" not in call(worker, "GET", "/v1/status", key=key)[1]["store"]
+    assert call(worker, "POST", "/v1/sql", {"sql": "SELECT 1"}, key)[0] == 401
+    try:
+        # Without one (every operator's key revoked, the module's other tests made some),
+        # the next start adds it, and the running worker takes it.
+        keys = KeyFile(path)
+        for held in keys.list():
+            if held.active and held.space == ALL_SPACES and Role.operator in held.roles:
+                keys.revoke(held.id)
+        said = [_cli(worker, *bootstrap) for _ in range(2)]
+        assert said[0].startswith(f"added the operator key {key.split('_')[1]}")
+        assert "already in" in said[1] and "nothing to do" in said[1]
+        assert all(key not in s and key.split("_")[2] not in s for s in said)
+        assert key not in path.read_text()
+        status, full, _ = call(worker, "GET", "/v1/status", key=key)
+        assert status == 200 and full["store"]["address"].startswith("chdb://")
+        assert call(worker, "POST", "/v1/sql", {"sql": "SELECT 1 AS one"}, key)[0] == 200
+        assert (
+            "address" not in call(worker, "GET", "/v1/status", key=worker.operator_key)[1]["store"]
+        )
+    finally:  # the module's other tests use the deployment's operator key
+        restored = path.with_name(".restored")
+        restored.write_bytes(saved)
+        os.replace(restored, path)
+    assert call(worker, "POST", "/v1/sql", {"sql": "SELECT 1"}, key)[0] == 401
 
 
 @pytest.mark.parametrize(

@@ -51,3 +51,26 @@ def test_bad_space_role_or_id_exit_2_naming_it(tmp_path: Path) -> None:
         assert result.exit_code == 2, result.output
         assert message in result.output
     assert not (tmp_path / "k.json").exists() or "acme" not in (tmp_path / "k.json").read_text()
+
+
+def test_bootstrap_from_a_file_once_and_a_missing_file_named(tmp_path: Path) -> None:
+    runner, config = CliRunner(), str(_config(tmp_path))
+    secret = tmp_path / "operator_key"
+    bootstrap = ["keys", "bootstrap", "--key-file", str(secret), "--config", config]
+    missing = runner.invoke(app, bootstrap)
+    assert missing.exit_code == 2
+    assert f"the operator key file {secret} cannot be read" in " ".join(missing.output.split())
+    secret.write_text("\n")
+    empty = runner.invoke(app, bootstrap)
+    assert empty.exit_code == 0 and "no operator key" in empty.output
+    assert not (tmp_path / "k.json").exists()
+    key = "tsk_c0ffee000001_" + "Zz09-_" * 7 + "x"
+    secret.write_text(f"  {key}\r\n")  # written on Windows, or with stray spaces
+    runs = [runner.invoke(app, bootstrap) for _ in range(2)]
+    assert [r.exit_code for r in runs] == [0, 0]
+    assert "added the operator key c0ffee000001" in runs[0].output
+    assert "already in" in runs[1].output
+    listed = runner.invoke(app, ["keys", "list", "--format", "csv", "--config", config])
+    (row,) = csv.DictReader(io.StringIO(listed.output))
+    assert (row["id"], row["space"], row["roles"]) == ("c0ffee000001", "*", "analyst,operator")
+    assert all(key not in r.output for r in [*runs, listed])

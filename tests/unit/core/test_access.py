@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import pytest
@@ -15,6 +16,9 @@ from turnstream.core.access import (
     authenticate,
     authorize,
     authorize_space,
+    bootstrap_outcome,
+    hash_key,
+    key_record,
     mint_key,
 )
 
@@ -92,3 +96,27 @@ def test_a_key_speaks_for_its_space_only_and_says_nothing_of_others() -> None:
     unknown = authorize_space(acme, "no-such-space")
     assert configured == unknown  # the same answer whether the space exists or not
     assert configured is not None and configured.status == 403
+
+
+def test_bootstrap_outcome_is_decided_on_the_records_alone() -> None:
+    key = "tsk_00000000000a_" + "k" * 43
+    record = key_record(key, ALL_SPACES, frozenset({Role.operator}), "2026-11-30T17:00:00+00:00")
+    one_space = key_record("tsk_00000000000b_" + "b" * 43, "acme", frozenset(Role), "t")
+    no_operator = key_record(
+        "tsk_00000000000c_" + "c" * 43, ALL_SPACES, frozenset({Role.analyst}), "t"
+    )
+    operator = key_record(
+        "tsk_00000000000d_" + "d" * 43, ALL_SPACES, frozenset({Role.operator}), "t"
+    )
+    revoked_operator = dataclasses.replace(operator, revoked_at="t2")
+    assert bootstrap_outcome([], record) == ("added", record)
+    # Neither a key of one space, nor one without the role, nor a revoked one counts.
+    assert bootstrap_outcome([one_space, no_operator, revoked_operator], record)[0] == "added"
+    assert bootstrap_outcome([one_space, operator], record) == ("other", operator)
+    # This key itself wins over another operator's key: its state is what is said.
+    kept = dataclasses.replace(record, created_at="earlier", revoked_at="t3")
+    assert bootstrap_outcome([operator, kept], record) == ("revoked", kept)
+    assert bootstrap_outcome([dataclasses.replace(kept, revoked_at=None)], record)[0] == "present"
+    forged = dataclasses.replace(record, sha256=hash_key("tsk_00000000000a_" + "x" * 43))
+    with pytest.raises(ValueError, match="another key has the id 00000000000a"):
+        bootstrap_outcome([forged], record)

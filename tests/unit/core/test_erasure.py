@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 from turnstream.config import Settings, SpaceConfig
-from turnstream.core.erasure import erases, erasure_subjects
+from turnstream.core.erasure import (
+    erases,
+    erasure_tombstones,
+    forget_erased,
+    merge_tombstones,
+)
 from turnstream.core.ingest import Source, decide
+from turnstream.sinks.rows import rows_for
 
 SETTINGS = Settings(
     identity={"secret": "test"},
-    spaces={"acme": SpaceConfig(features={"signals"}), "lumen": SpaceConfig(language="es")},
+    spaces={
+        "acme": SpaceConfig(features={"signals"}),
+        "lumen": SpaceConfig(language="es", features={"signals"}),
+    },
 )
 
 
@@ -52,5 +62,64 @@ def test_a_batch_erases_each_subject_once_in_order() -> None:
         _decide(_command("erase", "p_ana", key="e2"), 3),
         _decide(_command("erase", "p_bia", key="e3"), 4),  # a second erase, another key
     ]
-    assert erasure_subjects(decisions) == [("acme", "p_bia"), ("acme", "p_ana")]
-    assert erasure_subjects([]) == []
+    assert list(erasure_tombstones(decisions)) == [("acme", "p_bia"), ("acme", "p_ana")]
+    assert erasure_tombstones([]) == {}
+
+
+def _click(profile: str, occurred_at: str, key: str, space: str = "acme") -> bytes:
+    return json.dumps(
+        {
+            "type": "interaction",
+            "space_id": space,
+            "idempotency_key": key,
+            "profile_id": profile,
+            "source": "web",
+            "occurred_at": occurred_at,
+            "interaction": {"kind": "engaged", "ref": "item_variant:acme:1", "action": "click"},
+        }
+    ).encode()
+
+
+def test_each_erase_leaves_a_tombstone_at_its_latest_time() -> None:
+    later = json.loads(_command("erase", "p_bia", key="e3"))
+    later["occurred_at"] = "2026-09-30T08:00:00Z"
+    decisions = [
+        _decide(_command("erase", "p_bia", key="e1"), 1),
+        _decide(json.dumps(later).encode(), 2),
+        _decide(_command("erase", "p_ana", key="e2"), 3),
+        _decide(_command("opt_out", "p_cid"), 4),
+    ]
+    tombstones = erasure_tombstones(decisions)
+    assert tombstones == {
+        ("acme", "p_bia"): datetime(2026, 9, 30, 8, tzinfo=UTC),
+        ("acme", "p_ana"): datetime(2026, 9, 29, 14, 2, 11, tzinfo=UTC),
+    }
+    known = {("acme", "p_ana"): datetime(2026, 10, 1, tzinfo=UTC)}
+    merge_tombstones(known, tombstones)
+    assert known[("acme", "p_ana")] == datetime(2026, 10, 1, tzinfo=UTC)  # the later stays
+    assert known[("acme", "p_bia")] == datetime(2026, 9, 30, 8, tzinfo=UTC)
+
+
+def test_what_occurred_at_or_before_the_erase_is_forgotten_whole() -> None:
+    tombstones = {("acme", "p_ana"): datetime(2026, 9, 29, 14, 2, 11, tzinfo=UTC)}
+    before = _decide(_click("p_ana", "2026-09-29T14:02:10.999Z", "c1"), 1)
+    at_it = _decide(_click("p_ana", "2026-09-29T14:02:11Z", "c2"), 2)
+    after = _decide(_click("p_ana", "2026-09-29T14:02:11.001Z", "c3"), 3)
+    other_space = _decide(_click("p_ana", "2026-09-29T14:00:00Z", "c4", space="lumen"), 4)
+    other_person = _decide(_click("p_bia", "2026-09-29T14:00:00Z", "c5"), 5)
+    for decision in (before, at_it):
+        gone = forget_erased(decision, tombstones)
+        assert gone.erased and gone.item is None and gone.profile_id is None
+        assert gone.refusal is None and gone.dedup_key == decision.dedup_key
+        # Only its key is written (so a copy of it stays a duplicate); no dead letter.
+        assert set(rows_for(gone, SETTINGS, datetime.now(UTC))) == {"idempotency_keys"}
+    for decision in (after, other_space, other_person):
+        assert forget_erased(decision, tombstones) is decision
+    # An erase is never forgotten (erasing again is harmless), a duplicate stays one.
+    again = _decide(_command("erase", "p_ana", key="e9"), 6)
+    assert forget_erased(again, tombstones) is again
+    dup = _decide(
+        _click("p_ana", "2026-09-29T14:00:00Z", "c1"), 7, {before.dedup_key: Source("x", 0, 0)}
+    )
+    assert forget_erased(dup, tombstones) is dup
+    assert forget_erased(before, {}) is before

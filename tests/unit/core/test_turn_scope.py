@@ -8,6 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tests.unit.core.test_ingest import SETTINGS, SRC, _pref, never
+from tests.unit.core.test_ingest_types import EXAMPLE_TYPES
+from turnstream.config import Settings
 from turnstream.core.ingest import Reason, decide, turn_scoped
 from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.models import parse_item
@@ -115,3 +117,35 @@ def test_turn_scoped_lists_every_path() -> None:
     item = parse_item(_turn(_scoped("turn"), _scoped(None), _scoped("turn")))
     assert turn_scoped(item) == ["interactions.0.scope", "interactions.2.scope"]
     assert turn_scoped(parse_item(_pref())) == []
+
+
+def test_a_later_error_names_the_producers_index_not_the_filtered_one() -> None:
+    # Item 0 is dropped (turn scope), item 2 names a field the types do not declare: the
+    # path counts the producer's list (2), not the list left after the drop (1).
+    settings = Settings.model_validate(
+        {
+            "identity": {"secret": "s3cret"},
+            "spaces": {"acme": {"features": ["signals", "turns"], "types": str(EXAMPLE_TYPES)}},
+        }
+    )
+    raw = _turn(
+        _scoped("turn"),
+        _scoped("session", values=["verde"]),
+        _scoped("session", attr="item_variant.flavour"),
+    )
+    decision = decide(raw, SRC, settings, never)
+    assert decision.item is not None and not decision.keep_interactions  # the turn stands
+    assert decision.refusal is not None
+    assert decision.refusal.reason is Reason.unknown_field
+    assert decision.refusal.field_path == "interactions.2.attr"
+    assert "item_variant.flavour" in decision.refusal.message
+    [letter] = rows_for(decision, settings, NOW)["dead_letters"]
+    assert letter["field_path"] == "interactions.2.attr"
+    # Without a drop the same item is at the same index.
+    kept = decide(
+        _turn(_scoped("session"), _scoped("session"), _scoped(None, attr="item_variant.flavour")),
+        SRC,
+        settings,
+        never,
+    )
+    assert kept.refusal is not None and kept.refusal.field_path == "interactions.2.attr"

@@ -4,21 +4,25 @@ turnstream command. The same harness fails on the compose file before issue #19.
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import re
+import shutil
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 import typer
 from typer.core import TyperGroup
 
-from tests.fixtures.compose import ContainerView, interpolate, services_built_here
+from tests.fixtures.compose import ContainerView, interpolate, read_compose, services_built_here
+from turnstream.api_keys import KeyFile
 from turnstream.cli.main import app
 from turnstream.config import load_settings
+from turnstream.core.access import Role, authenticate, hash_key
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -32,8 +36,8 @@ def _check(view: ContainerView, root: Path, *options: str) -> subprocess.Complet
     return view.run(["turnstream", "config", "check", *options], root)
 
 
-def test_the_worker_and_the_scheduler_are_built_here() -> None:
-    assert set(SERVICES) == {"worker", "scheduler"}
+def test_the_keys_step_the_worker_and_the_scheduler_are_built_here() -> None:
+    assert set(SERVICES) == {"keys", "worker", "scheduler"}
 
 
 @pytest.mark.parametrize("name", sorted(SERVICES))
@@ -65,8 +69,8 @@ def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> 
     # `TURNSTREAM_SECRET=... docker compose up`: compose interpolates it into the service.
     keys = "acme-key-from-the-shell-1,acme-key-from-the-shell-0"
     env = {"TURNSTREAM_SECRET": "a-real-one-from-the-shell", "TURNSTREAM_EXPOSURE_KEYS_ACME": keys}
-    view = services_built_here(COMPOSE, env=env)
-    result = _check(view[0], tmp_path, "--strict")
+    view = {v.name: v for v in services_built_here(COMPOSE, env=env)}["worker"]
+    result = _check(view, tmp_path, "--strict")
     assert result.returncode == 0, result.stdout
     assert "identity.secret: set" in result.stdout
     assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in result.stdout
@@ -127,8 +131,14 @@ def _subcommand(argv: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("name", sorted(SERVICES))
-def test_each_service_command_is_a_turnstream_subcommand(name: str) -> None:
-    assert _subcommand(SERVICES[name].command) == ["turnstream", name]
+def test_each_service_command_is_a_turnstream_subcommand(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With the service's environment: options may come from it (keys bootstrap's file).
+    for variable, value in SERVICES[name].environment.items():
+        monkeypatch.setenv(variable, value)
+    expected = ["turnstream", "keys", "bootstrap"] if name == "keys" else ["turnstream", name]
+    assert _subcommand(SERVICES[name].command) == expected
 
 
 @pytest.mark.parametrize(
@@ -154,9 +164,107 @@ def test_the_configuration_is_mounted_read_only_and_the_scheduler_runs_once() ->
             "./deploy/turnstream.toml:/etc/turnstream/turnstream.toml:ro"
             in (view.service["volumes"])
         )
-        assert view.service["secrets"] == ["turnstream_secret"]
+        assert view.service["secrets"][0] == "turnstream_secret"
+    assert SERVICES["keys"].service["secrets"] == ["turnstream_secret", "turnstream_operator_key"]
     assert SERVICES["scheduler"].service["deploy"]["replicas"] == 1
     assert "healthcheck" not in SERVICES["scheduler"].service
+
+
+OPERATOR_KEY = PurePosixPath("/run/secrets/turnstream_operator_key")
+OPERATOR_KEY_FILE = ROOT / "deploy" / "secrets" / "turnstream_operator_key"
+
+
+def _keys_file(view: ContainerView, scratch: Path) -> PurePosixPath:
+    """Where the service's configuration puts the API keys file, inside the container."""
+    workdir, env = view.materialize(scratch)
+    path = workdir / load_settings(None, environ=env).keys_path()
+    return PurePosixPath("/") / path.relative_to(scratch)
+
+
+def test_the_keys_step_runs_once_before_the_worker_on_the_workers_keys_volume(
+    tmp_path: Path,
+) -> None:
+    keys, worker = SERVICES["keys"], SERVICES["worker"]
+    compose = read_compose(COMPOSE)
+    assert keys.service["restart"] == "no"  # one-shot: it exits, and stays exited
+    assert keys.service["depends_on"] == {}  # it needs no broker or store
+    assert worker.service["depends_on"]["keys"] == {"condition": "service_completed_successfully"}
+    assert "keys" not in SERVICES["scheduler"].service["depends_on"]
+    assert compose["secrets"]["turnstream_operator_key"] == {
+        "file": "./deploy/secrets/turnstream_operator_key"
+    }
+    # Both see the keys file at the same place, on the same named volume.
+    inside = _keys_file(worker, tmp_path / "worker")
+    assert _keys_file(keys, tmp_path / "keys") == inside
+    for view in (keys, worker):
+        mounted = [v for v in view.service["volumes"] if v.endswith(f":{inside.parent}")]
+        assert mounted == [f"api-keys:{inside.parent}"], view.service["volumes"]
+    assert "api-keys" in compose["volumes"]
+
+
+def test_the_keys_step_as_shipped_adds_nothing(tmp_path: Path) -> None:
+    assert OPERATOR_KEY_FILE.read_text() == ""  # no known key ships with the repository
+    view = SERVICES["keys"]
+    result = view.run(view.command, tmp_path / "run")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no operator key: " in result.stdout and "is empty" in result.stdout
+    inside = _keys_file(view, tmp_path / "scratch")
+    assert KeyFile(tmp_path / "run" / inside.relative_to("/")).list() == []
+
+
+def _with_operator_key(view: ContainerView, secret: Path) -> ContainerView:
+    return dataclasses.replace(view, links={**view.links, OPERATOR_KEY: secret})
+
+
+def _restart(view: ContainerView, runs: Path, volume: PurePosixPath) -> list:
+    """Run the service twice, the second time on the first one's volume (a restart)."""
+    first = view.run(view.command, runs / "first")
+    kept = runs / "second" / volume.relative_to("/")
+    shutil.copytree(runs / "first" / volume.relative_to("/"), kept)
+    return [first, view.run(view.command, runs / "second")]
+
+
+def test_the_keys_step_adds_the_operators_key_once_hashed(tmp_path: Path) -> None:
+    key = "tsk_5e1f00d0beef_" + "Qx-_9" * 8 + "abc"
+    secret = tmp_path / "operator_key"
+    secret.write_text(key + "\n")  # as `printf ... > file` or an editor leaves it
+    view = _with_operator_key(SERVICES["keys"], secret)
+    inside = _keys_file(view, tmp_path / "scratch")
+    first, second = _restart(view, tmp_path, inside.parent)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert first.stdout.strip().startswith("added the operator key 5e1f00d0beef to ")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "5e1f00d0beef is already in" in second.stdout and "nothing to do" in second.stdout
+    path = tmp_path / "second" / inside.relative_to("/")
+    text = path.read_text()
+    assert key not in text and hash_key(key) in text
+    (record,) = KeyFile(path).list()
+    assert record.space == "*" and Role.operator in record.roles and record.active
+    assert authenticate(f"Bearer {key}", KeyFile(path).current()) == record
+    for result in (first, second):
+        assert key not in result.stdout + result.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ("tsk_5e1f00d0beef_short", "60 characters); this one has 22"),
+        ("5e1f00d0beef_" + "Q" * 47, "a key starts with 'tsk_'"),
+        ("tsk_5E1F00D0BEEF_" + "Q" * 43, "another character in its id or secret"),
+    ],
+)
+def test_the_keys_step_stops_the_stack_on_a_malformed_key(
+    tmp_path: Path, content: str, problem: str
+) -> None:
+    secret = tmp_path / "operator_key"
+    secret.write_text(content)
+    view = _with_operator_key(SERVICES["keys"], secret)
+    result = view.run(view.command, tmp_path / "run")
+    assert result.returncode == 2  # the worker waits for this step to succeed
+    said = " ".join((result.stdout + result.stderr).split())  # rich wraps long lines
+    assert "turnstream_operator_key: the operator key is malformed" in said
+    assert problem in said
+    assert content not in said
 
 
 class _Status(http.server.BaseHTTPRequestHandler):

@@ -191,16 +191,21 @@ def test_sample_day_tokens_point_at_what_was_shown(day_lines: list[bytes]) -> No
 
 def test_sample_day_through_ingest(day_lines: list[bytes], settings: Settings) -> None:
     reasons: Counter[tuple[bool, Reason | None]] = Counter()
+    paths: Counter[str] = Counter()
     for d in decisions(day_lines, settings):
         reasons[(d.item is not None, d.refusal.reason if d.refusal else None)] += 1
         if d.refusal and d.refusal.reason is Reason.signals_disabled:
             assert isinstance(d.item, Turn) and d.item.space_id == "vida"
+        if d.refusal and d.refusal.reason is Reason.turn_scope:
+            paths[d.refusal.field_path] += 1
     assert set(reasons) == {
         (True, None),
         (False, Reason.invalid),
         (False, Reason.unknown_space),
         (True, Reason.signals_disabled),  # vida turns kept, their interactions refused
+        (False, Reason.turn_scope),  # the one turn-scope preference, refused whole
     }
+    assert paths == {"interaction.scope": 1}
 
 
 # ----------------------------------------------------------------------------- mixed_items

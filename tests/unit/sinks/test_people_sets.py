@@ -13,6 +13,11 @@ from turnstream.sinks.people_sets import (
     count_people,
     level_bounds,
     level_of,
+    merged_size,
+    people_keys,
+    people_state,
+    people_type,
+    state_type,
     without_keys,
 )
 
@@ -87,4 +92,10 @@ def test_the_sql_pieces_name_every_level() -> None:
     level = level_of("person")
     assert level.startswith(f"toUInt8(multiIf(person >= {1 << 62}, 0, person >= {1 << 60}, 1")
     assert level.endswith(f"person >= {1 << 50}, 6, 7))")
-    assert "has(erased, k)" in without_keys("people", "erased")
+    assert without_keys("people", "erased") == "arrayFilter(k -> NOT has(erased, k), people)"
+    # Arrays since migration 17; migration 11's states stay as they were.
+    assert people_type() == "SimpleAggregateFunction(groupUniqArrayArray(64), Array(UInt64))"
+    assert people_keys("key") == "groupUniqArray(64)(key)"
+    assert merged_size("people") == "length(groupUniqArrayArray(64)(people))"
+    assert state_type() == "AggregateFunction(groupUniqArray(64), UInt64)"
+    assert people_state("key") == "groupUniqArrayState(64)(key)"

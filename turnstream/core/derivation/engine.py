@@ -66,6 +66,11 @@ class SignalsEngine:
     logarithmic step per session), not a scan of every pending session. Positions a
     driver passes as ``(partition, offset)`` are indexed per partition, so
     :meth:`oldest_held` answers without walking every held event.
+
+    An ``erase`` leaves an erase tombstone (``(space_id, profile_id)`` -> the erase's
+    ``occurred_at``): the person's state goes, and any event of theirs that occurred at
+    or before the erase and is offered later is dropped (counted in
+    ``dropped_erased``), so the erased past never starts a new state, in any order.
     """
 
     config: SignalsConfig
@@ -80,6 +85,10 @@ class SignalsEngine:
     #: derivation's state before the next firing (the live loop), so an evicted state
     #: is loaded back exactly as it was.
     max_states: int | None = None
+    #: Every erase tombstone saved so far (read once, at the first offer or firing).
+    load_tombstones: Callable[[], Mapping[PersonKey, datetime]] = lambda: {}
+    #: Events dropped because they occurred at or before their person's erase.
+    dropped_erased: int = 0
     states: dict[PersonKey, ProfileState] = field(default_factory=dict)
     pending: dict[SessionKey, PendingSession] = field(default_factory=dict)
     held: dict[SessionKey, list[Held]] = field(default_factory=dict)
@@ -93,6 +102,26 @@ class SignalsEngine:
     _sessions: Counter[PersonKey] = field(default_factory=Counter, repr=False)
     #: Per space: the config with its types' sensitive names added.
     _configs: dict[str, SignalsConfig] = field(default_factory=dict, repr=False)
+    _tombstones: dict[PersonKey, datetime] | None = field(default=None, repr=False)
+
+    @property
+    def tombstones(self) -> dict[PersonKey, datetime]:
+        """Erase tombstones: person -> ``erased_through``."""
+        if self._tombstones is None:
+            self._tombstones = dict(self.load_tombstones())
+        return self._tombstones
+
+    def reload_tombstones(self) -> None:
+        """Read the tombstones again at next use (another worker may have erased)."""
+        self._tombstones = None
+
+    def erased_before(self, event: SignalEvent) -> bool:
+        """Whether ``event`` occurred at or before its person's erase (an ``erase``
+        itself never is: erasing again is harmless)."""
+        through = self.tombstones.get(_person(event)) if self.tombstones else None
+        if through is None or event.occurred_at > through:
+            return False
+        return not (event.kind == "command" and event.name == "erase")
 
     def config_for(self, space_id: str) -> SignalsConfig:
         """``config`` with the sensitive types and fields of the space's types added."""
@@ -105,7 +134,11 @@ class SignalsEngine:
         return config
 
     def offer(self, event: SignalEvent, received_at: datetime, position: Any = None) -> None:
-        """Hold an event until its session's derivation fires."""
+        """Hold an event until its session's derivation fires; drop (and count) one that
+        occurred at or before its person's erase."""
+        if self.erased_before(event):
+            self.dropped_erased += 1
+            return
         key = (event.space_id, event.profile_id, event.session)
         if key not in self.pending:
             self._sessions[key[:2]] += 1
@@ -155,6 +188,9 @@ class SignalsEngine:
                 touched[person] = None
                 if held.event.kind == "command" and held.event.name == "erase":
                     erased.add(person)
+                    through = self.tombstones.get(person)
+                    at = held.event.occurred_at
+                    self.tombstones[person] = at if through is None else max(through, at)
         out = []
         for person in touched:
             state = self.states[person]
