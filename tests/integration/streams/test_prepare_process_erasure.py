@@ -166,8 +166,8 @@ def _tables(store: Store) -> dict[str, list[tuple[Any, ...]]]:
 def _run(store: Store, prepare_process: bool) -> tuple[list[Any], dict[str, Any]]:
     """The batches through one ingest driver: the fan-out each hands to the loop, and
     the driver's counters."""
-    settings = Settings.model_validate(CONFIG | {"worker": {"topic_prefix": "t",
-                                                            "prepare_process": prepare_process}})  # fmt: skip
+    worker = {"topic_prefix": "t", "prepare_process": prepare_process}
+    settings = Settings.model_validate(CONFIG | {"worker": worker})
     driver = build_parts(settings, AsyncStore(store)).ingest
     assert (driver.process is not None) is prepare_process
     sent: list[Any] = []
