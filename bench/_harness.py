@@ -86,10 +86,14 @@ def deploy(
     batch_size: int = DEFAULT_BATCH_SIZE,
     batch_seconds: float = DEFAULT_BATCH_SECONDS,
     extra: str = "",
+    worker_extra: str = "",
 ) -> Deployment:
     """A deployment (own topics, group, port, store) whose worker is not started yet;
-    :func:`run_broker` stops its worker at the end."""
-    deployment = new_deployment(broker.bootstrap, broker.home, batch_size, batch_seconds, extra)
+    :func:`run_broker` stops its worker at the end. ``worker_extra``: lines of its
+    ``[worker]`` table."""
+    deployment = new_deployment(
+        broker.bootstrap, broker.home, batch_size, batch_seconds, extra, worker_extra
+    )
     broker.made.append(deployment)
     return deployment
 
