@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: People whose folded state stays in memory between derivations; beyond it, the least
 #: recently derived with nothing pending are dropped and loaded back from
-#: ``signal_state`` when they next fire (one query each).
+#: ``signal_state`` when they next fire (one query per firing for all of them).
 MAX_STATES_IN_MEMORY = 20_000
 
 #: The driver fires as soon as a session is due, but not more often than this (seconds):
