@@ -210,19 +210,19 @@ def main() -> None:
         f"p50 {percentile(ms, 50):.0f} ms, p90 {percentile(ms, 90):.0f} ms, "
         f"p99 {percentile(ms, 99):.0f} ms, max {max(ms):.0f} ms, min {min(ms):.0f} ms"
     )
-    # The rate the driver kept: below the sessions offered a second, the lateness grows.
+    # The rate the driver kept: on time, the load's derivations end `quiet` seconds after
+    # the load; a longer span is the backlog the lateness shows.
     derived = stats["derivations"] - before["derivations"]
     span = int(last_written) / 1e9 - started
     # (absent from a worker older than the figure: then 0)
     driver_cpu = stats.get("derivation_cpu_seconds", 0) - before.get("derivation_cpu_seconds", 0)
     items = len(background) + 3 * len(last_sent)
     print(
-        f"  derivations during the load: {derived:,} in {span:.1f} s "
-        f"({derived / span:.0f}/s; {args.background + args.probes_per_second:g} sessions/s "
-        f"offered for {args.seconds:.0f} s); the driver's store-thread CPU "
-        f"{driver_cpu * 1000 / max(derived, 1):.2f} ms per derivation "
-        f"({driver_cpu:.1f} s); the worker's CPU {(cpu_after - cpu_before):.1f} s, "
-        f"{(cpu_after - cpu_before) * 1000 / items:.2f} ms per item; {load()}"
+        f"  derivations during the load: {derived:,} in {span:.1f} s from its start "
+        f"({derived / span:.0f}/s; the load lasted {args.seconds:.0f} s); the driver's "
+        f"store-thread CPU {driver_cpu * 1000 / max(derived, 1):.2f} ms per derivation "
+        f"({driver_cpu:.1f} s); the worker's CPU {cpu_after - cpu_before:.1f} s, "
+        f"{(cpu_after - cpu_before) * 1000 / items:.2f} ms per item sent; {load()}"
     )
 
 
