@@ -8,6 +8,7 @@ the repository root on ``sys.path``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import os
@@ -86,10 +87,14 @@ def deploy(
     batch_size: int = DEFAULT_BATCH_SIZE,
     batch_seconds: float = DEFAULT_BATCH_SECONDS,
     extra: str = "",
+    worker_extra: str = "",
 ) -> Deployment:
     """A deployment (own topics, group, port, store) whose worker is not started yet;
-    :func:`run_broker` stops its worker at the end."""
-    deployment = new_deployment(broker.bootstrap, broker.home, batch_size, batch_seconds, extra)
+    :func:`run_broker` stops its worker at the end. ``worker_extra``: lines of its
+    ``[worker]`` table."""
+    deployment = new_deployment(
+        broker.bootstrap, broker.home, batch_size, batch_seconds, extra, worker_extra
+    )
     broker.made.append(deployment)
     return deployment
 
@@ -188,9 +193,18 @@ def rss_bytes(pid: int) -> int:
 
 
 def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process (all its threads), from ``/proc/<pid>/stat``."""
+    """User plus system CPU time of a process (all its threads) and of its live child
+    processes (the worker's prepare process), from ``/proc/<pid>/stat``."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    children: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").glob("*/children"):
+        with contextlib.suppress(OSError):
+            children.update(int(c) for c in task.read_text().split())
+    for child in children:
+        with contextlib.suppress(OSError):  # it may just have ended
+            own += cpu_seconds(child)
+    return own
 
 
 def percentile(values: Iterable[float], p: float) -> float:

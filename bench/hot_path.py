@@ -49,6 +49,9 @@ def run(
     """Seconds per stage over the whole run, and the total (on the store's thread, as in
     the worker)."""
     with in_process_loop("ts-hot-") as loop:
+        # Prepare on this thread: the figures are of the stages' own cost, in series
+        # (in the worker, ``worker.prepare_process`` moves prepare to a child process).
+        loop.process = None
         if not views:
             loop.store.call(_drop_views, loop.store.store)
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")

@@ -1,6 +1,6 @@
 """Throughput: the worker against a bare aiokafka consumer, on the same published items.
 
-    .venv/bin/python bench/throughput.py [ITEMS] [--batch-sizes 1000,5000]
+    .venv/bin/python bench/throughput.py [ITEMS] [--batch-sizes 1000,5000] [--prepare-process off]
 
 Generates ITEMS (default 150,000) lines with ``turnstream.dev.sample.mixed_items`` (1% of them
 invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 3.5 :
@@ -14,7 +14,8 @@ invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 
     landed in one table; ``--no-floors`` leaves them out;
 (b) with the turnstream worker (its defaults: batch_size 1000, batch_seconds 0.5, unless
     ``--batch-sizes`` says otherwise), until its consumer group has committed everything,
-    then checks that every row is in ClickHouse.
+    then checks that every row is in ClickHouse; ``--prepare-process on|off`` sets
+    ``worker.prepare_process`` (default: the worker's own, on).
 
 Rates are measured between the first and the last observed progress (so the group join
 and the worker's start-up are left out; the figure with start-up is printed too), in
@@ -183,9 +184,16 @@ def worker_rate(deployment: Deployment, batch: MixedBatch) -> tuple[Rate, str]:
     return rate, check
 
 
-def run_one(broker: Broker, batch: MixedBatch, batch_size: int, floors: bool = True) -> None:
+def run_one(
+    broker: Broker, batch: MixedBatch, batch_size: int, floors: bool = True, worker_extra: str = ""
+) -> None:
     total = len(batch.lines)
-    deployment = deploy(broker, batch_size=batch_size, batch_seconds=DEFAULT_BATCH_SECONDS)
+    deployment = deploy(
+        broker,
+        batch_size=batch_size,
+        batch_seconds=DEFAULT_BATCH_SECONDS,
+        worker_extra=worker_extra,
+    )
     t = time.monotonic()
     publish(deployment, batch.lines)
     print(f"  published {total:,} items in {time.monotonic() - t:.1f}s", flush=True)
@@ -216,7 +224,11 @@ def main() -> None:
     parser.add_argument("items", nargs="?", type=int, default=150_000)
     parser.add_argument("--batch-sizes", default=str(DEFAULT_BATCH_SIZE))
     parser.add_argument("--no-floors", action="store_true", help="leave the store floors out")
+    parser.add_argument("--prepare-process", choices=("on", "off"), help="worker.prepare_process")
     args = parser.parse_args()
+    worker_extra = ""
+    if args.prepare_process is not None:
+        worker_extra = f"prepare_process = {'true' if args.prepare_process == 'on' else 'false'}"
     print(machine())
     t = time.monotonic()
     batch = mixed_items(n=args.items, bad=args.items // 100, seed=7)
@@ -228,8 +240,9 @@ def main() -> None:
     )
     with run_broker() as broker:
         for size in (int(s) for s in args.batch_sizes.split(",")):
-            print(f"batch_size {size}, batch_seconds {DEFAULT_BATCH_SECONDS}:", flush=True)
-            run_one(broker, batch, size, floors=not args.no_floors)
+            print(f"batch_size {size}, batch_seconds {DEFAULT_BATCH_SECONDS}, "
+                  f"prepare_process {args.prepare_process or 'default'}:", flush=True)  # fmt: skip
+            run_one(broker, batch, size, floors=not args.no_floors, worker_extra=worker_extra)
 
 
 if __name__ == "__main__":

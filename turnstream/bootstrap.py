@@ -128,6 +128,7 @@ def build_replay(settings: Settings, store: Store) -> Replay:
 def run_worker(settings: Settings, loglevel: str = "info") -> None:
     """Open the store, apply migrations, then run the Faust worker until stopped."""
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
+    parts: WorkerParts | None = None
     try:
         applied = store.call(prepare_store, store.store, settings)
         if applied:
@@ -161,9 +162,12 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)
         tune_gc()
+        parts.ingest.start()  # the prepare process, with the thresholds just set
         worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
         worker.execute_from_commandline()
     finally:
+        if parts is not None:
+            parts.ingest.close()
         store.call(store.store.release_ownership)
         store.call(store.store.close)
         store.shutdown()

@@ -20,19 +20,28 @@ from turnstream.core.ingest import Decision
 from turnstream.models import Command
 
 __all__ = [
+    "Mark",
     "Subject",
     "Tombstones",
     "erased_before",
     "erases",
     "erasure_tombstones",
+    "forget",
     "forget_erased",
+    "forgotten",
+    "mark_of",
     "merge_tombstones",
+    "tombstones_left",
 ]
 
 #: A person of a space: ``(space_id, profile_id)``.
 Subject = tuple[str, str]
 #: Erase tombstones: subject -> the latest erase's ``occurred_at`` (``erased_through``).
 Tombstones = Mapping[Subject, datetime]
+#: What the rules read of an accepted item: its subject and its ``occurred_at``. Plain
+#: data, so that the prepare process hands it back instead of the item
+#: (``streams/prepare_process.py``).
+Mark = tuple[Subject, datetime]
 
 
 def erases(decision: Decision) -> Subject | None:
@@ -45,17 +54,28 @@ def erases(decision: Decision) -> Subject | None:
     return (item.space_id, decision.profile_id)
 
 
-def erasure_tombstones(decisions: Iterable[Decision]) -> dict[Subject, datetime]:
-    """The tombstones the decisions' erases leave: each subject, in the order of the
-    decisions, with the latest ``occurred_at`` of its erases."""
+def mark_of(decision: Decision) -> Mark | None:
+    """The subject and time of a decision's accepted, not duplicate, item (else None)."""
+    item = decision.item
+    if decision.duplicate or item is None or decision.profile_id is None:
+        return None
+    return (item.space_id, decision.profile_id), item.occurred_at
+
+
+def tombstones_left(marked: Iterable[tuple[Mark | None, bool]]) -> dict[Subject, datetime]:
+    """The tombstones left by the erases among ``(mark, erasing)`` pairs, one per item:
+    each subject, in their order, with the latest ``occurred_at`` of its erases."""
     out: dict[Subject, datetime] = {}
-    for d in decisions:
-        subject = erases(d)
-        if subject is not None:
-            assert d.item is not None
-            at = d.item.occurred_at
+    for mark, erasing in marked:
+        if erasing and mark is not None:
+            subject, at = mark
             out[subject] = max(out.get(subject, at), at)
     return out
+
+
+def erasure_tombstones(decisions: Iterable[Decision]) -> dict[Subject, datetime]:
+    """The tombstones the decisions' erases leave (:func:`tombstones_left`)."""
+    return tombstones_left((mark_of(d), erases(d) is not None) for d in decisions)
 
 
 def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
@@ -65,22 +85,28 @@ def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
         into[subject] = at if known is None else max(known, at)
 
 
+def forgotten(mark: Mark | None, erasing: bool, tombstones: Tombstones) -> bool:
+    """Whether an accepted item (its ``mark``) occurred at or before its subject's erase
+    (and so is to be forgotten). An ``erase`` command itself never is: erasing again is
+    harmless."""
+    if mark is None or erasing or not tombstones:
+        return False
+    through = tombstones.get(mark[0])
+    return through is not None and mark[1] <= through
+
+
 def erased_before(decision: Decision, tombstones: Tombstones) -> bool:
-    """Whether an accepted item occurred at or before its subject's erase (and so is to
-    be forgotten). An ``erase`` command itself never is: erasing again is harmless."""
-    item = decision.item
-    if decision.duplicate or item is None or decision.profile_id is None or not tombstones:
-        return False
-    through = tombstones.get((item.space_id, decision.profile_id))
-    if through is None or item.occurred_at > through:
-        return False
-    return erases(decision) is None
+    """:func:`forgotten`, for a decision that holds its item."""
+    return forgotten(mark_of(decision), erases(decision) is not None, tombstones)
+
+
+def forget(decision: Decision) -> Decision:
+    """A decision that keeps nothing of its item (no item, no person, no refusal: no row
+    but its idempotency key, no fan-out, no dead letter), marked ``erased``."""
+    return replace(decision, item=None, profile_id=None, refusal=None, token=None, erased=True)
 
 
 def forget_erased(decision: Decision, tombstones: Tombstones) -> Decision:
-    """The decision, or, for an item that occurred at or before its subject's erase, a
-    decision that keeps nothing of it (no item, no person, no refusal: no row but its
-    idempotency key, no fan-out, no dead letter), marked ``erased``."""
-    if not erased_before(decision, tombstones):
-        return decision
-    return replace(decision, item=None, profile_id=None, refusal=None, token=None, erased=True)
+    """The decision, or, for an item that occurred at or before its subject's erase,
+    the decision forgotten (:func:`forget`)."""
+    return forget(decision) if erased_before(decision, tombstones) else decision

@@ -10,7 +10,10 @@ from turnstream.core.erasure import (
     erases,
     erasure_tombstones,
     forget_erased,
+    forgotten,
+    mark_of,
     merge_tombstones,
+    tombstones_left,
 )
 from turnstream.core.ingest import Source, decide
 from turnstream.sinks.rows import rows_for
@@ -123,3 +126,33 @@ def test_what_occurred_at_or_before_the_erase_is_forgotten_whole() -> None:
     )
     assert forget_erased(dup, tombstones) is dup
     assert forget_erased(before, {}) is before
+
+
+def test_the_rules_on_marks_decide_as_on_decisions() -> None:
+    """The prepare process hands back marks, not items: the same rule on them."""
+    through = datetime(2026, 9, 29, 14, 2, 11, tzinfo=UTC)
+    tombstones = {("acme", "p_ana"): through}
+    erase = _decide(_command("erase", "p_ana", key="e1"), 1)
+    decisions = [
+        _decide(_click("p_ana", "2026-09-29T14:02:11Z", "c1"), 2),
+        _decide(_click("p_ana", "2026-09-29T14:02:11.001Z", "c2"), 3),
+        _decide(_click("p_ana", "2026-09-29T14:00:00Z", "c3", space="lumen"), 4),
+        erase,
+        _decide(_command("opt_out", "p_ana"), 5),
+        _decide(b"{", 6),
+    ]
+    assert mark_of(erase) == (("acme", "p_ana"), through)
+    assert mark_of(decisions[-1]) is None  # refused: no item
+    for d in decisions:
+        on_marks = forgotten(mark_of(d), erases(d) is not None, tombstones)
+        assert on_marks == forget_erased(d, tombstones).erased
+    assert [forgotten(mark_of(d), False, tombstones) for d in decisions[:3]] == [
+        True,
+        False,
+        False,
+    ]
+    assert tombstones_left((mark_of(d), erases(d) is not None) for d in decisions) == {
+        ("acme", "p_ana"): through
+    }
+    # An erase without its mark (a duplicate, a refusal) leaves nothing.
+    assert tombstones_left([(None, True)]) == {}

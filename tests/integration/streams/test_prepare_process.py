@@ -1,0 +1,172 @@
+"""The prepare stage in a child process: the same batch as prepared in-process, a child
+that dies is a loud error (not a hang), and a SIGKILLed parent leaves no child behind.
+Real processes (``spawn``); no broker, no store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures.process import BrokenProcessPool
+from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from turnstream.config import Settings
+from turnstream.dev.sample import mixed_items
+from turnstream.streams.prepare import Prepared, prepare_batch
+from turnstream.streams.prepare_process import PrepareProcess
+from turnstream.streams.topology import TopicNames
+
+pytestmark = pytest.mark.integration
+
+SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "k"},
+        "worker": {"topic_prefix": "t"},
+        "spaces": {
+            "acme": {"features": ["signals", "turns", "claims"]},
+            "lumen": {"features": ["signals", "turns"]},
+        },
+    }
+)
+NAMES = TopicNames("t")
+START = datetime(2026, 11, 1, tzinfo=UTC)
+
+
+def _erase(n: int) -> bytes:
+    return json.dumps(
+        {
+            "type": "command",
+            "command": "erase",
+            "space_id": "acme",
+            "idempotency_key": f"erase-{n}",
+            "handle": {"type": "email", "value": f"Person{n}@Example.com"},
+            "source": "app",
+            "occurred_at": "2026-11-01T10:00:00Z",
+        }
+    ).encode()
+
+
+def _messages() -> list[Any]:
+    lines = list(mixed_items(n=600, bad=40, seed=3, start=START).lines)
+    # Commands that erase someone, bytes that are no item, an item in Portuguese at the
+    # limits of a key: what the parent rebuilds from the plain form must match.
+    lines[10:10] = [_erase(1), b"\xff not json", _erase(2), _erase(1)]
+    return [
+        SimpleNamespace(topic=NAMES.input("turn"), partition=n % 3, offset=n, value=v, key=b"k")
+        for n, v in enumerate(lines)
+    ]
+
+
+def _comparable(prepared: Prepared) -> dict[str, Any]:
+    """Everything but the time the batch was taken (rows and dead letters carry it)."""
+    rows = {
+        table: [{k: v for k, v in row.items() if k != "ingested_at"} for row in batch]
+        for table, batch in prepared.rows.items()
+    }
+    sends = [
+        [
+            (t, json.loads(v) | {"received_at": None} if t == NAMES.dead_letters else v, k)
+            for t, v, k in out
+        ]
+        for out in prepared.sends
+    ]
+    decisions = [
+        (d.source, d.raw, d.dedup_key, d.profile_id, d.refusal, d.duplicate)
+        for d in prepared.judged
+    ]
+    return {
+        "rows": rows,
+        "sends": sends,
+        "decisions": decisions,
+        "accepted": prepared.accepted,
+        "marks": prepared.marks,
+        "erases": prepared.erases,
+    }
+
+
+def test_a_batch_prepared_in_the_child_is_the_batch_prepared_here() -> None:
+    messages = _messages()
+    process = PrepareProcess(SETTINGS, NAMES)
+    try:
+        there = process.prepare(messages, 4 << 20)
+        # A limit that refuses the larger accepted messages, in the child as here.
+        small = process.prepare(messages, 900)
+    finally:
+        process.close()
+    here = prepare_batch(messages, SETTINGS, NAMES, 4 << 20)
+    assert _comparable(there) == _comparable(here)
+    assert _comparable(small) == _comparable(prepare_batch(messages, SETTINGS, NAMES, 900))
+    # Not trivially equal: the batch has refusals, erasures and every table.
+    assert sum(d.refusal is not None for d in there.judged) >= 40
+    assert sum(there.erases) == 3
+    assert sum(m is not None for m in there.marks) == sum(there.accepted) > 400
+    assert {"turns", "interactions", "outcomes", "commands", "dead_letters"} <= set(there.rows)
+    assert any(d.refusal and d.refusal.reason == "too_large" for d in small.judged)
+    # The parent gets no item back, only what the later stages read.
+    assert all(d.item is None and d.token is None for d in there.judged)
+
+
+def test_a_child_that_dies_is_an_error_and_the_next_batch_gets_a_new_child() -> None:
+    messages = _messages()[:50]
+    process = PrepareProcess(SETTINGS, NAMES)
+    try:
+        process.start()
+        first = process.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool):
+            process.prepare(messages, 4 << 20)
+        again = process.prepare(messages, 4 << 20)
+        assert process.pid not in (None, first)
+        assert len(again.judged) == 50
+    finally:
+        process.close()
+    assert process.pid is None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie is dead too: it waits for its (new) parent to reap it.
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_sigkilled_parent_leaves_no_child() -> None:
+    script = textwrap.dedent(
+        """
+        import sys, time
+        from turnstream.config import Settings
+        from turnstream.streams.prepare_process import PrepareProcess
+        from turnstream.streams.topology import TopicNames
+
+        if __name__ == "__main__":
+            settings = Settings.model_validate({"identity": {"secret": "k"}})
+            process = PrepareProcess(settings, TopicNames("t"))
+            process.start()
+            print(process.pid, flush=True)
+            time.sleep(600)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = int(parent.stdout.readline())
+        assert _alive(child)
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 30
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child), f"the prepare process {child} outlived its SIGKILLed parent"

@@ -1,0 +1,174 @@
+"""The prepare stage in a process of its own, so that it runs on a second core.
+
+Validating and preparing a batch is pure Python, ~150 µs of CPU per item, and the GIL
+lets only one thread run Python at a time: on the prepare thread it competes with the
+store thread's own Python (clickhouse-connect's serialization) and the event loop. In a
+process it does not. What comes back is plain data, never a model: per message its key,
+profile id and refusal, the rows, the fan-out messages, whether it is accepted, its
+accepted item's subject and ``occurred_at`` and whether it erases (what the erase
+tombstone rules read: the parent applies them, since they depend on the keys taken and
+on the erasures of the batch written meanwhile). Pickling the whole
+:class:`~turnstream.streams.prepare.Prepared` (decisions with their pydantic items) cost
+67 µs per item and unpickling it 95, more than half of what the child saves; the plain
+form costs 20 and 14 (docs/performance.md).
+
+The child is started with ``spawn`` (forking a process that holds chDB and threads is
+unsafe), once per :class:`PrepareProcess`, and ends when its parent does: it watches its
+parent's pid, so a SIGKILLed worker leaves no child behind. A child that dies raises
+:class:`~concurrent.futures.process.BrokenProcessPool` in the batch that waited on it (a
+loud error: the batch loop's run fails, is noted as a crash and starts again, with a new
+child).
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from datetime import datetime
+from types import SimpleNamespace
+from typing import Any
+
+from turnstream.config import Settings
+from turnstream.core.erasure import Mark
+from turnstream.core.ingest import Decision, Refusal, Source
+from turnstream.sinks.rows import Rows
+from turnstream.streams.fanout import Message
+from turnstream.streams.prepare import Prepared, prepare_batch
+from turnstream.streams.topology import TopicNames
+
+__all__ = ["PrepareProcess"]
+
+log = logging.getLogger(__name__)
+
+#: How often the child checks that its parent lives (seconds).
+PARENT_CHECK_SECONDS = 0.5
+
+#: A record as it crosses to the child: topic, partition, offset, value, key.
+_Record = tuple[str, int, int, bytes | None, bytes | None]
+#: What the child hands back: per message (key, profile id, refusal), the rows, the
+#: sends, accepted, marks, erases, and the time the batch was taken.
+_Slim = tuple[
+    list[tuple[str, str | None, Refusal | None]],
+    Rows,
+    list[list[Message]],
+    list[bool],
+    list[Mark | None],
+    list[bool],
+    datetime,
+]
+
+_child: dict[str, Any] = {}
+
+
+class PrepareProcess:
+    """One child process that prepares batches (``prepare_batch``) for this one."""
+
+    def __init__(self, settings: Settings, names: TopicNames) -> None:
+        self.settings = settings
+        self.names = names
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _started(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_start_child,
+                # The parent's collector thresholds (the worker's tune_gc): with CPython's
+                # defaults, prepare took 1.7 times as long (docs/performance.md).
+                initargs=(self.settings, os.getpid(), gc.get_threshold()),
+            )
+        return self._pool
+
+    def start(self) -> None:
+        """Start the child and wait until it is ready (a spawned interpreter imports
+        turnstream: ~1 to 2 s, better before the first batch than in it)."""
+        self._started().submit(_ready).result()
+
+    def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
+        """The batch prepared in the child. Blocking. Raises ``BrokenProcessPool`` when
+        the child died (the next call starts a new one)."""
+        records: list[_Record] = [
+            (m.topic, m.partition, m.offset, m.value, m.key) for m in messages
+        ]
+        pool = self._started()
+        try:
+            slim = pool.submit(_prepare_in_child, records, self.names, fanout_max_bytes).result()
+        except BrokenProcessPool:
+            log.error("the prepare process died; a new one starts with the next batch")
+            self._pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        return _from_slim(messages, slim)
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id, once started (for ``ps`` and the tests)."""
+        if self._pool is None:
+            return None
+        pids = [p.pid for p in getattr(self._pool, "_processes", {}).values()]
+        return pids[0] if pids else None
+
+    def close(self) -> None:
+        """Stop the child (it also stops when this process ends)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
+    decided, rows, sends, accepted, marks, erasing, received_at = slim
+    judged = [
+        Decision(
+            Source(m.topic, m.partition, m.offset),
+            m.value or b"",
+            key,
+            profile_id=profile_id,
+            refusal=refusal,
+        )
+        for m, (key, profile_id, refusal) in zip(messages, decided, strict=True)
+    ]
+    return Prepared(messages, judged, rows, sends, accepted, marks, erasing, received_at)
+
+
+def _start_child(settings: Settings, parent: int, thresholds: tuple[int, int, int]) -> None:
+    _child["settings"] = settings
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*thresholds)
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
+
+
+def _ready() -> bool:
+    return True
+
+
+def _watch_parent(parent: int) -> None:
+    # A parent killed with SIGKILL cannot stop its child, and the child holds both ends
+    # of its call queue, so it would wait forever: once reparented, it exits.
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
+
+
+def _prepare_in_child(records: list[_Record], names: TopicNames, fanout_max_bytes: int) -> _Slim:
+    messages = [
+        SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k) for t, p, o, v, k in records
+    ]
+    prepared = prepare_batch(messages, _child["settings"], names, fanout_max_bytes)
+    decided = [(d.dedup_key, d.profile_id, d.refusal) for d in prepared.judged]
+    return (
+        decided,
+        prepared.rows,
+        prepared.sends,
+        prepared.accepted,
+        prepared.marks,
+        prepared.erases,
+        prepared.received_at,
+    )
