@@ -190,8 +190,10 @@ class WorkerSettings(_Section):
     #: so that a restarted worker gets its partitions back quickly after a crash.
     session_timeout: float = Field(default=10.0, ge=6.0)
     #: Prepare batches (validation, rows, fan-out messages) in a child process, on a
-    #: second core; off: on a thread of the worker (one GIL for every stage).
-    prepare_process: bool = True
+    #: second core; off (the default): on a thread of the worker (one GIL for every
+    #: stage). Off because on the 2-core machine it never paid: items per CPU-second
+    #: 3,412 on against 3,896 off at load 4 to 9 (docs/performance.md, round four).
+    prepare_process: bool = False
     #: Seconds a loop may retry (or the store not answer) before ``/v1/status`` answers
     #: 503: longer than one store back-off step (30 s at most) and a rebalance, so a
     #: blip leaves a healthcheck green and an outage turns it red.
