@@ -111,8 +111,10 @@ __all__ = [
     "runs_for",
     "shares_query",
     "version_of",
+    "whole_weeks",
     "window_of",
     "window_parameters",
+    "window_rows",
     "with_shares",
 ]
 
@@ -294,18 +296,48 @@ def priors_from(
 # --------------------------------------------------------------------------- SQL
 
 
-#: The window's days, ``[start, end)``, as query parameters (:func:`window_parameters`).
-_DAYS = "day >= {start:Date} AND day < {end:Date}"
+#: The days at the window's edges, ``[start, weeks_start)`` and ``[weeks_end, end)``,
+#: read from the daily tables; the whole weeks between from the weekly roll-ups
+#: (:func:`window_parameters`).
+_EDGE_DAYS = (
+    "((day >= {start:Date} AND day < {weeks_start:Date}) "
+    "OR (day >= {weeks_end:Date} AND day < {end:Date}))"
+)
+_WEEKS = "week >= {weeks_start:Date} AND week < {weeks_end:Date}"
 #: One space (``{space:String}``), and names that are not sensitive (``{hidden:...}``).
 _SPACE = (
     "space_id = {space:String} AND NOT has({hidden:Array(String)}, attr) "
     "AND NOT has({hidden:Array(String)}, splitByChar('.', attr)[1])"
 )
+#: The daily aggregates and their weekly roll-ups (migration 21).
+_WEEKLY = {"value_daily": "value_weekly", "ref_values_daily": "ref_values_weekly"}
+
+
+def whole_weeks(start: date, end: date) -> tuple[date, date]:
+    """The whole ISO weeks (Monday to Sunday) inside ``[start, end)``, as
+    ``[weeks_start, weeks_end)`` (Mondays); ``(end, end)`` when none fits."""
+    first = start + timedelta(days=-start.weekday() % 7)
+    last = end - timedelta(days=end.weekday())
+    return (first, last) if first < last else (end, end)
 
 
 def window_parameters(start: date, end: date) -> dict[str, date]:
-    """The query parameters of a window ``[start, end)``: ``start`` and ``end``."""
-    return {"start": start, "end": end}
+    """The query parameters of a window ``[start, end)``: ``start`` and ``end``, and the
+    whole weeks inside it, ``weeks_start`` and ``weeks_end`` (:func:`whole_weeks`)."""
+    weeks_start, weeks_end = whole_weeks(start, end)
+    return {"start": start, "end": end, "weeks_start": weeks_start, "weeks_end": weeks_end}
+
+
+def window_rows(table: str, columns: str, where: str = "") -> str:
+    """The SQL of the rows of the daily aggregate ``table`` over the window: its edge days
+    and its weekly roll-up's whole weeks (``columns`` read from both, with the extra
+    condition ``where``), for one space and its names that are not sensitive."""
+    extra = f" AND {where}" if where else ""
+    return (
+        f"SELECT {columns} FROM {table} WHERE {_SPACE} AND {_EDGE_DAYS}{extra}\n"
+        f"        UNION ALL\n"
+        f"        SELECT {columns} FROM {_WEEKLY[table]} WHERE {_SPACE} AND {_WEEKS}{extra}"
+    )
 
 
 def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
@@ -314,11 +346,15 @@ def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
     :mod:`turnstream.sinks.people_sets`), events, exposure and signal (millionths; an
     object's own, nothing yet for a field value: :func:`shares_query`).
 
-    Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``
-    (:func:`window_parameters`), and ``attr`` when ``by_attr`` (:func:`run_parameters`).
+    Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``,
+    ``weeks_start``, ``weeks_end`` (:func:`window_parameters`), and ``attr`` when
+    ``by_attr`` (:func:`run_parameters`).
     """
     check_floor(floor)
-    one_attr = " AND attr = {attr:String}" if by_attr else ""
+    one_attr = "attr = {attr:String}" if by_attr else ""
+    rows = window_rows(
+        "value_daily", "attr, value, level, people, exposure_micro, events, signal_micro", one_attr
+    )
     # A full level holds CAP >= floor people, so the sum decides the floor exactly.
     return f"""SELECT attr, value, groupArray((level, n)) AS levels, sum(events) AS events,
     sum(exposure_micro) AS exposure_micro, sum(signal_micro) AS signal_micro
@@ -326,8 +362,9 @@ FROM (
     SELECT attr, value, level, {merged_size("people")} AS n,
         sum(exposure_micro) AS exposure_micro, sum(events) AS events,
         sum(signal_micro) AS signal_micro
-    FROM value_daily
-    WHERE {_SPACE} AND {_DAYS}{one_attr}
+    FROM (
+        {rows}
+    )
     GROUP BY attr, value, level
 )
 GROUP BY attr, value
@@ -339,27 +376,32 @@ def shares_query(by_attr: bool = False) -> str:
     of the objects that showed it, each object's split by how often it showed each value
     of the field.
 
-    Parameters: ``space``, ``hidden``, ``start``, ``end``; with ``by_attr``, ``attr`` and
-    ``objects`` (its type's ``type.ref``: the engaged objects are then a key range of
-    ``value_daily``, not the space's every row; :func:`run_parameters`).
+    Parameters: ``space``, ``hidden``, ``start``, ``end``, ``weeks_start``,
+    ``weeks_end``; with ``by_attr``, ``attr`` and ``objects`` (its type's ``type.ref``:
+    the engaged objects are then a key range of ``value_daily``, not the space's every
+    row; :func:`run_parameters`).
     """
-    one_attr = " AND attr = {attr:String}" if by_attr else ""
+    one_attr = "attr = {attr:String}" if by_attr else ""
     objects = "attr = {objects:String}" if by_attr else "endsWith(attr, '.ref')"
+    shown = window_rows("ref_values_daily", "attr, ref, value, presentations", one_attr)
+    engaged = window_rows("value_daily", "value, events, signal_micro", objects)
     return f"""SELECT s.attr AS attr, s.value AS value, sum(r.ref_events) AS events,
     toInt64(sum(intDiv(toInt128(r.ref_signal) * s.n, s.total))) AS signal_micro
 FROM (
     SELECT attr, ref, value, n, sum(n) OVER (PARTITION BY attr, ref) AS total
     FROM (
         SELECT attr, ref, value, sum(presentations) AS n
-        FROM ref_values_daily
-        WHERE {_SPACE} AND {_DAYS}{one_attr}
+        FROM (
+        {shown}
+        )
         GROUP BY attr, ref, value
     )
 ) AS s
 INNER JOIN (
     SELECT value AS ref, sum(events) AS ref_events, sum(signal_micro) AS ref_signal
-    FROM value_daily
-    WHERE {_SPACE} AND {_DAYS} AND {objects}
+    FROM (
+        {engaged}
+    )
     GROUP BY ref
     HAVING ref_events > 0
 ) AS r ON s.ref = r.ref
@@ -454,8 +496,8 @@ def _space_rows(
     """The space's value-day rows in the window per attribute (a primary-key range), and
     its distinct values: one scan for both (a second cost ~0.1 s per space at 2M items)."""
     rows = store.query(
-        f"SELECT attr, count(), uniqExact(value) FROM value_daily WHERE {_SPACE} AND {_DAYS} "
-        "GROUP BY attr",
+        f"SELECT attr, count(), uniqExact(value) FROM ({window_rows('value_daily', 'attr, value')})"
+        " GROUP BY attr",
         {**window, "space": space_id, "hidden": hidden},
     ).rows
     return {attr: int(n) for attr, n, _ in rows}, sum(int(v) for *_, v in rows)
@@ -542,7 +584,9 @@ def recompute_priors(
     spaces = [
         s
         for (s,) in store.query(
-            f"SELECT DISTINCT space_id FROM value_daily WHERE {_DAYS} ORDER BY space_id", window
+            "SELECT DISTINCT space_id FROM value_daily "
+            "WHERE day >= {start:Date} AND day < {end:Date} ORDER BY space_id",
+            window,
         ).rows
     ]
     old_spaces = [
