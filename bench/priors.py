@@ -389,13 +389,19 @@ def compare_weeks(store: Store, as_of: date, limits: PriorsLimits, repeats: int)
 
 
 def run_job(
-    path: str, database: str, as_of: date, max_memory: int, split_rows: int, compare: int
+    path: str,
+    database: str,
+    as_of: date,
+    max_memory: int,
+    split_rows: int,
+    weeks_ratio: float,
+    compare: int,
 ) -> None:
     """The job, twice, in this (fresh) process; its figures as JSON on the last line."""
     store = Store(f"chdb://{path}", database)
     statements = time_statements(store)
     rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows)
+    limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows, weeks_ratio=weeks_ratio)
     timings = []
     cpu = []
     reports = []
@@ -441,6 +447,12 @@ def main() -> None:
     parser.add_argument("--spaces", type=int, default=3)
     parser.add_argument("--max-memory", type=int, default=PriorsLimits().max_memory)
     parser.add_argument("--split-rows", type=int, default=PriorsLimits().split_rows)
+    parser.add_argument(
+        "--weeks-ratio",
+        type=float,
+        default=PriorsLimits().weeks_ratio,
+        help="read the weekly roll-ups past this ratio of daily to weekly rows (0: always)",
+    )
     parser.add_argument("--store", help="keep the store here (reused when it exists)")
     parser.add_argument(
         "--direct",
@@ -464,6 +476,7 @@ def main() -> None:
             date.fromisoformat(as_of),
             args.max_memory,
             args.split_rows,
+            args.weeks_ratio,
             args.compare_weeks,
         )
         return
@@ -523,6 +536,8 @@ def main() -> None:
                 str(args.max_memory),
                 "--split-rows",
                 str(args.split_rows),
+                "--weeks-ratio",
+                str(args.weeks_ratio),
                 "--compare-weeks",
                 str(args.compare_weeks),
             ],
@@ -546,7 +561,8 @@ def main() -> None:
         )
         print(
             f"  {report['values']:,} values, {report['priors']:,} priors, runs: "
-            f"{ {s: len(r) for s, r in report['runs'].items()} }"
+            f"{ {s: len(r) for s, r in report['runs'].items()} }, whole weeks from the "
+            f"roll-ups: {report['weeks']}"
         )
         edges = result["edges"]
         expected = {"edge-9": None, "edge-10": 10, "edge-10-before": None, "edge-10-as-of": None}

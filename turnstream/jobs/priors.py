@@ -106,6 +106,7 @@ __all__ = [
     "prior_of",
     "priors_from",
     "query_settings",
+    "reads_weeks",
     "recompute_priors",
     "run_parameters",
     "runs_for",
@@ -206,11 +207,16 @@ class PriorsLimits:
     """What one query of the job may use: ``max_memory`` bytes (the store fails the query
     past it, with :class:`PriorsMemoryError`), of which a GROUP BY or a sort holds
     ``spill_fraction`` before spilling to disk; a space with more than ``split_rows``
-    value-day rows in the window runs one attribute at a time."""
+    value-day rows in the window runs one attribute at a time; the whole weeks are read
+    from the weekly roll-ups when they hold ``weeks_ratio`` times fewer rows than the
+    daily tables."""
 
     max_memory: int = 2 << 30
     spill_fraction: float = 0.5
     split_rows: int = 2_000_000
+    #: The roll-ups are read when the daily tables hold this many times their rows
+    #: (:func:`reads_weeks`).
+    weeks_ratio: float = 3.0
 
 
 def query_settings(limits: PriorsLimits) -> dict[str, Any]:
@@ -321,11 +327,22 @@ def whole_weeks(start: date, end: date) -> tuple[date, date]:
     return (first, last) if first < last else (end, end)
 
 
-def window_parameters(start: date, end: date) -> dict[str, date]:
+def window_parameters(start: date, end: date, weeks: bool = True) -> dict[str, date]:
     """The query parameters of a window ``[start, end)``: ``start`` and ``end``, and the
-    whole weeks inside it, ``weeks_start`` and ``weeks_end`` (:func:`whole_weeks`)."""
-    weeks_start, weeks_end = whole_weeks(start, end)
+    whole weeks inside it read from the roll-ups, ``weeks_start`` and ``weeks_end``
+    (:func:`whole_weeks`; none without ``weeks``: every day from the daily rows)."""
+    weeks_start, weeks_end = whole_weeks(start, end) if weeks else (end, end)
     return {"start": start, "end": end, "weeks_start": weeks_start, "weeks_end": weeks_end}
+
+
+def reads_weeks(daily_rows: int, weekly_rows: int, ratio: float) -> bool:
+    """Whether the job reads the weekly roll-ups: when the daily tables hold at least
+    ``ratio`` times their rows. The days at the window's edges cannot be read by key
+    range (the daily tables are keyed value first), so the edges cost a scan of the
+    daily rows' day column; at 10M presented items, where a week holds 2.1 times fewer
+    rows than its days, reading the weeks cost 1.3 times the CPU of reading every day
+    (docs/performance.md, Priors, fourth round); the break-even measured there is ~3."""
+    return weekly_rows > 0 and daily_rows >= ratio * weekly_rows
 
 
 def window_rows(table: str, columns: str, where: str = "") -> str:
@@ -453,7 +470,8 @@ def run_parameters(attr: str | None) -> dict[str, str]:
 class PriorsReport:
     """What one recompute found and wrote. ``runs``: per space, the attributes it ran
     one at a time (``["*"]`` for all at once); ``purged``: erased people taken out of the
-    aggregates first, per space; ``sensitive_rows``: rows of sensitive names deleted."""
+    aggregates first, per space; ``sensitive_rows``: rows of sensitive names deleted;
+    ``weeks``: whether the whole weeks were read from the weekly roll-ups."""
 
     as_of: date
     version: int
@@ -469,6 +487,7 @@ class PriorsReport:
     runs: dict[str, list[str]] = field(default_factory=dict)
     purged: dict[str, int] = field(default_factory=dict)
     sensitive_rows: dict[str, int] = field(default_factory=dict)
+    weeks: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able values."""
@@ -487,6 +506,7 @@ class PriorsReport:
             "runs": {k: list(v) for k, v in self.runs.items()},
             "purged": dict(self.purged),
             "sensitive_rows": dict(self.sensitive_rows),
+            "weeks": self.weeks,
         }
 
 
@@ -501,6 +521,22 @@ def _space_rows(
         {**window, "space": space_id, "hidden": hidden},
     ).rows
     return {attr: int(n) for attr, n, _ in rows}, sum(int(v) for *_, v in rows)
+
+
+def _stored_rows(store: Store) -> tuple[int, int]:
+    """The rows of the daily aggregates and of their weekly roll-ups, from the parts'
+    counts (no scan; rows not merged yet count, so the roll-ups read as larger)."""
+    rows = dict(
+        store.query(
+            "SELECT table, sum(rows) FROM system.parts WHERE database = currentDatabase() "
+            "AND active AND table IN ({tables:Array(String)}) GROUP BY table",
+            {"tables": [*_WEEKLY, *_WEEKLY.values()]},
+        ).rows
+    )
+    return (
+        sum(int(rows.get(t, 0)) for t in _WEEKLY),
+        sum(int(rows.get(t, 0)) for t in _WEEKLY.values()),
+    )
 
 
 def _run(
@@ -578,7 +614,9 @@ def recompute_priors(
     limits = limits or PriorsLimits()
     start, end = window_of(as_of, window_days)
     version = version_of(as_of)
-    window = window_parameters(start, end)
+    daily, weekly = _stored_rows(store)
+    weeks = reads_weeks(daily, weekly, limits.weeks_ratio)
+    window = window_parameters(start, end, weeks)
     purged = purge_erased(store)
     sensitive_rows = write_sensitive(store, sensitive)
     spaces = [
@@ -643,6 +681,7 @@ def recompute_priors(
         runs=runs,
         purged=purged,
         sensitive_rows=sensitive_rows,
+        weeks=weeks,
     )
 
 

@@ -261,7 +261,10 @@ def test_the_floor_is_exact_at_the_window_edges(store: Store) -> None:
     assert people == {"ten": 10}
 
 
-def test_the_floor_is_exact_when_the_window_starts_and_ends_mid_week(store: Store) -> None:
+@pytest.mark.parametrize("weeks_ratio", [0.0, float("inf")], ids=["weeks", "days"])
+def test_the_floor_is_exact_when_the_window_starts_and_ends_mid_week(
+    store: Store, weeks_ratio: float
+) -> None:
     # Seven as-of days, so the window starts and ends on every weekday: the whole weeks
     # come from the weekly roll-ups, the days at the edges from the daily rows.
     rows, as_ofs = [], [TODAY - timedelta(days=k) for k in range(7)]
@@ -289,7 +292,8 @@ def test_the_floor_is_exact_when_the_window_starts_and_ends_mid_week(store: Stor
         rows += [_presented(f"e0-{k}", day, [nine], 1) for day in (first, mid, last)]
     _insert(store, rows)
     for k, as_of in enumerate(as_ofs):
-        recompute_priors(store, as_of)
+        report = recompute_priors(store, as_of, limits=PriorsLimits(weeks_ratio=weeks_ratio))
+        assert report.weeks == (weeks_ratio == 0)
         version = int(as_of.strftime("%Y%m%d"))
         people = {
             value: n

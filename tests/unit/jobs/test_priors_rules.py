@@ -18,6 +18,7 @@ from turnstream.jobs.priors import (
     prior_of,
     priors_from,
     query_settings,
+    reads_weeks,
     run_parameters,
     runs_for,
     shares_query,
@@ -225,3 +226,11 @@ def test_the_edges_and_the_weeks_cover_the_window_once(window_days: int) -> None
         # Fewer than 7 edge days on each side.
         assert (weeks_start - start).days < 7 or weeks_start == end
         assert (end - weeks_end).days < 7 or weeks_start == end
+
+
+def test_the_weeks_are_read_when_they_hold_enough_times_fewer_rows() -> None:
+    assert PriorsLimits().weeks_ratio == 3.0
+    assert reads_weeks(3_000, 1_000, 3.0) and not reads_weeks(2_999, 1_000, 3.0)
+    assert not reads_weeks(5_000, 0, 3.0)  # no roll-up rows (yet): every day
+    p = window_parameters(date(2026, 9, 1), date(2026, 11, 26), weeks=False)
+    assert p["weeks_start"] == p["weeks_end"] == date(2026, 11, 26)
