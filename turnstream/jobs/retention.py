@@ -23,7 +23,7 @@ from typing import Any
 
 from turnstream.sinks.catalog import RETENTION
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import Store
+from turnstream.sinks.store import Store, store_time
 
 __all__ = [
     "AGGREGATE_TABLES",
@@ -212,13 +212,6 @@ def _iso(moment: date | datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _utc(moment: Any) -> Any:
-    """A naive datetime from the store is UTC (every time column is)."""
-    if isinstance(moment, datetime) and moment.tzinfo is None:
-        return moment.replace(tzinfo=UTC)
-    return moment
-
-
 def _past(oldest: date | datetime | None, today: date, days: int | None) -> bool:
     """Whether ``oldest`` is older than ``days`` before the start of ``today`` (UTC)."""
     if oldest is None or days is None:
@@ -235,14 +228,14 @@ def _table(store: Store, table: str, create_query: str, today: date) -> TableRet
         f"SELECT count(), min(`{column}`), max(`{column}`) FROM `{table}`"
     ).rows[0]
     empty = int(rows) == 0
-    oldest = None if empty else _utc(oldest)
+    oldest = None if empty else store_time(oldest)
     promise = RETENTION.get(table)
     days = promise.days if promise is not None else None
     return TableRetention(
         table,
         int(rows),
         oldest,
-        None if empty else _utc(newest),
+        None if empty else store_time(newest),
         column,
         ttl_of(create_query),
         days,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from turnstream.core.erasure import Subject, Tombstones
-from turnstream.sinks.store import Store
+from turnstream.sinks.store import Store, store_time
 
 __all__ = ["TABLE", "load_tombstones", "record_tombstones"]
 
@@ -41,8 +41,4 @@ def load_tombstones(store: Store) -> dict[Subject, datetime]:
         f"SELECT space_id, profile_id, max(erased_through) FROM {TABLE} "
         "GROUP BY space_id, profile_id"
     ).rows
-    return {(s, p): _utc(at) for s, p, at in rows}
-
-
-def _utc(moment: datetime) -> datetime:
-    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return {(s, p): store_time(at) for s, p, at in rows}

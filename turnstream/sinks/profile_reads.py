@@ -4,7 +4,6 @@ presented and disliked, and review requests. Blocking; plain values out."""
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
 from typing import Any
 
 from turnstream.core.constraints.inputs import (
@@ -14,7 +13,7 @@ from turnstream.core.constraints.inputs import (
     StatedPreference,
 )
 from turnstream.core.derivation.inference import Evidence, Inference
-from turnstream.sinks.store import Store
+from turnstream.sinks.store import Store, store_time
 
 __all__ = [
     "ProfileInputs",
@@ -29,10 +28,6 @@ _INFERENCE_COLUMNS = (
     "effective_exposure, weighted_signal, events, sessions, lift, exposures, origin_events, "
     "purposes, applies, status, created_at, updated_at"
 )
-
-
-def _utc(value: datetime) -> datetime:
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 #: One person: the ``space_id`` and ``profile_id`` parameters (:func:`_who`).
@@ -74,8 +69,8 @@ def load_inferences(store: Store, space_id: str, profile_id: str) -> list[Infere
             purposes=tuple(r["purposes"]),
             applies=r["applies"],
             status=r["status"],
-            created_at=_utc(r["created_at"]),
-            updated_at=_utc(r["updated_at"]),
+            created_at=store_time(r["created_at"]),
+            updated_at=store_time(r["updated_at"]),
         )
         for r in rows
     ]
@@ -151,7 +146,7 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
     ).rows
     for sid, bucket, kind, payload, session, origin, occurred_at in stated:
         data = json.loads(payload)
-        when = _utc(occurred_at)
+        when = store_time(occurred_at)
         if kind == "preference":
             preferences.append(
                 StatedPreference.said(

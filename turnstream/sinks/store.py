@@ -23,6 +23,7 @@ import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -32,7 +33,15 @@ from clickhouse_connect.driver.exceptions import ClickHouseError
 
 from turnstream.errors import StoreError
 
-__all__ = ["AsyncStore", "QueryResult", "Store", "chdb_path", "describe_dsn", "owner_file"]
+__all__ = [
+    "AsyncStore",
+    "QueryResult",
+    "Store",
+    "chdb_path",
+    "describe_dsn",
+    "owner_file",
+    "store_time",
+]
 
 T = TypeVar("T")
 
@@ -40,6 +49,19 @@ _UNKNOWN_TABLE = 60
 
 #: The settings of :meth:`Store.read_only`, in this order.
 READ_ONLY_SETTINGS: dict[str, Any] = {"max_execution_time": 60, "readonly": 1}
+
+
+def store_time(value: T) -> T:
+    """A time read from the store, as an aware UTC datetime; anything else as it is.
+
+    Every time column is UTC, and chDB hands ``DateTime``/``DateTime64`` values back naive
+    (a server, aware): both come out the same here. Dates and ``None`` pass through.
+    """
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)  # type: ignore[return-value]
+        return value.astimezone(UTC)  # type: ignore[return-value]
+    return value
 
 
 def _store_error(exc: Exception, prefix: str = "", table: str | None = None) -> StoreError:

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from turnstream.core.webhooks import HORIZON, Attempted, Delivery, Due
-from turnstream.sinks.store import Store
+from turnstream.sinks.store import Store, store_time
 
 __all__ = ["pending_work", "record_attempt"]
 
@@ -18,12 +18,6 @@ _EVENT_COLUMNS = (
     "event_id, type, space_id, review_id, profile_id, status, receipts, decision, "
     "explanation, created_at, resolved_at, event_at"
 )
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    if value is None:
-        return None
-    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 def pending_work(
@@ -41,7 +35,7 @@ def pending_work(
     ).as_dicts()
     for event in events:
         for name in ("created_at", "resolved_at", "event_at"):
-            event[name] = _utc(event[name])
+            event[name] = store_time(event[name])
     if not events:
         return [], {}
     rows = store.query(
@@ -50,7 +44,7 @@ def pending_work(
         {"ids": [e["event_id"] for e in events]},
     ).rows
     deliveries = {
-        (endpoint, event_id): Delivery(endpoint, event_id, attempts, status, _utc(at))  # type: ignore[arg-type]
+        (endpoint, event_id): Delivery(endpoint, event_id, attempts, status, store_time(at))  # type: ignore[arg-type]
         for endpoint, event_id, attempts, status, at in rows
     }
     return events, deliveries

@@ -49,7 +49,7 @@ from turnstream.jobs.experiments.stats import (
     sample_ratio_mismatch,
 )
 from turnstream.models.measurement import Experiment, MeasurementDocument
-from turnstream.sinks.store import Store
+from turnstream.sinks.store import Store, store_time
 
 __all__ = [
     "ASSIGNMENT_COLUMNS",
@@ -518,11 +518,6 @@ def _utc(value: datetime) -> datetime:
     return value.astimezone(UTC)
 
 
-def _from_store(value: datetime) -> datetime:
-    # chDB returns DateTime64(3, 'UTC') values naive.
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
 def _ts(name: str) -> str:
     """The time parameter ``name`` (see :func:`_params`) as a DateTime64 in SQL."""
     return f"toDateTime64({{{name}:String}}, 3, 'UTC')"
@@ -551,7 +546,7 @@ WHERE space_id = {{space_id:String}} AND experiment_id = {{experiment_id:String}
 GROUP BY profile_id""",
         _params(e, starts_at=e.starts_at, end=end),
     ).rows
-    return [Cited(p, arm, src, _from_store(at), int(n)) for p, arm, src, at, n in rows]
+    return [Cited(p, arm, src, store_time(at), int(n)) for p, arm, src, at, n in rows]
 
 
 def _seen(store: Store, e: Experiment, end: datetime) -> list[Sighting]:
@@ -569,7 +564,7 @@ FROM (
 GROUP BY profile_id""",
         _params(e, starts_at=e.starts_at, end=end),
     ).rows
-    return [Sighting(p, src, _from_store(at)) for p, src, at in rows]
+    return [Sighting(p, src, store_time(at)) for p, src, at in rows]
 
 
 def _recorded(store: Store, e: Experiment, as_of: datetime) -> dict[str, Assignment]:
@@ -579,7 +574,7 @@ FROM experiment_assignments FINAL
 WHERE experiment_id = {{experiment_id:String}} AND assigned_at <= {_ts("as_of")}""",
         _params(e, as_of=as_of),
     ).rows
-    return {p: Assignment(p, arm, src, _from_store(at), m) for p, arm, src, at, m in rows}
+    return {p: Assignment(p, arm, src, store_time(at), m) for p, arm, src, at, m in rows}
 
 
 def _outcomes(store: Store, e: Experiment, as_of: datetime) -> list[OutcomeEvent]:
@@ -592,7 +587,7 @@ WHERE space_id = {{space_id:String}} AND outcome = {{outcome:String}}
     AND occurred_at > {_ts("starts_at")} AND occurred_at <= {_ts("as_of")}""",
         _params(e, starts_at=e.starts_at, as_of=as_of),
     ).rows
-    return [OutcomeEvent(p, _from_store(at), x) for p, at, x in rows]
+    return [OutcomeEvent(p, store_time(at), x) for p, at, x in rows]
 
 
 def _owners(store: Store, e: Experiment, as_of: datetime) -> dict[str, frozenset[str]]:
@@ -633,7 +628,7 @@ WHERE space_id = {space:String} AND outcome = {outcome:String}
             "until": end,
         },
     ).rows
-    return [OutcomeEvent(p, _from_store(at)) for p, at in rows]
+    return [OutcomeEvent(p, store_time(at)) for p, at in rows]
 
 
 def _previous_looks(store: Store, e: Experiment, day: date) -> dict[str, Earlier]:
