@@ -215,8 +215,10 @@ class PriorsLimits:
     spill_fraction: float = 0.5
     split_rows: int = 2_000_000
     #: The roll-ups are read when the daily tables hold this many times their rows
-    #: (:func:`reads_weeks`).
-    weeks_ratio: float = 3.0
+    #: (:func:`reads_weeks`). Off by default: at the 10M and 30M measured, reading the
+    #: weeks cost 1.3 to 1.5 times the CPU of reading every day (a week holds at most 7
+    #: times fewer rows than its days, and the edge days scan every daily row).
+    weeks_ratio: float = float("inf")
 
 
 def query_settings(limits: PriorsLimits) -> dict[str, Any]:
@@ -340,8 +342,9 @@ def reads_weeks(daily_rows: int, weekly_rows: int, ratio: float) -> bool:
     ``ratio`` times their rows. The days at the window's edges cannot be read by key
     range (the daily tables are keyed value first), so the edges cost a scan of the
     daily rows' day column; at 10M presented items, where a week holds 2.1 times fewer
-    rows than its days, reading the weeks cost 1.3 times the CPU of reading every day
-    (docs/performance.md, Priors, fourth round); the break-even measured there is ~3."""
+    rows than its days, reading the weeks cost 1.3 times the CPU of reading every day,
+    and 1.3 to 1.5 times at 30M where the ref side's weeks hold 3.35 times fewer rows
+    (docs/performance.md, Priors, fourth round)."""
     return weekly_rows > 0 and daily_rows >= ratio * weekly_rows
 
 
