@@ -46,6 +46,7 @@ __all__ = [
     "rss_bytes",
     "run_broker",
     "sql",
+    "store_query_ms",
     "wait_drained",
     "worker_pid",
 ]
@@ -202,17 +203,63 @@ def percentile(values: Iterable[float], p: float) -> float:
 
 
 def machine() -> str:
-    """One line: cores, memory, Python, chDB."""
+    """One line: cores, CPU model, memory, Python, chDB and the engine it ships in, the
+    boot (a figure from another boot may be from another host), the load."""
+    from importlib.metadata import PackageNotFoundError, version
+
     import chdb
 
     mem = 0
     for line in Path("/proc/meminfo").read_text().splitlines():
         if line.startswith("MemTotal:"):
             mem = int(line.split()[1]) * 1024
-    return (
-        f"{os.cpu_count()} cores, {mem / 2**30:.1f} GiB, Python {platform.python_version()}, "
-        f"Kafka 4.1.1, chDB {chdb.__version__}; {load()}"
+    model = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor() or "?",
     )
+    try:  # chdb 4.x ships its engine in chdb-core, whose version chdb's own does not pin
+        core = f" (chdb-core {version('chdb-core')})"
+    except PackageNotFoundError:
+        core = ""
+    booted = time.strftime("%Y-%m-%d %H:%M", time.gmtime(time.time() - _uptime()))
+    return (
+        f"{os.cpu_count()} cores ({model}), {mem / 2**30:.1f} GiB, "
+        f"Python {platform.python_version()}, Kafka 4.1.1, chDB {chdb.__version__}{core}, "
+        f"booted {booted} UTC; {load()}"
+    )
+
+
+def _uptime() -> float:
+    return float(Path("/proc/uptime").read_text().split()[0])
+
+
+def store_query_ms(queries: int = 300) -> float:
+    """CPU milliseconds (this process, all threads) of one point query on a throw-away
+    chDB store with the project's schema: the cost every per-item query pays, whatever
+    it reads. A figure that moves between runs of the same code says the machine (or
+    the engine) changed, not the code."""
+    from turnstream.sinks.derivations import load_state
+    from turnstream.sinks.store import Store
+
+    with tempfile.TemporaryDirectory(prefix="turnstream-bench-") as tmp:
+        store = Store(f"chdb://{tmp}/store")
+        try:
+            apply_migrations(store)
+            load_state(store, "acme", "p_warm")
+            started = time.process_time()
+            for n in range(queries):
+                store.query(
+                    "SELECT argMax(state, version) FROM signal_state "
+                    "WHERE space_id = {space_id:String} AND profile_id = {profile_id:String}",
+                    {"space_id": "acme", "profile_id": f"p_{n}"},
+                )
+            return (time.process_time() - started) * 1000 / queries
+        finally:
+            store.close()
 
 
 def load() -> str:

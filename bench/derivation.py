@@ -20,6 +20,12 @@ derivation driver; from the outside, lateness = (``version`` of its first ``infe
 the worker's ``time_ns`` when it writes the derivation) - (the send time of its last item
 + ``quiet``). It includes the ingest path (send -> raw write -> fan-out -> signals
 consumer), the derivation driver's 1 s tick and the derivation itself.
+At the end: the derivations a second the worker kept during the load (below the
+sessions offered a second, the lateness is a growing backlog), the store thread's CPU per
+derivation (``derivation_cpu_seconds`` of ``/v1/status``) and the worker's CPU per item;
+first, the CPU of one chDB point query on this machine (:func:`store_query_ms`): the
+same code gave p50 1.4 s before the machine's reboot of 2026-11-30 05:43 and 11.5 s
+after it, with the same libraries, and nothing printed what had changed.
 Starts its own broker on free ports in a temporary directory and stops it at the end.
 Prints figures; asserts nothing.
 """
@@ -40,14 +46,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import (
     DEFAULT_BATCH_SECONDS,
     DEFAULT_BATCH_SIZE,
+    cpu_seconds,
     deploy,
     dumps,
+    load,
     machine,
     percentile,
     publish,
     run_broker,
     sql,
+    store_query_ms,
     wait_drained,
+    worker_pid,
 )
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import mixed_items, uuid7
@@ -153,16 +163,25 @@ def main() -> None:
         f"{DEFAULT_BATCH_SIZE}, batch_seconds {DEFAULT_BATCH_SECONDS}",
         flush=True,
     )
+    # What each store query costs on this machine: the derivation driver made one per
+    # person it had not seen (~4,500 a run) until it read a firing's states at once.
+    print(f"  chDB point query (in-process, schema applied): {store_query_ms():.2f} ms CPU")
     background = background_lines(int(args.background * args.seconds))
     with run_broker() as broker:
         deployment = deploy(broker, extra=extra)
         deployment.worker.start()
         publish(deployment, mixed_items(n=200, bad=0, seed=22).lines)
         wait_drained(deployment)
+        time.sleep(args.quiet + 1.5)  # the warm-up's sessions fire before the clock starts
+        before = deployment.worker.stats()
+        pid = worker_pid(deployment)
+        cpu_before, started = cpu_seconds(pid), time.time()
         last_sent = asyncio.run(_load(deployment, background, args.seconds, args.probes_per_second))
         time.sleep(args.quiet + 3)
         wait_drained(deployment)
         wait_drained(deployment, signals=True)
+        cpu_after = cpu_seconds(pid)
+        [(last_written,)] = sql(deployment, "SELECT max(version) FROM signal_state")
         fired = dict(
             sql(
                 deployment,
@@ -190,6 +209,20 @@ def main() -> None:
         "  lateness (inference written - last item sent - quiet): "
         f"p50 {percentile(ms, 50):.0f} ms, p90 {percentile(ms, 90):.0f} ms, "
         f"p99 {percentile(ms, 99):.0f} ms, max {max(ms):.0f} ms, min {min(ms):.0f} ms"
+    )
+    # The rate the driver kept: on time, the load's derivations end `quiet` seconds after
+    # the load; a longer span is the backlog the lateness shows.
+    derived = stats["derivations"] - before["derivations"]
+    span = int(last_written) / 1e9 - started
+    # (absent from a worker older than the figure: then 0)
+    driver_cpu = stats.get("derivation_cpu_seconds", 0) - before.get("derivation_cpu_seconds", 0)
+    items = len(background) + 3 * len(last_sent)
+    print(
+        f"  derivations during the load: {derived:,} in {span:.1f} s from its start "
+        f"({derived / span:.0f}/s; the load lasted {args.seconds:.0f} s); the driver's "
+        f"store-thread CPU {driver_cpu * 1000 / max(derived, 1):.2f} ms per derivation "
+        f"({driver_cpu:.1f} s); the worker's CPU {cpu_after - cpu_before:.1f} s, "
+        f"{(cpu_after - cpu_before) * 1000 / items:.2f} ms per item sent; {load()}"
     )
 
 

@@ -88,7 +88,7 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
         settings.signals,
         priors_for=PriorsCache(store.store).get,
         types_for=_types_for(settings),
-        load_state=derived.load_state,
+        load_states=derived.load_states,
         load_tombstones=derived.load_tombstones,
         max_states=MAX_STATES_IN_MEMORY,
     )
@@ -119,7 +119,7 @@ def build_replay(settings: Settings, store: Store) -> Replay:
         settings.signals,
         priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
         types_for=_types_for(settings),
-        load_state=derived.load_state,
+        load_states=derived.load_states,
         load_tombstones=derived.load_tombstones,
     )
     return Replay(settings, store, RawSink(store), derived, engine)

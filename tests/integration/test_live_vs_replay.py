@@ -56,7 +56,9 @@ def test_live_and_replay_derive_the_same(deployment_factory, tmp_path: Path) -> 
     live.publish(lines)
     live.drain()
     live.drain_signals()
-    assert live.worker.stats()["derivations"] > 0
+    stats = live.worker.stats()
+    assert stats["derivations"] > 0
+    assert stats["derivation_cpu_seconds"] > 0  # the store thread's time for them
     live.worker.stop()
 
     replay_dsn = f"chdb://{tmp_path / 'replayed'}"

@@ -115,6 +115,8 @@ def build_app(
         lambda: {
             **ingest.stats.as_dict(),
             "derivations": derivation.derivations,
+            # The store thread's CPU for them (holding events, firing, reads and writes).
+            "derivation_cpu_seconds": round(derivation.cpu_seconds, 3),
             # Events dropped at derivation: they occurred before their person's erase.
             "derivation_erased_before_arrival": derivation.engine.dropped_erased,
             "pending_sessions": len(derivation.engine.pending),

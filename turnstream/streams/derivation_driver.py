@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: People whose folded state stays in memory between derivations; beyond it, the least
 #: recently derived with nothing pending are dropped and loaded back from
-#: ``signal_state`` when they next fire (one query each).
+#: ``signal_state`` when they next fire (one query per firing for all of them).
 MAX_STATES_IN_MEMORY = 20_000
 
 #: The driver fires as soon as a session is due, but not more often than this (seconds):
@@ -71,6 +71,10 @@ class DerivationDriver:
         self.group = processor.group
         self.topics = processor.reads
         self.derivations = 0
+        #: CPU seconds of the store thread spent holding events and firing (its own
+        #: thread's time: chDB's work for the driver's queries and inserts included,
+        #: ingestion's calls on the same thread not).
+        self.cpu_seconds = 0.0
         self.liveness = Liveness()
         self._consumed: dict[TopicPartition, int] = {}
         self._last_fire = 0.0
@@ -100,13 +104,16 @@ class DerivationDriver:
         return out
 
     def _offer(self, parsed: Parsed, now: datetime) -> None:
+        started = time.thread_time()
         for tp, offset, events in parsed:
             self._consumed[tp] = offset + 1
             for event in events:
                 self.engine.offer(event, now, position=(tp, offset))
         self._next_due = self.engine.next_due()
+        self.cpu_seconds += time.thread_time() - started
 
     def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
+        started = time.thread_time()
         derivations = self.engine.fire_due(now)
         if derivations:
             self.sink.write(derivations)
@@ -114,6 +121,7 @@ class DerivationDriver:
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)
+        self.cpu_seconds += time.thread_time() - started
         return derivations, safe
 
     async def finish(self, parsed: Parsed) -> Step:

@@ -64,7 +64,8 @@ def test_503_while_the_broker_is_down_then_200(
     assert down["healthy"] is False and "store" not in down["failing"]
     ingest = down["ingest"]
     assert ingest["state"] == "retrying" and ingest["last_failure"] == "broker"
-    assert ingest["failing_seconds"] > GRACE and ingest["failing_since"] is not None
+    # Past the grace, as shown: rounded to 0.1 s, so 3.04 s past a 3 s grace reads 3.0.
+    assert ingest["failing_seconds"] >= GRACE and ingest["failing_since"] is not None
     # The class and what the kind means; never the client's text (an address).
     assert ingest["last_error_class"] and ingest["last_error"] == PUBLIC_MESSAGES["broker"]
     assert own_broker.bootstrap not in json.dumps(down)

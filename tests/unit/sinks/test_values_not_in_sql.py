@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from turnstream.models.requests import ResolveRequest
-from turnstream.sinks.derivations import load_state
+from turnstream.sinks.derivations import load_state, load_states
 from turnstream.sinks.erasure import tables_with_profiles
 from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.profile_reads import load_inferences, load_inputs
@@ -51,6 +51,11 @@ class RecordingStore:
         self.asked.append((sql, dict(parameters or {})))
         return None
 
+    def stage(self, name: str, columns: Any, rows: list[list[Any]]) -> None:
+        """Values staged as data count as passed (the table's name is the only text)."""
+        data = {f"{n}.{c}": value for n, row in enumerate(rows) for c, value in enumerate(row)}
+        self.asked.append((name, data))
+
 
 def _check(store: RecordingStore, *values: str) -> None:
     assert store.asked, "nothing was asked"
@@ -80,6 +85,12 @@ def test_a_saved_derivation_state() -> None:
     store = RecordingStore()
     assert load_state(store, SPACE, PROFILE) is None  # type: ignore[arg-type]
     _check(store, SPACE, PROFILE)
+
+
+def test_the_saved_states_of_a_firing() -> None:
+    store = RecordingStore()
+    assert load_states(store, [(SPACE, PROFILE), (SPACE, FOR)]) == {}  # type: ignore[arg-type]
+    _check(store, SPACE, PROFILE, FOR)
 
 
 def test_the_reviewable_profile_and_the_constraints_inputs() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from itertools import islice
@@ -78,8 +78,11 @@ class SignalsEngine:
     priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
     #: The object types document of a space; none: nothing is a taste (docs/signals.md).
     types_for: Callable[[str], ObjectTypes | None] = lambda _space: None
-    #: The saved state of ``(space_id, profile_id)``, if any.
-    load_state: Callable[[str, str], ProfileState | None] = lambda _space, _profile: None
+    #: The saved states of the people asked for (those who have one), all in one call:
+    #: a firing asks once for every person it folds whose state is not in memory.
+    load_states: Callable[[Sequence[PersonKey]], Mapping[PersonKey, ProfileState]] = (
+        lambda _people: {}
+    )
     #: States kept in memory at most, people with nothing pending evicted first, least
     #: recently derived first; None: no limit. Only for a driver that saves each
     #: derivation's state before the next firing (the live loop), so an evicted state
@@ -179,12 +182,14 @@ class SignalsEngine:
 
     def fire(self, keys: Iterable[SessionKey]) -> list[Derivation]:
         """Fold the sessions' held events and derive for each person touched."""
+        keys = list(keys)
+        self._load_states(key[:2] for key in keys)
         touched: dict[PersonKey, None] = {}
         erased: set[PersonKey] = set()
         for key in keys:
             for held in self._release(key):
                 person = _person(held.event)
-                fold(self._state(person), held.event, self.config_for(person[0]))
+                fold(self.states[person], held.event, self.config_for(person[0]))
                 touched[person] = None
                 if held.event.kind == "command" and held.event.name == "erase":
                     erased.add(person)
@@ -304,12 +309,15 @@ class SignalsEngine:
             heapq.heappush(self._offsets.setdefault(slot[0], []), slot[1])
         self._live[slot] += 1
 
-    def _state(self, person: PersonKey) -> ProfileState:
-        state = self.states.get(person)
-        if state is None:
-            state = self.load_state(*person) or ProfileState()
-            self.states[person] = state
-        return state
+    def _load_states(self, people: Iterable[PersonKey]) -> None:
+        """Put the state of each of ``people`` in memory: the saved one, read in one call
+        for all those not in memory, or a new one."""
+        missing = [p for p in dict.fromkeys(people) if p not in self.states]
+        if not missing:
+            return
+        saved = self.load_states(missing)
+        for person in missing:
+            self.states[person] = saved.get(person) or ProfileState()
 
 
 def _is_offset(position: Any) -> bool:
