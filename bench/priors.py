@@ -15,7 +15,10 @@ never stay in the raw table (its TTL), so the job reads the aggregates alone for
 Planted among them, in the first space: colours seen by exactly 9 and 10 people (with
 people on the window's first and last day, and one person on many days), and 10 people
 of whom one is a day before the window or on the as-of day: the floor line says whether
-each got a prior as it should.
+each got a prior as it should. The same again (``midweek-``, and ten people seen only on
+the first and last day) for the window as of the Thursday before, which starts and ends
+mid-week (its edge days read from the daily rows, the weeks between from the roll-ups),
+planted in a kept store that lacks them.
 
 The job runs in a fresh process on the generated store (chDB runs in-process: its peak
 RSS is the job's memory), twice (the second finds the same content). Prints figures;
@@ -44,6 +47,7 @@ from turnstream.jobs.priors import (
     query_settings,
     recompute_priors,
     shares_query,
+    version_of,
     window_of,
     window_parameters,
 )
@@ -250,18 +254,27 @@ def generate(store: Store, args: argparse.Namespace, today: date) -> int:
     return pages * DAYS
 
 
-def plant_floor_edges(store: Store, today: date) -> None:
-    """Colours at the floor's edges in ``space0`` (see the module's docstring)."""
+def midweek_as_of(as_of: date) -> date:
+    """The Thursday before ``as_of``: its 90-day window starts on a Friday and ends on a
+    Wednesday, so both ends are days read from the daily rows, not whole weeks."""
+    return as_of - timedelta(days=(as_of.weekday() - 3) % 7 or 7)
+
+
+def plant_floor_edges(store: Store, today: date, prefix: str = "edge") -> None:
+    """Colours at the floor's edges in ``space0`` (see the module's docstring), named
+    ``prefix``-9 and so on, for the window as of ``today``."""
     start, end = window_of(today)
     first, last, before = start, end - timedelta(days=1), start - timedelta(days=1)
     mid = today - timedelta(days=40)
     plans = {
         # 9 people; p0 on 20 days
-        "edge-9": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 7])]
+        f"{prefix}-9": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 7])]
         + [("p0", today - timedelta(days=k)) for k in range(2, 22)],
-        "edge-10": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 8])],
-        "edge-10-before": [(f"p{3 * i}", d) for i, d in enumerate([before, last, *[mid] * 8])],
-        "edge-10-as-of": [(f"p{3 * i}", d) for i, d in enumerate([first, today, *[mid] * 8])],
+        f"{prefix}-10": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 8])],
+        f"{prefix}-10-before": [(f"p{3 * i}", d) for i, d in enumerate([before, last, *[mid] * 8])],
+        f"{prefix}-10-as-of": [(f"p{3 * i}", d) for i, d in enumerate([first, today, *[mid] * 8])],
+        # ten people on the two edge weeks' days only (none in a whole week)
+        f"{prefix}-10-edges": [(f"p{3 * i}", d) for i, d in enumerate([first, last] * 5)],
     }
     rows = []
     for color, seen in plans.items():
@@ -420,6 +433,18 @@ def run_job(
         ).rows
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    # The floor again for a window that starts and ends mid-week (after the peak: a
+    # third run of the job, its own version).
+    midweek = midweek_as_of(as_of)
+    recompute_priors(store, midweek, limits=limits)
+    edges.update(
+        store.query(
+            "SELECT value, people FROM priors FINAL WHERE space_id = 'space0' "
+            "AND attr = 'item_variant.color' AND startsWith(value, 'midweek-') "
+            "AND version = {version:UInt32}",
+            {"version": version_of(midweek)},
+        ).rows
+    )
     people = compare_weeks(store, as_of, limits, compare) if compare else None
     store.close()
     print(
@@ -498,6 +523,7 @@ def main() -> None:
             started = time.perf_counter()
             pages = (generate_direct if args.direct else generate)(store, args, today)
             plant_floor_edges(store, today)
+            plant_floor_edges(store, midweek_as_of(today), "midweek")
             print(
                 f"generated {pages * PAGE:,} presented items in "
                 f"{time.perf_counter() - started:.0f} s "
@@ -519,6 +545,11 @@ def main() -> None:
                     f"of CPU)",
                     flush=True,
                 )
+            if not store.scalar(
+                "SELECT count() FROM value_daily WHERE space_id = 'space0' "
+                "AND startsWith(value, 'midweek-')"
+            ):
+                plant_floor_edges(store, midweek_as_of(today), "midweek")
         for table, rows, size in sizes(store):
             if table in AGGREGATES or rows:
                 print(f"  {table:<22} {rows:>13,} rows  {size / 2**20:>10,.1f} MiB on disk")
@@ -565,7 +596,12 @@ def main() -> None:
             f"roll-ups: {report['weeks']}"
         )
         edges = result["edges"]
-        expected = {"edge-9": None, "edge-10": 10, "edge-10-before": None, "edge-10-as-of": None}
+        expected = {
+            f"{prefix}-{k}": v
+            for prefix in ("edge", "midweek")
+            for k, v in {"9": None, "10": 10, "10-before": None, "10-as-of": None}.items()
+        }
+        expected["midweek-10-edges"] = 10
         got = {k: edges.get(k) for k in expected}
         print(f"floor line: {got} -> {'exact' if got == expected else 'WRONG'}")
         # Where the first run's CPU went, by statement shape (scalar() goes through query()).

@@ -401,8 +401,10 @@ CATALOG: dict[str, Entry] = {
     "value_daily": Entry(
         "roll-up",
         "Per space, attribute value, day and level: who saw it, exposure and engagements "
-        "(AggregatingMergeTree, kept 100 days; fed from interactions by views, so it "
-        "outlives the 45-day raw rows). What the priors job reads. Holds per value and day "
+        "(AggregatingMergeTree, kept 100 days, partitioned by ISO week since migration "
+        "21, so the days at a window's edges are read from two weeks' parts; fed from "
+        "interactions by views, so it outlives the 45-day raw rows). What the priors job "
+        "reads. Holds per value and day "
         "at most 64 person keys per level, 8 levels: every person below 64, a sample "
         "above. A key is sipHash64 of the profile id: it CAN tell whether a known person "
         "saw a value, so an erase takes the person's key out (at the next priors run, "
@@ -424,8 +426,9 @@ CATALOG: dict[str, Entry] = {
         "roll-up",
         "Per space, field, object, value and day: how often the object showed the value "
         "(SummingMergeTree, kept 100 days; keyed by field first, so one field's priors "
-        "run reads only its rows); the job splits an object's engagements over the values "
-        "it showed. No person in it. Sensitive types and fields never appear.",
+        "run reads only its rows; partitioned by ISO week since migration 21); the job "
+        "splits an object's engagements over the values it showed. No person in it. "
+        "Sensitive types and fields never appear.",
         {
             "space_id": "the space",
             "attr": "type.field",

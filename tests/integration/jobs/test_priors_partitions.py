@@ -39,7 +39,7 @@ def _days(store: Store, first: date, days: int, people: int = 3) -> None:
         day = first + timedelta(days=d)
         items = [(f"item_variant:acme:{d % 5}", {"color": f"c{d % 3}"}), ("item:acme:9", {})]
         rows = [_presented(f"p{i}", day, items, visible_k=2) for i in range(people)]
-        _insert(store, rows + [_engaged("p0", day, items[0][0], "click")])
+        _insert(store, [*rows, _engaged("p0", day, items[0][0], "click")])
 
 
 def _selected_parts(store: Store, sql: str, parameters: dict, table: str) -> tuple[int, int]:
