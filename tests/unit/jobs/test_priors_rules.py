@@ -229,7 +229,8 @@ def test_the_edges_and_the_weeks_cover_the_window_once(window_days: int) -> None
 
 
 def test_the_weeks_are_read_when_they_hold_enough_times_fewer_rows() -> None:
-    assert not reads_weeks(7_000, 1_000, PriorsLimits().weeks_ratio)  # off by default
+    default = PriorsLimits().weeks_ratio  # 1.5: weeks paid at 1.7 times fewer rows
+    assert reads_weeks(1_500, 1_000, default) and not reads_weeks(1_499, 1_000, default)
     assert reads_weeks(3_000, 1_000, 3.0) and not reads_weeks(2_999, 1_000, 3.0)
     assert not reads_weeks(5_000, 0, 3.0)  # no roll-up rows (yet): every day
     p = window_parameters(date(2026, 9, 1), date(2026, 11, 26), weeks=False)
