@@ -1150,7 +1150,7 @@ MIGRATIONS += (
 # times the CPU of reading every day at 10M and 30M presented items (migration 20,
 # docs/performance.md, fourth round). Partitioned, a query's day condition selects only
 # the partitions (parts) whose days it can hold (ClickHouse's min-max index of the
-# partition key's column), checked by tests/integration/sinks/test_week_partitions.py.
+# partition key's column), checked by tests/integration/jobs/test_priors_partitions.py.
 # The rows are copied as they are (nothing rebuilt from raw, nothing lost: no person
 # leaves or enters a row; the rows migration 11 carried over without people stay
 # without); every view that writes or reads the two tables is dropped first and made
