@@ -61,7 +61,7 @@ def _measure(loop: IngestDriver, batches: list[list[Any]], repeat: int) -> dict[
     after = _marks(store)
     out: dict[str, list[float]] = {
         "confirm": [],
-        "raw marks alone (a start before migration 21)": [],
+        "raw marks alone (a start before migration 22)": [],
         "start": [],
         "start after a crash": [],
     }
@@ -71,7 +71,7 @@ def _measure(loop: IngestDriver, batches: list[list[Any]], repeat: int) -> dict[
             store.query(
                 f"SELECT _topic, _partition, max(_offset) FROM {table} GROUP BY _topic, _partition"
             )
-        out["raw marks alone (a start before migration 21)"].append(time.perf_counter() - t0)
+        out["raw marks alone (a start before migration 22)"].append(time.perf_counter() - t0)
         t0 = time.perf_counter()
         store.insert("sink_marks", after, MARK_COLUMNS)
         out["confirm"].append(time.perf_counter() - t0)

@@ -16,7 +16,7 @@ the other, not together: a crash (or a view's failure) in between leaves the raw
 holding the insert and a summary without it, and the high-water mark would then skip
 it for ever. So every raw row carries its insert's id (``_insert``, from the token),
 and ``sink_marks`` records, per table and source partition, the highest offset whose
-insert returned, its views included (migration 21). When the marks are read again, an
+insert returned, its views included (migration 22). When the marks are read again, an
 insert above the confirmed mark is pushed again from the raw table with its own token
 (rebuilt from its rows' ranges): the raw table drops it as a duplicate while each view
 takes it or drops it on its own (``deduplicate_blocks_in_dependent_materialized_views``;
@@ -45,7 +45,7 @@ T = TypeVar("T")
 
 HighWater = dict[tuple[str, int], int]
 
-#: The columns of ``sink_marks`` (migration 21).
+#: The columns of ``sink_marks`` (migration 22).
 MARK_COLUMNS = ("table", "_topic", "_partition", "_offset")
 
 
@@ -78,7 +78,7 @@ def token_for(table: str, rows: Iterable[dict[str, Any]]) -> str:
 
 def insert_id(token: str) -> int:
     """The id an insert's rows carry in ``_insert`` (a UInt64 from the token's hash;
-    never 0, which rows written before migration 21 read)."""
+    never 0, which rows written before migration 22 read)."""
     return int(token.rpartition("|")[2][:16], 16) or 1
 
 
@@ -144,7 +144,7 @@ class RawSink:
     def _push_again(self, table: str, ident: int) -> None:
         """Insert the rows of insert ``ident`` again with its own token: the raw table
         drops them, each view that lacks them takes them."""
-        if ident == 0:  # written before migration 21: no token to push it again with
+        if ident == 0:  # written before migration 22: no token to push it again with
             log.warning("rows of %s above the confirmed marks carry no insert id", table)
             return
         spans: Spans = {}

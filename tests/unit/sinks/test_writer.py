@@ -41,4 +41,4 @@ def test_insert_ids_follow_the_token_and_are_never_zero() -> None:
     assert insert_id(token) == insert_id(token) == int(token.rpartition("|")[2][:16], 16)
     assert insert_id(token) != insert_id(token_for("turns", [_row("a", 0, 6)]))
     assert 0 < insert_id(token) < 2**64
-    assert insert_id("turns|1|" + "0" * 32) == 1  # 0 is what rows before migration 21 read
+    assert insert_id("turns|1|" + "0" * 32) == 1  # 0 is what rows before migration 22 read
