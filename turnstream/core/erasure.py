@@ -20,16 +20,16 @@ from turnstream.core.ingest import Decision
 from turnstream.models import Command
 
 __all__ = [
-    "Mark",
+    "ErasureFacts",
     "Subject",
     "Tombstones",
     "erased_before",
     "erases",
     "erasure_tombstones",
+    "facts_of",
     "forget",
     "forget_erased",
     "forgotten",
-    "mark_of",
     "merge_tombstones",
     "tombstones_left",
 ]
@@ -41,7 +41,7 @@ Tombstones = Mapping[Subject, datetime]
 #: What the rules read of an accepted item: its subject and its ``occurred_at``. Plain
 #: data, so that the prepare process hands it back instead of the item
 #: (``streams/prepare_process.py``).
-Mark = tuple[Subject, datetime]
+ErasureFacts = tuple[Subject, datetime]
 
 
 def erases(decision: Decision) -> Subject | None:
@@ -54,7 +54,7 @@ def erases(decision: Decision) -> Subject | None:
     return (item.space_id, decision.profile_id)
 
 
-def mark_of(decision: Decision) -> Mark | None:
+def facts_of(decision: Decision) -> ErasureFacts | None:
     """The subject and time of a decision's accepted, not duplicate, item (else None)."""
     item = decision.item
     if decision.duplicate or item is None or decision.profile_id is None:
@@ -62,20 +62,22 @@ def mark_of(decision: Decision) -> Mark | None:
     return (item.space_id, decision.profile_id), item.occurred_at
 
 
-def tombstones_left(marked: Iterable[tuple[Mark | None, bool]]) -> dict[Subject, datetime]:
-    """The tombstones left by the erases among ``(mark, erasing)`` pairs, one per item:
+def tombstones_left(
+    items: Iterable[tuple[ErasureFacts | None, bool]],
+) -> dict[Subject, datetime]:
+    """The tombstones left by the erases among ``(facts, erasing)`` pairs, one per item:
     each subject, in their order, with the latest ``occurred_at`` of its erases."""
     out: dict[Subject, datetime] = {}
-    for mark, erasing in marked:
-        if erasing and mark is not None:
-            subject, at = mark
+    for facts, erasing in items:
+        if erasing and facts is not None:
+            subject, at = facts
             out[subject] = max(out.get(subject, at), at)
     return out
 
 
 def erasure_tombstones(decisions: Iterable[Decision]) -> dict[Subject, datetime]:
     """The tombstones the decisions' erases leave (:func:`tombstones_left`)."""
-    return tombstones_left((mark_of(d), erases(d) is not None) for d in decisions)
+    return tombstones_left((facts_of(d), erases(d) is not None) for d in decisions)
 
 
 def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
@@ -85,19 +87,19 @@ def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
         into[subject] = at if known is None else max(known, at)
 
 
-def forgotten(mark: Mark | None, erasing: bool, tombstones: Tombstones) -> bool:
-    """Whether an accepted item (its ``mark``) occurred at or before its subject's erase
+def forgotten(facts: ErasureFacts | None, erasing: bool, tombstones: Tombstones) -> bool:
+    """Whether an accepted item (its ``facts``) occurred at or before its subject's erase
     (and so is to be forgotten). An ``erase`` command itself never is: erasing again is
     harmless."""
-    if mark is None or erasing or not tombstones:
+    if facts is None or erasing or not tombstones:
         return False
-    through = tombstones.get(mark[0])
-    return through is not None and mark[1] <= through
+    through = tombstones.get(facts[0])
+    return through is not None and facts[1] <= through
 
 
 def erased_before(decision: Decision, tombstones: Tombstones) -> bool:
     """:func:`forgotten`, for a decision that holds its item."""
-    return forgotten(mark_of(decision), erases(decision) is not None, tombstones)
+    return forgotten(facts_of(decision), erases(decision) is not None, tombstones)
 
 
 def forget(decision: Decision) -> Decision:

@@ -18,6 +18,8 @@ _SOURCE = {
     "_topic": "Kafka topic the row came from",
     "_partition": "Kafka partition the row came from",
     "_offset": "Kafka offset the row came from (with topic and partition: the row's identity)",
+    "_insert": "the sink's insert that wrote the row (a hash of its insert token; 0 for rows "
+    "written before migration 22)",
 }
 _ENVELOPE = {
     "space_id": "the space (tenant)",
@@ -67,6 +69,8 @@ RETENTION: dict[str, Retention] = {
     "sensitive_daily": Retention("day", 100, "TTL (aggregates: names and counts only)"),
     "interactions_daily": Retention("day", 400, "TTL (a ledger of row counts)"),
     "priors": Retention("window_end", 400, "TTL"),
+    "sink_marks": Retention(None, None, "a row per raw table and source partition once "
+                            "merged: offsets, no person"),
     "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
     "erase_tombstones": Retention(None, None, "an erased person's pseudonymous id and the "
                                   "erase's time, no more: what drops their late events"),
@@ -531,6 +535,20 @@ CATALOG: dict[str, Entry] = {
             "space_id": "the space",
             "person": "the erased person's key",
             "requested_at": "when the erasure ran",
+        },
+    ),
+    "sink_marks": Entry(
+        "table",
+        "The ingest sink's confirmed marks (AggregatingMergeTree: read the max): per raw "
+        "table and source partition, the highest offset whose insert returned, the parts "
+        "of the table's materialized views included. After a start the sink pushes the "
+        "rows above them through the views again (each view drops what it holds). No "
+        "person in it.",
+        {
+            "table": "the raw table",
+            "_topic": "Kafka topic",
+            "_partition": "Kafka partition",
+            "_offset": "the highest offset confirmed in the table and its views",
         },
     ),
     "priors": Entry(

@@ -5,11 +5,22 @@ Two guards make a write idempotent:
 * every insert carries a deduplication token built from its rows' topic, partition and
   offset range, so retrying the same batch is dropped by ClickHouse itself;
 * each table remembers, per source partition, the highest offset it holds (read back
-  from the table after a start or a rebalance), and rows at or below it are skipped, so
-  a batch cut differently after a crash never writes a row twice.
+  from the table after a start, a rebalance or a failed store call), and rows at or
+  below it are skipped, so a batch cut differently after a crash never writes a row twice.
 
 An insert of one batch into one table is one part (raw tables are not partitioned), so
 it lands whole or not at all, which is what makes the high-water mark exact.
+
+The raw part and the parts of the table's materialized views are committed one after
+the other, not together: a crash (or a view's failure) in between leaves the raw table
+holding the insert and a summary without it, and the high-water mark would then skip
+it for ever. So every raw row carries its insert's id (``_insert``, from the token),
+and ``sink_marks`` records, per table and source partition, the highest offset whose
+insert returned, its views included (migration 22). When the marks are read again, an
+insert above the confirmed mark is pushed again from the raw table with its own token
+(rebuilt from its rows' ranges): the raw table drops it as a duplicate while each view
+takes it or drops it on its own (``deduplicate_blocks_in_dependent_materialized_views``;
+tests/integration/sinks/test_view_catch_up.py).
 """
 
 from __future__ import annotations
@@ -26,7 +37,7 @@ from turnstream.sinks.rows import COLUMNS, Rows
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import AsyncStore, Store
 
-__all__ = ["RawSink", "filter_new", "retrying", "token_for"]
+__all__ = ["RawSink", "filter_new", "insert_id", "retrying", "token_for", "token_of"]
 
 log = logging.getLogger(__name__)
 
@@ -34,10 +45,23 @@ T = TypeVar("T")
 
 HighWater = dict[tuple[str, int], int]
 
+#: The columns of ``sink_marks`` (migration 22).
+MARK_COLUMNS = ("table", "_topic", "_partition", "_offset")
+
 
 def filter_new(rows: Iterable[dict[str, Any]], high_water: HighWater) -> list[dict[str, Any]]:
     """The rows whose source offset is above what the table already holds."""
     return [r for r in rows if r["_offset"] > high_water.get((r["_topic"], r["_partition"]), -1)]
+
+
+Spans = dict[tuple[str, int], tuple[int, int]]
+
+
+def token_of(table: str, spans: Spans, count: int) -> str:
+    """The insert token of ``count`` rows spanning, per source (topic, partition), the
+    offsets ``(lowest, highest)``."""
+    text = ";".join(f"{t}:{p}:{lo}-{hi}" for (t, p), (lo, hi) in sorted(spans.items()))
+    return f"{table}|{count}|" + hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def token_for(table: str, rows: Iterable[dict[str, Any]]) -> str:
@@ -49,8 +73,13 @@ def token_for(table: str, rows: Iterable[dict[str, Any]]) -> str:
         span = ranges.setdefault((r["_topic"], r["_partition"]), [r["_offset"], r["_offset"]])
         span[0] = min(span[0], r["_offset"])
         span[1] = max(span[1], r["_offset"])
-    text = ";".join(f"{t}:{p}:{lo}-{hi}" for (t, p), (lo, hi) in sorted(ranges.items()))
-    return f"{table}|{count}|" + hashlib.sha256(text.encode()).hexdigest()[:32]
+    return token_of(table, {tp: (lo, hi) for tp, (lo, hi) in ranges.items()}, count)
+
+
+def insert_id(token: str) -> int:
+    """The id an insert's rows carry in ``_insert`` (a UInt64 from the token's hash;
+    never 0, which rows written before migration 22 read)."""
+    return int(token.rpartition("|")[2][:16], 16) or 1
 
 
 class RawSink:
@@ -76,29 +105,114 @@ class RawSink:
                 f"SELECT _topic, _partition, max(_offset) FROM {table} GROUP BY _topic, _partition"
             )
             marks = {(t, int(p)): int(o) for t, p, o in result.rows}
+            self._catch_up(table, marks)
             self._high_water[table] = marks
         return marks
+
+    def _catch_up(self, table: str, marks: HighWater) -> None:
+        """Push again, through the table's views, every insert above the confirmed marks
+        (one whose views may lack it), then confirm the table's marks."""
+        confirmed = {
+            (t, int(p)): int(o)
+            for t, p, o in self.store.query(
+                "SELECT _topic, _partition, max(_offset) FROM sink_marks "
+                "WHERE table = {table:String} GROUP BY _topic, _partition",
+                {"table": table},
+            ).rows
+        }
+        behind = {tp: o for tp, o in marks.items() if o > confirmed.get(tp, -1)}
+        if not behind:
+            return
+        inserts: set[int] = set()
+        for topic, partition in sorted(behind):
+            inserts.update(
+                int(row[0])
+                for row in self.store.query(
+                    f"SELECT DISTINCT _insert FROM {table} WHERE _topic = {{topic:String}} "
+                    "AND _partition = {partition:UInt16} AND _offset > {done:Int64}",
+                    {
+                        "topic": topic,
+                        "partition": partition,
+                        "done": confirmed.get((topic, partition), -1),
+                    },
+                ).rows
+            )
+        for ident in sorted(inserts):
+            self._push_again(table, ident)
+        self._confirm(table, behind)
+
+    def _push_again(self, table: str, ident: int) -> None:
+        """Insert the rows of insert ``ident`` again with its own token: the raw table
+        drops them, each view that lacks them takes them."""
+        if ident == 0:  # written before migration 22: no token to push it again with
+            log.warning("rows of %s above the confirmed marks carry no insert id", table)
+            return
+        spans: Spans = {}
+        count = 0
+        for topic, partition, lo, hi, n in self.store.query(
+            f"SELECT _topic, _partition, min(_offset), max(_offset), count() FROM {table} "
+            "WHERE _insert = {ident:UInt64} GROUP BY _topic, _partition",
+            {"ident": ident},
+        ).rows:
+            spans[(topic, int(partition))] = (int(lo), int(hi))
+            count += int(n)
+        token = token_of(table, spans, count)
+        if insert_id(token) != ident:
+            # Not the insert's rows as written (some erased since): pushed again, the raw
+            # table would keep them twice. Left as it is, and said.
+            log.error("cannot push insert %d of %s again: its rows changed", ident, table)
+            return
+        log.warning("pushing %d rows of %s again through its views (%s)", count, table, token)
+        self.store.command(
+            f"INSERT INTO {table} SELECT * FROM {table} WHERE _insert = {{ident:UInt64}}",
+            settings={
+                "insert_deduplication_token": token,
+                "deduplicate_blocks_in_dependent_materialized_views": 1,
+            },
+            parameters={"ident": ident},
+        )
+
+    def _confirm(self, table: str, marks: HighWater) -> None:
+        """Record that every insert of ``table`` up to ``marks`` is in its views too."""
+        self.store.insert(
+            "sink_marks",
+            [(table, t, p, o) for (t, p), o in marks.items()],
+            MARK_COLUMNS,
+        )
 
     def write(self, rows: Rows) -> dict[str, int]:
         """Insert what is new; returns the rows written per table."""
         written: dict[str, int] = {}
+        done: list[tuple[str, str, int, int]] = []
         for table in RAW_TABLES:
+            # Every table's marks, with or without rows here: reading them catches the
+            # table's views up after a start, whatever the batch holds.
+            marks = self._marks(table)
             batch = rows.get(table)
             if not batch:
                 continue
-            marks = self._marks(table)
             fresh = filter_new(batch, marks)
             if not fresh:
                 continue
             columns = COLUMNS[table]
+            token = token_for(table, fresh)
+            ident = insert_id(token)
             self.store.insert(
-                table, [[r[c] for c in columns] for r in fresh], columns, token_for(table, fresh)
+                table,
+                [[*(r[c] for c in columns), ident] for r in fresh],
+                [*columns, "_insert"],
+                token,
             )
+            moved: dict[tuple[str, int], int] = {}
             for r in fresh:
                 tp = (r["_topic"], r["_partition"])
                 if r["_offset"] > marks.get(tp, -1):
-                    marks[tp] = r["_offset"]
+                    marks[tp] = moved[tp] = r["_offset"]
+            done.extend((table, t, p, o) for (t, p), o in moved.items())
             written[table] = len(fresh)
+        if done:
+            # Every insert above returned: its views hold it too.
+            self.store.insert("sink_marks", done, MARK_COLUMNS)
         return written
 
 

@@ -222,12 +222,12 @@ class IngestDriver:
             tombstones = self.tombstones = load_tombstones(self.store.store)
         taken = self.keys.lookup(d.dedup_key for d in prepared.judged)
         decisions = []
-        for decision, mark, erasing in zip(
-            prepared.judged, prepared.marks, prepared.erases, strict=True
+        for decision, facts, erasing in zip(
+            prepared.judged, prepared.erasure_facts, prepared.erases, strict=True
         ):
             final = dedupe(decision, taken.get)
-            # The prepared mark, not the item: a batch prepared in the child has none.
-            if not final.duplicate and forgotten(mark, erasing, tombstones):
+            # The prepared facts, not the item: a batch prepared in the child has none.
+            if not final.duplicate and forgotten(facts, erasing, tombstones):
                 final = forget(final)
             if not final.duplicate:
                 taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
@@ -333,12 +333,12 @@ class IngestDriver:
             self.store, lambda: self.settle(prepared), "key look-up", on_failure=noted
         )
         settled = await self._write(prepared, decisions, noted)
-        # The batch's erases, from the prepared marks (a batch prepared in the child has
+        # The batch's erases, from the prepared facts (a batch prepared in the child has
         # no items): those still accepted after the store, not duplicates.
         tombstones = tombstones_left(
-            (mark, erasing)
-            for mark, erasing, d, ok in zip(
-                prepared.marks,
+            (facts, erasing)
+            for facts, erasing, d, ok in zip(
+                prepared.erasure_facts,
                 prepared.erases,
                 settled.decisions,
                 settled.accepted,

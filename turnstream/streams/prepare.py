@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from turnstream.config import Settings
-from turnstream.core.erasure import Mark, erases, mark_of
+from turnstream.core.erasure import ErasureFacts, erases, facts_of
 from turnstream.core.ingest import Decision, Source, judge, too_large_to_fan_out
 from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.sinks.rows import Rows, rows_for
@@ -28,7 +28,7 @@ class Prepared:
 
     Prepared in another process, its decisions carry no item and no token (what the
     process hands back is plain data: see :mod:`turnstream.streams.prepare_process`):
-    what the later stages need of the item is in ``accepted``, ``marks`` and ``erases``,
+    what the later stages need of the item is in ``accepted``, ``erasure_facts`` and ``erases``,
     and they read it there however the batch was prepared."""
 
     messages: list[Any]
@@ -40,7 +40,7 @@ class Prepared:
     accepted: list[bool]
     #: Per message: its accepted item's subject and ``occurred_at`` (what the erase
     #: tombstone rules read, ``core/erasure.py``), None when none is accepted.
-    marks: list[Mark | None]
+    erasure_facts: list[ErasureFacts | None]
     #: Per message: whether it is an accepted ``erase`` command.
     erases: list[bool]
     #: When the driver took the batch (its rows' ``ingested_at``, its dead letters' time).
@@ -85,6 +85,6 @@ def prepare_batch(
         for table, batch in rows_for(decision, settings, received_at).items():
             rows.setdefault(table, []).extend(batch)
     accepted_items = [d.item is not None for d in judged]
-    marks = [mark_of(d) for d in judged]
+    facts = [facts_of(d) for d in judged]
     erasing = [erases(d) is not None for d in judged]
-    return Prepared(messages, judged, rows, sends, accepted_items, marks, erasing, received_at)
+    return Prepared(messages, judged, rows, sends, accepted_items, facts, erasing, received_at)

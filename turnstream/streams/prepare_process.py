@@ -35,7 +35,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from turnstream.config import Settings
-from turnstream.core.erasure import Mark
+from turnstream.core.erasure import ErasureFacts
 from turnstream.core.ingest import Decision, Refusal, Source
 from turnstream.sinks.rows import Rows
 from turnstream.streams.fanout import Message
@@ -52,13 +52,13 @@ PARENT_CHECK_SECONDS = 0.5
 #: A record as it crosses to the child: topic, partition, offset, value, key.
 _Record = tuple[str, int, int, bytes | None, bytes | None]
 #: What the child hands back: per message (key, profile id, refusal), the rows, the
-#: sends, accepted, marks, erases, and the time the batch was taken.
+#: sends, accepted, erasure facts, erases, and the time the batch was taken.
 _Slim = tuple[
     list[tuple[str, str | None, Refusal | None]],
     Rows,
     list[list[Message]],
     list[bool],
-    list[Mark | None],
+    list[ErasureFacts | None],
     list[bool],
     datetime,
 ]
@@ -123,7 +123,7 @@ class PrepareProcess:
 
 
 def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
-    decided, rows, sends, accepted, marks, erasing, received_at = slim
+    decided, rows, sends, accepted, facts, erasing, received_at = slim
     judged = [
         Decision(
             Source(m.topic, m.partition, m.offset),
@@ -134,7 +134,7 @@ def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
         )
         for m, (key, profile_id, refusal) in zip(messages, decided, strict=True)
     ]
-    return Prepared(messages, judged, rows, sends, accepted, marks, erasing, received_at)
+    return Prepared(messages, judged, rows, sends, accepted, facts, erasing, received_at)
 
 
 def _start_child(settings: Settings, parent: int, thresholds: tuple[int, int, int]) -> None:
@@ -168,7 +168,7 @@ def _prepare_in_child(records: list[_Record], names: TopicNames, fanout_max_byte
         prepared.rows,
         prepared.sends,
         prepared.accepted,
-        prepared.marks,
+        prepared.erasure_facts,
         prepared.erases,
         prepared.received_at,
     )

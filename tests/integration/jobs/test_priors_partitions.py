@@ -128,7 +128,7 @@ def test_migration_21_moves_every_row_and_makes_the_views_again(chdb_path: Path)
         }
         assert [len(before[t]) >= 40 for t in DAILY] == [True, True]
         assert [len(before[_WEEKLY[t]]) > 10 for t in DAILY] == [True, True]
-        assert apply_migrations(store) == [21]
+        assert apply_migrations(store, until=21) == [21]
         for table, key in tables.items():
             rows = store.query(f"SELECT {key} FROM {table} FINAL ORDER BY ALL").rows
             assert rows == before[table], table

@@ -87,7 +87,7 @@ def _comparable(prepared: Prepared) -> dict[str, Any]:
         "sends": sends,
         "decisions": decisions,
         "accepted": prepared.accepted,
-        "marks": prepared.marks,
+        "erasure_facts": prepared.erasure_facts,
         "erases": prepared.erases,
     }
 
@@ -107,7 +107,7 @@ def test_a_batch_prepared_in_the_child_is_the_batch_prepared_here() -> None:
     # Not trivially equal: the batch has refusals, erasures and every table.
     assert sum(d.refusal is not None for d in there.judged) >= 40
     assert sum(there.erases) == 3
-    assert sum(m is not None for m in there.marks) == sum(there.accepted) > 400
+    assert sum(m is not None for m in there.erasure_facts) == sum(there.accepted) > 400
     assert {"turns", "interactions", "outcomes", "commands", "dead_letters"} <= set(there.rows)
     assert any(d.refusal and d.refusal.reason == "too_large" for d in small.judged)
     # The parent gets no item back, only what the later stages read.

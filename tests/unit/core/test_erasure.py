@@ -9,9 +9,9 @@ from turnstream.config import Settings, SpaceConfig
 from turnstream.core.erasure import (
     erases,
     erasure_tombstones,
+    facts_of,
     forget_erased,
     forgotten,
-    mark_of,
     merge_tombstones,
     tombstones_left,
 )
@@ -128,8 +128,8 @@ def test_what_occurred_at_or_before_the_erase_is_forgotten_whole() -> None:
     assert forget_erased(before, {}) is before
 
 
-def test_the_rules_on_marks_decide_as_on_decisions() -> None:
-    """The prepare process hands back marks, not items: the same rule on them."""
+def test_the_rules_on_erasure_facts_decide_as_on_decisions() -> None:
+    """The prepare process hands back erasure facts, not items: the same rule on them."""
     through = datetime(2026, 9, 29, 14, 2, 11, tzinfo=UTC)
     tombstones = {("acme", "p_ana"): through}
     erase = _decide(_command("erase", "p_ana", key="e1"), 1)
@@ -141,18 +141,18 @@ def test_the_rules_on_marks_decide_as_on_decisions() -> None:
         _decide(_command("opt_out", "p_ana"), 5),
         _decide(b"{", 6),
     ]
-    assert mark_of(erase) == (("acme", "p_ana"), through)
-    assert mark_of(decisions[-1]) is None  # refused: no item
+    assert facts_of(erase) == (("acme", "p_ana"), through)
+    assert facts_of(decisions[-1]) is None  # refused: no item
     for d in decisions:
-        on_marks = forgotten(mark_of(d), erases(d) is not None, tombstones)
-        assert on_marks == forget_erased(d, tombstones).erased
-    assert [forgotten(mark_of(d), False, tombstones) for d in decisions[:3]] == [
+        on_facts = forgotten(facts_of(d), erases(d) is not None, tombstones)
+        assert on_facts == forget_erased(d, tombstones).erased
+    assert [forgotten(facts_of(d), False, tombstones) for d in decisions[:3]] == [
         True,
         False,
         False,
     ]
-    assert tombstones_left((mark_of(d), erases(d) is not None) for d in decisions) == {
+    assert tombstones_left((facts_of(d), erases(d) is not None) for d in decisions) == {
         ("acme", "p_ana"): through
     }
-    # An erase without its mark (a duplicate, a refusal) leaves nothing.
+    # An erase without its facts (a duplicate, a refusal) leaves nothing.
     assert tombstones_left([(None, True)]) == {}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from turnstream.sinks.writer import filter_new, token_for
+from turnstream.sinks.writer import filter_new, insert_id, token_for, token_of
 
 
 def _row(topic: str, partition: int, offset: int) -> dict:
@@ -25,3 +25,20 @@ def test_tokens_depend_on_table_and_offset_ranges_not_row_order() -> None:
     assert token_for("turns", rows) != token_for("outcomes", rows)
     assert token_for("turns", rows) != token_for("turns", rows[:2])
     assert token_for("turns", rows) != token_for("turns", [*rows[:2], _row("a", 1, 3)])
+
+
+def test_a_token_rebuilt_from_the_rows_ranges_is_the_insert_token() -> None:
+    """The catch-up rebuilds an insert's token from what the raw table holds: the ranges
+    per partition and the count, whatever the gaps inside a range."""
+    rows = [_row("a", 0, 5), _row("a", 0, 9), _row("a", 1, 2), _row("b", 3, 7)]
+    spans = {("a", 0): (5, 9), ("a", 1): (2, 2), ("b", 3): (7, 7)}
+    assert token_of("turns", spans, 4) == token_for("turns", rows)
+    assert token_of("turns", spans, 5) != token_for("turns", rows)
+
+
+def test_insert_ids_follow_the_token_and_are_never_zero() -> None:
+    token = token_for("turns", [_row("a", 0, 5)])
+    assert insert_id(token) == insert_id(token) == int(token.rpartition("|")[2][:16], 16)
+    assert insert_id(token) != insert_id(token_for("turns", [_row("a", 0, 6)]))
+    assert 0 < insert_id(token) < 2**64
+    assert insert_id("turns|1|" + "0" * 32) == 1  # 0 is what rows before migration 22 read
