@@ -74,9 +74,11 @@ def timed_run(broker: Broker, fanout_bytes: int, lines: list[bytes], rate: float
             try:
                 deployment.worker.stats()
                 break
-            except OSError:
+            except OSError as exc:
                 if proc.poll() is not None:  # the worker died: say so rather than wait
-                    raise RuntimeError(f"the timed worker exited {proc.returncode}; see {log.name}")
+                    raise RuntimeError(
+                        f"the timed worker exited {proc.returncode}; see {log.name}"
+                    ) from exc
                 time.sleep(0.2)
         if rate:
             publish_paced(deployment, lambda n, _now: lines[n], rate, len(lines))
