@@ -7,12 +7,11 @@ replays from the last commit, and the idempotent sinks make the replay a no-op. 
 driver may commit less than it consumed (derivation commits below the oldest event it
 still holds).
 
-Three stages overlap, one batch apart: while batch N is finished (the driver's store
-work, on the store thread), batch N-1's messages are sent and its offsets committed (on
-the event loop), and batch N+1 is fetched and prepared (pure work: validation, parsing)
-on a thread of its own. chDB releases the GIL while it inserts, so the stages share the
-machine's cores. Batches still finish, send and commit strictly in order: N's sends
-start once N-1's are acknowledged and committed.
+Two stages overlap, one batch apart: while batch N is finished (the driver's store work
+on the store thread, the sends and the commit on the event loop), batch N+1 is fetched
+and prepared (pure work: validation, parsing) on a thread of its own. chDB releases the
+GIL while it inserts, so the two stages share the machine's cores. Batches still finish
+strictly in order.
 
 When partitions move (a rebalance), the batches in flight finish and commit first, then
 the driver is told which partitions it lost or got. A failure ends the run (consumer
@@ -232,44 +231,29 @@ class BatchLoop(Generic[P]):
         ready: asyncio.Queue[P] = asyncio.Queue(maxsize=1)
         fetcher = asyncio.create_task(self._fetch(consumer, ready))
         get: asyncio.Future[P] | None = None
-        # The previous batch's sends and commit, running while this batch is finished.
-        delivering: asyncio.Task[None] | None = None
         committed: dict[TopicPartition, int] = {}
         try:
             while True:
-                if get is None:
-                    get = asyncio.ensure_future(ready.get())
-                watched: set[asyncio.Future[Any]] = {get, fetcher}
-                if delivering is not None:
-                    watched.add(delivering)
-                await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
-                if delivering is not None and delivering.done():
-                    delivering, done = None, delivering
-                    done.result()  # a send or commit that failed ends the run here
+                get = asyncio.ensure_future(ready.get())
+                await asyncio.wait({get, fetcher}, return_when=asyncio.FIRST_COMPLETED)
                 if not get.done():
-                    if fetcher.done():
-                        fetcher.result()  # the fetcher failed: raise its error
-                        raise RuntimeError(f"the {self.driver.name} fetcher stopped")
-                    continue  # only the delivery finished: wait on for the next batch
-                prepared, get = get.result(), None
-                # Batch N+1's store work overlaps batch N's sends and commit: measured
-                # (bench/batch_phases.py, 50,000 items, load 5), the sends and the commit
-                # were 502 ms of a batch's 1,645 on the loop, the store thread idle for
-                # them. Sends and commits still go strictly in batch order: N+1's start
-                # once N's are acknowledged and committed.
-                step = await self.driver.finish(prepared)
-                if delivering is not None:
-                    delivering, previous = None, delivering
-                    await previous
-                delivering = asyncio.create_task(self._deliver(producer, consumer, step, committed))
+                    get.cancel()
+                    fetcher.result()  # the fetcher failed: raise its error
+                    raise RuntimeError(f"the {self.driver.name} fetcher stopped")
+                step = await self.driver.finish(get.result())
+                await send_all(producer, step.messages)  # the broker has them before the commit
+                if await self._commit(consumer, step, committed):
+                    self.driver.liveness.progressed(time.time())
+                if step.done is not None:
+                    step.done()
+                self._in_flight -= 1
+                if self._in_flight <= 0:
+                    self._in_flight = 0
+                    self._idle.set()
         finally:
             await self.holding(set())  # a stopped consumer holds nothing
             if get is not None and not get.done():
                 get.cancel()
-            if delivering is not None:
-                delivering.cancel()
-                with contextlib.suppress(BaseException):
-                    await delivering
             fetcher.cancel()
             with contextlib.suppress(BaseException):
                 await fetcher
@@ -278,25 +262,6 @@ class BatchLoop(Generic[P]):
             self._in_flight = 0
             self._idle.set()
             await self._stop(producer, consumer)
-
-    async def _deliver(
-        self,
-        producer: AIOKafkaProducer,
-        consumer: AIOKafkaConsumer,
-        step: Step,
-        committed: dict[TopicPartition, int],
-    ) -> None:
-        """Send a finished batch's messages, then commit its offsets (the broker has the
-        messages before the commit); the batch is then no longer in flight."""
-        await send_all(producer, step.messages)
-        if await self._commit(consumer, step, committed):
-            self.driver.liveness.progressed(time.time())
-        if step.done is not None:
-            step.done()
-        self._in_flight -= 1
-        if self._in_flight <= 0:
-            self._in_flight = 0
-            self._idle.set()
 
     async def _stop(self, producer: AIOKafkaProducer, consumer: AIOKafkaConsumer) -> None:
         # Side by side, each within a bound: with the broker down, a plain stop waits
