@@ -15,7 +15,10 @@ never stay in the raw table (its TTL), so the job reads the aggregates alone for
 Planted among them, in the first space: colours seen by exactly 9 and 10 people (with
 people on the window's first and last day, and one person on many days), and 10 people
 of whom one is a day before the window or on the as-of day: the floor line says whether
-each got a prior as it should.
+each got a prior as it should. The same again (``midweek-``, and ten people seen only on
+the first and last day) for the window as of the Thursday before, which starts and ends
+mid-week (its edge days read from the daily rows, the weeks between from the roll-ups),
+planted in a kept store that lacks them.
 
 The job runs in a fresh process on the generated store (chDB runs in-process: its peak
 RSS is the job's memory), twice (the second finds the same content). Prints figures;
@@ -43,10 +46,12 @@ from turnstream.jobs.priors import (
     people_query,
     query_settings,
     recompute_priors,
+    shares_query,
+    version_of,
     window_of,
     window_parameters,
 )
-from turnstream.sinks.people_sets import CAP, merged_size, people_keys, state_type
+from turnstream.sinks.people_sets import people_keys
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
@@ -56,7 +61,14 @@ DAYS = 90
 ENGAGE_ONE_IN = 20
 COLORS = ("black", "white", "red", "blue", "green", "grey", "navy", "beige", "pink", "brown")
 SIZES = ("XS", "S", "M", "L", "XL", "XXL", "36", "38", "40", "42")
-AGGREGATES = ("interactions", "value_daily", "ref_values_daily", "interactions_daily")
+AGGREGATES = (
+    "interactions",
+    "value_daily",
+    "ref_values_daily",
+    "value_weekly",
+    "ref_values_weekly",
+    "interactions_daily",
+)
 
 #: One day's pages: page g of the run, its space, person, time and items, as JSON.
 _PAGES = """
@@ -242,18 +254,27 @@ def generate(store: Store, args: argparse.Namespace, today: date) -> int:
     return pages * DAYS
 
 
-def plant_floor_edges(store: Store, today: date) -> None:
-    """Colours at the floor's edges in ``space0`` (see the module's docstring)."""
+def midweek_as_of(as_of: date) -> date:
+    """The Thursday before ``as_of``: its 90-day window starts on a Friday and ends on a
+    Wednesday, so both ends are days read from the daily rows, not whole weeks."""
+    return as_of - timedelta(days=(as_of.weekday() - 3) % 7 or 7)
+
+
+def plant_floor_edges(store: Store, today: date, prefix: str = "edge") -> None:
+    """Colours at the floor's edges in ``space0`` (see the module's docstring), named
+    ``prefix``-9 and so on, for the window as of ``today``."""
     start, end = window_of(today)
     first, last, before = start, end - timedelta(days=1), start - timedelta(days=1)
     mid = today - timedelta(days=40)
     plans = {
         # 9 people; p0 on 20 days
-        "edge-9": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 7])]
+        f"{prefix}-9": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 7])]
         + [("p0", today - timedelta(days=k)) for k in range(2, 22)],
-        "edge-10": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 8])],
-        "edge-10-before": [(f"p{3 * i}", d) for i, d in enumerate([before, last, *[mid] * 8])],
-        "edge-10-as-of": [(f"p{3 * i}", d) for i, d in enumerate([first, today, *[mid] * 8])],
+        f"{prefix}-10": [(f"p{3 * i}", d) for i, d in enumerate([first, last, *[mid] * 8])],
+        f"{prefix}-10-before": [(f"p{3 * i}", d) for i, d in enumerate([before, last, *[mid] * 8])],
+        f"{prefix}-10-as-of": [(f"p{3 * i}", d) for i, d in enumerate([first, today, *[mid] * 8])],
+        # ten people on the two edge weeks' days only (none in a whole week)
+        f"{prefix}-10-edges": [(f"p{3 * i}", d) for i, d in enumerate([first, last] * 5)],
     }
     rows = []
     for color, seen in plans.items():
@@ -313,85 +334,87 @@ def time_statements(store: Store) -> list[tuple[float, float, str]]:
     return timed
 
 
-#: The people side as it read the aggregates before migration 17: states, merged.
-_STATES = "value_daily_states"
-
-
-def compare_people(store: Store, as_of: date, limits: PriorsLimits, repeats: int) -> dict[str, Any]:
-    """The people side on this store three ways, per space as a whole (no sensitive
-    names), alternating (A B C, C B A, ...): ``states`` as before migration 17 (a copy of
-    value_daily with the keys as aggregate states), ``arrays`` (the job's query), and
-    ``bounded`` (arrays, merging only the values whose rows' keys sum to the floor: a
-    pre-filter, not adopted). CPU seconds of each, the values each finds at the floor,
-    and how many values and rows the pre-filter leaves out."""
-    window = window_parameters(*window_of(as_of))
-    spaces = [s for (s,) in store.query("SELECT DISTINCT space_id FROM value_daily").rows]
-    days = "day >= {start:Date} AND day < {end:Date}"
-    store.command(f"DROP TABLE IF EXISTS {_STATES}")
-    store.command(
-        f"CREATE TABLE {_STATES} ENGINE = AggregatingMergeTree "
-        "ORDER BY (space_id, attr, value, day, level) AS SELECT space_id, attr, value, day, "
-        f"level, CAST(arrayReduce('groupUniqArrayState({CAP})', people), "
-        f"'{state_type()}') AS people, exposure_micro, events, signal_micro FROM value_daily"
-    )
-    arrays = people_query(MIN_FLOOR)
-    split = arrays.index("\n    GROUP BY attr, value, level")
-    # A hash of the value keys the pre-filter's set: a collision only keeps a value more.
-    bounded = (
-        arrays[:split]
-        + f"""
-        AND cityHash64(attr, value) IN (
-            SELECT cityHash64(attr, value) AS h FROM value_daily
-            WHERE space_id = {{space:String}} AND {days}
-            GROUP BY h HAVING sum(length(people)) >= {MIN_FLOOR})"""
-        + arrays[split:]
-    )
+def compare_weeks(store: Store, as_of: date, limits: PriorsLimits, repeats: int) -> dict[str, Any]:
+    """The job's two queries per space as a whole (no sensitive names) two ways,
+    alternating (A B, B A, ...): ``days``, every day of the window from the daily
+    aggregates (the job before migration 20: the same queries with no whole week), and
+    ``weeks``, the whole weeks from the roll-ups and the edge days from the daily rows
+    (the job now). CPU seconds of each side, and whether both find the same rows."""
+    start, end = window_of(as_of)
     ways = {
-        "states": arrays.replace(
-            merged_size("people"), f"length(groupUniqArrayMerge({CAP})(people))"
-        ).replace("FROM value_daily", f"FROM {_STATES}"),
-        "arrays": arrays,
-        "bounded": bounded,
+        "days": {"start": start, "end": end, "weeks_start": end, "weeks_end": end},
+        "weeks": window_parameters(start, end),
     }
-    totals = store.query(
-        f"SELECT count(), countIf(bound >= {MIN_FLOOR}), sum(rows), "
-        f"sumIf(rows, bound >= {MIN_FLOOR}) FROM (SELECT space_id, attr, value, "
-        f"count() AS rows, sum(length(people)) AS bound FROM value_daily WHERE {days} "
-        "GROUP BY space_id, attr, value)",
-        window,
-    ).rows[0]
-    cpu: dict[str, list[float]] = {w: [] for w in ways}
+    spaces = [s for (s,) in store.query("SELECT DISTINCT space_id FROM value_daily").rows]
+    sides = {"people": people_query(MIN_FLOOR), "shares": shares_query()}
+    cpu: dict[str, dict[str, list[float]]] = {w: {side: [] for side in sides} for w in ways}
     found: dict[str, list[Any]] = {}
     for rep in range(repeats):
         for way in list(ways) if rep % 2 == 0 else list(ways)[::-1]:
-            started = time.process_time()
             rows = []
-            for space in spaces:
-                rows += store.query(
-                    ways[way],
-                    {**window, "space": space, "hidden": []},
-                    settings=query_settings(limits),
-                ).rows
-            cpu[way].append(time.process_time() - started)
-            found[way] = sorted((a, v, sorted(lv), *rest) for a, v, lv, *rest in rows)
-    store.command(f"DROP TABLE {_STATES}")
+            for side, sql in sides.items():
+                started = time.process_time()
+                for space in spaces:
+                    got = store.query(
+                        sql,
+                        {**ways[way], "space": space, "hidden": []},
+                        settings=query_settings(limits),
+                    ).rows
+                    rows += [(side, space, *r) for r in got]
+                cpu[way][side].append(time.process_time() - started)
+            found[way] = sorted(
+                (side, sp, a, v, sorted(lv) if side == "people" else lv, *rest)
+                for side, sp, a, v, lv, *rest in rows
+            )
+    read = {
+        table: int(
+            store.scalar(
+                f"SELECT count() FROM {table} WHERE {column} >= {{start:Date}} "
+                f"AND {column} < {{end:Date}}",
+                {"start": ways["weeks"][lo], "end": ways["weeks"][hi]},
+            )
+        )
+        for table, column, lo, hi in [
+            ("value_daily", "day", "start", "end"),
+            ("ref_values_daily", "day", "start", "end"),
+            ("value_weekly", "week", "weeks_start", "weeks_end"),
+            ("ref_values_weekly", "week", "weeks_start", "weeks_end"),
+        ]
+    }
+    edges = {
+        table: int(
+            store.scalar(
+                f"SELECT count() FROM {table} WHERE (day >= {{start:Date}} AND day < "
+                "{weeks_start:Date}) OR (day >= {weeks_end:Date} AND day < {end:Date})",
+                ways["weeks"],
+            )
+        )
+        for table in ("value_daily", "ref_values_daily")
+    }
     return {
-        "values": [int(totals[0]), int(totals[1])],
-        "rows": [int(totals[2]), int(totals[3])],
         "cpu": cpu,
         "found": {w: len(f) for w, f in found.items()},
-        "same": found["states"] == found["arrays"] == found["bounded"],
+        "same": found["days"] == found["weeks"],
+        "rows": read,
+        "edge_rows": edges,
+        "window": {k: v.isoformat() for k, v in ways["weeks"].items()},
     }
 
 
 def run_job(
-    path: str, database: str, as_of: date, max_memory: int, split_rows: int, compare: int
+    path: str,
+    database: str,
+    as_of: date,
+    max_memory: int,
+    split_rows: int,
+    weeks_ratio: float,
+    compare: int,
 ) -> None:
     """The job, twice, in this (fresh) process; its figures as JSON on the last line."""
     store = Store(f"chdb://{path}", database)
     statements = time_statements(store)
     rss_open = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows)
+    limits = PriorsLimits(max_memory=max_memory, split_rows=split_rows, weeks_ratio=weeks_ratio)
     timings = []
     cpu = []
     reports = []
@@ -410,7 +433,19 @@ def run_job(
         ).rows
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    people = compare_people(store, as_of, limits, compare) if compare else None
+    # The floor again for a window that starts and ends mid-week (after the peak: a
+    # third run of the job, its own version).
+    midweek = midweek_as_of(as_of)
+    recompute_priors(store, midweek, limits=limits)
+    edges.update(
+        store.query(
+            "SELECT value, people FROM priors FINAL WHERE space_id = 'space0' "
+            "AND attr = 'item_variant.color' AND startsWith(value, 'midweek-') "
+            "AND version = {version:UInt32}",
+            {"version": version_of(midweek)},
+        ).rows
+    )
+    people = compare_weeks(store, as_of, limits, compare) if compare else None
     store.close()
     print(
         json.dumps(
@@ -437,6 +472,12 @@ def main() -> None:
     parser.add_argument("--spaces", type=int, default=3)
     parser.add_argument("--max-memory", type=int, default=PriorsLimits().max_memory)
     parser.add_argument("--split-rows", type=int, default=PriorsLimits().split_rows)
+    parser.add_argument(
+        "--weeks-ratio",
+        type=float,
+        default=PriorsLimits().weeks_ratio,
+        help="read the weekly roll-ups past this ratio of daily to weekly rows (0: always)",
+    )
     parser.add_argument("--store", help="keep the store here (reused when it exists)")
     parser.add_argument(
         "--direct",
@@ -444,11 +485,11 @@ def main() -> None:
         help="write the aggregates as the views would, without raw rows (large volumes)",
     )
     parser.add_argument(
-        "--compare-people",
+        "--compare-weeks",
         type=int,
         default=0,
         metavar="N",
-        help="after the job, the people side as states, as arrays and pre-filtered, N times each",
+        help="after the job, its two queries reading every day, then the weeks: N times each",
     )
     parser.add_argument("--job-only", nargs=2, metavar=("PATH", "AS_OF"), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -460,7 +501,8 @@ def main() -> None:
             date.fromisoformat(as_of),
             args.max_memory,
             args.split_rows,
-            args.compare_people,
+            args.weeks_ratio,
+            args.compare_weeks,
         )
         return
     today = datetime.now(UTC).date()
@@ -481,6 +523,7 @@ def main() -> None:
             started = time.perf_counter()
             pages = (generate_direct if args.direct else generate)(store, args, today)
             plant_floor_edges(store, today)
+            plant_floor_edges(store, midweek_as_of(today), "midweek")
             print(
                 f"generated {pages * PAGE:,} presented items in "
                 f"{time.perf_counter() - started:.0f} s "
@@ -488,8 +531,8 @@ def main() -> None:
                 flush=True,
             )
             started = time.perf_counter()
-            store.command("OPTIMIZE TABLE value_daily FINAL")
-            store.command("OPTIMIZE TABLE ref_values_daily FINAL")
+            for table in ("value_daily", "ref_values_daily", "value_weekly", "ref_values_weekly"):
+                store.command(f"OPTIMIZE TABLE {table} FINAL")
             print(f"merged the aggregates in {time.perf_counter() - started:.0f} s")
         else:
             # A store kept from an older schema: its migrations now, timed.
@@ -502,6 +545,11 @@ def main() -> None:
                     f"of CPU)",
                     flush=True,
                 )
+            if not store.scalar(
+                "SELECT count() FROM value_daily WHERE space_id = 'space0' "
+                "AND startsWith(value, 'midweek-')"
+            ):
+                plant_floor_edges(store, midweek_as_of(today), "midweek")
         for table, rows, size in sizes(store):
             if table in AGGREGATES or rows:
                 print(f"  {table:<22} {rows:>13,} rows  {size / 2**20:>10,.1f} MiB on disk")
@@ -519,8 +567,10 @@ def main() -> None:
                 str(args.max_memory),
                 "--split-rows",
                 str(args.split_rows),
-                "--compare-people",
-                str(args.compare_people),
+                "--weeks-ratio",
+                str(args.weeks_ratio),
+                "--compare-weeks",
+                str(args.compare_weeks),
             ],
             capture_output=True,
             text=True,
@@ -542,10 +592,16 @@ def main() -> None:
         )
         print(
             f"  {report['values']:,} values, {report['priors']:,} priors, runs: "
-            f"{ {s: len(r) for s, r in report['runs'].items()} }"
+            f"{ {s: len(r) for s, r in report['runs'].items()} }, whole weeks from the "
+            f"roll-ups: {report['weeks']}"
         )
         edges = result["edges"]
-        expected = {"edge-9": None, "edge-10": 10, "edge-10-before": None, "edge-10-as-of": None}
+        expected = {
+            f"{prefix}-{k}": v
+            for prefix in ("edge", "midweek")
+            for k, v in {"9": None, "10": 10, "10-before": None, "10-as-of": None}.items()
+        }
+        expected["midweek-10-edges"] = 10
         got = {k: edges.get(k) for k in expected}
         print(f"floor line: {got} -> {'exact' if got == expected else 'WRONG'}")
         # Where the first run's CPU went, by statement shape (scalar() goes through query()).
@@ -557,20 +613,18 @@ def main() -> None:
             shapes[what][2] += wall
         if result["people"]:
             p = result["people"]
-            (values, kept), (rows, kept_rows) = p["values"], p["rows"]
-            medians = {w: sorted(c)[len(c) // 2] for w, c in p["cpu"].items()}
+            load = Path("/proc/loadavg").read_text().split()[0]
+            for side in ("people", "shares"):
+                days = sorted(p["cpu"]["days"][side])
+                weeks = sorted(p["cpu"]["weeks"][side])
+                d, w = days[len(days) // 2], weeks[len(weeks) // 2]
+                print(
+                    f"{side} side, whole spaces, CPU s (median of {len(days)}): every day "
+                    f"{d:.2f}, weeks {w:.2f} ({d / w:.2f}x less); load average {load}"
+                )
             print(
-                f"people side, whole spaces, CPU s (median of {len(p['cpu']['arrays'])}): "
-                + ", ".join(f"{w} {m:.2f}" for w, m in medians.items())
-                + f"; states / arrays {medians['states'] / medians['arrays']:.2f}x, "
-                f"arrays / bounded {medians['arrays'] / medians['bounded']:.2f}x; "
-                f"values at the floor {p['found']} ({'same rows' if p['same'] else 'DIFFERENT'})"
-                f"; load average {Path('/proc/loadavg').read_text().split()[0]}"
-            )
-            print(
-                f"  pre-filter: {values:,} values, {kept:,} whose keys sum to the floor "
-                f"({1 - kept / values:.1%} left out), value_daily rows {rows:,} -> "
-                f"{kept_rows:,} ({1 - kept_rows / rows:.1%} left out)"
+                f"  rows found {p['found']} ({'same rows' if p['same'] else 'DIFFERENT'}); "
+                f"window {p['window']}; rows in it: {p['rows']}; edge days: {p['edge_rows']}"
             )
         print("first run's statements, by CPU:")
         for what, (n, cpu_s, wall) in sorted(shapes.items(), key=lambda kv: -kv[1][1])[:8]:

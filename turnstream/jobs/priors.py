@@ -106,13 +106,16 @@ __all__ = [
     "prior_of",
     "priors_from",
     "query_settings",
+    "reads_weeks",
     "recompute_priors",
     "run_parameters",
     "runs_for",
     "shares_query",
     "version_of",
+    "whole_weeks",
     "window_of",
     "window_parameters",
+    "window_rows",
     "with_shares",
 ]
 
@@ -204,11 +207,19 @@ class PriorsLimits:
     """What one query of the job may use: ``max_memory`` bytes (the store fails the query
     past it, with :class:`PriorsMemoryError`), of which a GROUP BY or a sort holds
     ``spill_fraction`` before spilling to disk; a space with more than ``split_rows``
-    value-day rows in the window runs one attribute at a time."""
+    value-day rows in the window runs one attribute at a time; the whole weeks are read
+    from the weekly roll-ups when they hold ``weeks_ratio`` times fewer rows than the
+    daily tables."""
 
     max_memory: int = 2 << 30
     spill_fraction: float = 0.5
     split_rows: int = 2_000_000
+    #: The roll-ups are read when the daily tables hold this many times their rows
+    #: (:func:`reads_weeks`). With the daily tables partitioned by week (migration 21),
+    #: the weeks cost 1.2 to 1.9 times less CPU than every day at 2M, 10M and 30M
+    #: presented items, where the daily tables hold 1.7, 2.2 and 2.8 times the roll-ups'
+    #: rows; a weekly row costs ~1.3 times a daily one, so below ~1.3 every day is read.
+    weeks_ratio: float = 1.5
 
 
 def query_settings(limits: PriorsLimits) -> dict[str, Any]:
@@ -294,18 +305,58 @@ def priors_from(
 # --------------------------------------------------------------------------- SQL
 
 
-#: The window's days, ``[start, end)``, as query parameters (:func:`window_parameters`).
-_DAYS = "day >= {start:Date} AND day < {end:Date}"
+#: The days at the window's edges, ``[start, weeks_start)`` and ``[weeks_end, end)``,
+#: read from the daily tables; the whole weeks between from the weekly roll-ups
+#: (:func:`window_parameters`).
+_EDGE_DAYS = (
+    "((day >= {start:Date} AND day < {weeks_start:Date}) "
+    "OR (day >= {weeks_end:Date} AND day < {end:Date}))"
+)
+_WEEKS = "week >= {weeks_start:Date} AND week < {weeks_end:Date}"
 #: One space (``{space:String}``), and names that are not sensitive (``{hidden:...}``).
 _SPACE = (
     "space_id = {space:String} AND NOT has({hidden:Array(String)}, attr) "
     "AND NOT has({hidden:Array(String)}, splitByChar('.', attr)[1])"
 )
+#: The daily aggregates and their weekly roll-ups (migration 20).
+_WEEKLY = {"value_daily": "value_weekly", "ref_values_daily": "ref_values_weekly"}
 
 
-def window_parameters(start: date, end: date) -> dict[str, date]:
-    """The query parameters of a window ``[start, end)``: ``start`` and ``end``."""
-    return {"start": start, "end": end}
+def whole_weeks(start: date, end: date) -> tuple[date, date]:
+    """The whole ISO weeks (Monday to Sunday) inside ``[start, end)``, as
+    ``[weeks_start, weeks_end)`` (Mondays); ``(end, end)`` when none fits."""
+    first = start + timedelta(days=-start.weekday() % 7)
+    last = end - timedelta(days=end.weekday())
+    return (first, last) if first < last else (end, end)
+
+
+def window_parameters(start: date, end: date, weeks: bool = True) -> dict[str, date]:
+    """The query parameters of a window ``[start, end)``: ``start`` and ``end``, and the
+    whole weeks inside it read from the roll-ups, ``weeks_start`` and ``weeks_end``
+    (:func:`whole_weeks`; none without ``weeks``: every day from the daily rows)."""
+    weeks_start, weeks_end = whole_weeks(start, end) if weeks else (end, end)
+    return {"start": start, "end": end, "weeks_start": weeks_start, "weeks_end": weeks_end}
+
+
+def reads_weeks(daily_rows: int, weekly_rows: int, ratio: float) -> bool:
+    """Whether the job reads the weekly roll-ups: when the daily tables hold at least
+    ``ratio`` times their rows. The days at the window's edges are read from the daily
+    tables' two edge weeks' partitions (migration 21; unpartitioned, they cost a scan
+    of every daily row and the weeks cost 1.3 to 1.5 times more CPU than every day:
+    docs/performance.md, Priors, fourth and fifth rounds)."""
+    return weekly_rows > 0 and daily_rows >= ratio * weekly_rows
+
+
+def window_rows(table: str, columns: str, where: str = "") -> str:
+    """The SQL of the rows of the daily aggregate ``table`` over the window: its edge days
+    and its weekly roll-up's whole weeks (``columns`` read from both, with the extra
+    condition ``where``), for one space and its names that are not sensitive."""
+    extra = f" AND {where}" if where else ""
+    return (
+        f"SELECT {columns} FROM {table} WHERE {_SPACE} AND {_EDGE_DAYS}{extra}\n"
+        f"        UNION ALL\n"
+        f"        SELECT {columns} FROM {_WEEKLY[table]} WHERE {_SPACE} AND {_WEEKS}{extra}"
+    )
 
 
 def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
@@ -314,11 +365,15 @@ def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
     :mod:`turnstream.sinks.people_sets`), events, exposure and signal (millionths; an
     object's own, nothing yet for a field value: :func:`shares_query`).
 
-    Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``
-    (:func:`window_parameters`), and ``attr`` when ``by_attr`` (:func:`run_parameters`).
+    Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``,
+    ``weeks_start``, ``weeks_end`` (:func:`window_parameters`), and ``attr`` when
+    ``by_attr`` (:func:`run_parameters`).
     """
     check_floor(floor)
-    one_attr = " AND attr = {attr:String}" if by_attr else ""
+    one_attr = "attr = {attr:String}" if by_attr else ""
+    rows = window_rows(
+        "value_daily", "attr, value, level, people, exposure_micro, events, signal_micro", one_attr
+    )
     # A full level holds CAP >= floor people, so the sum decides the floor exactly.
     return f"""SELECT attr, value, groupArray((level, n)) AS levels, sum(events) AS events,
     sum(exposure_micro) AS exposure_micro, sum(signal_micro) AS signal_micro
@@ -326,8 +381,9 @@ FROM (
     SELECT attr, value, level, {merged_size("people")} AS n,
         sum(exposure_micro) AS exposure_micro, sum(events) AS events,
         sum(signal_micro) AS signal_micro
-    FROM value_daily
-    WHERE {_SPACE} AND {_DAYS}{one_attr}
+    FROM (
+        {rows}
+    )
     GROUP BY attr, value, level
 )
 GROUP BY attr, value
@@ -339,27 +395,32 @@ def shares_query(by_attr: bool = False) -> str:
     of the objects that showed it, each object's split by how often it showed each value
     of the field.
 
-    Parameters: ``space``, ``hidden``, ``start``, ``end``; with ``by_attr``, ``attr`` and
-    ``objects`` (its type's ``type.ref``: the engaged objects are then a key range of
-    ``value_daily``, not the space's every row; :func:`run_parameters`).
+    Parameters: ``space``, ``hidden``, ``start``, ``end``, ``weeks_start``,
+    ``weeks_end``; with ``by_attr``, ``attr`` and ``objects`` (its type's ``type.ref``:
+    the engaged objects are then a key range of ``value_daily``, not the space's every
+    row; :func:`run_parameters`).
     """
-    one_attr = " AND attr = {attr:String}" if by_attr else ""
+    one_attr = "attr = {attr:String}" if by_attr else ""
     objects = "attr = {objects:String}" if by_attr else "endsWith(attr, '.ref')"
+    shown = window_rows("ref_values_daily", "attr, ref, value, presentations", one_attr)
+    engaged = window_rows("value_daily", "value, events, signal_micro", objects)
     return f"""SELECT s.attr AS attr, s.value AS value, sum(r.ref_events) AS events,
     toInt64(sum(intDiv(toInt128(r.ref_signal) * s.n, s.total))) AS signal_micro
 FROM (
     SELECT attr, ref, value, n, sum(n) OVER (PARTITION BY attr, ref) AS total
     FROM (
         SELECT attr, ref, value, sum(presentations) AS n
-        FROM ref_values_daily
-        WHERE {_SPACE} AND {_DAYS}{one_attr}
+        FROM (
+        {shown}
+        )
         GROUP BY attr, ref, value
     )
 ) AS s
 INNER JOIN (
     SELECT value AS ref, sum(events) AS ref_events, sum(signal_micro) AS ref_signal
-    FROM value_daily
-    WHERE {_SPACE} AND {_DAYS} AND {objects}
+    FROM (
+        {engaged}
+    )
     GROUP BY ref
     HAVING ref_events > 0
 ) AS r ON s.ref = r.ref
@@ -411,7 +472,8 @@ def run_parameters(attr: str | None) -> dict[str, str]:
 class PriorsReport:
     """What one recompute found and wrote. ``runs``: per space, the attributes it ran
     one at a time (``["*"]`` for all at once); ``purged``: erased people taken out of the
-    aggregates first, per space; ``sensitive_rows``: rows of sensitive names deleted."""
+    aggregates first, per space; ``sensitive_rows``: rows of sensitive names deleted;
+    ``weeks``: whether the whole weeks were read from the weekly roll-ups."""
 
     as_of: date
     version: int
@@ -427,6 +489,7 @@ class PriorsReport:
     runs: dict[str, list[str]] = field(default_factory=dict)
     purged: dict[str, int] = field(default_factory=dict)
     sensitive_rows: dict[str, int] = field(default_factory=dict)
+    weeks: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able values."""
@@ -445,6 +508,7 @@ class PriorsReport:
             "runs": {k: list(v) for k, v in self.runs.items()},
             "purged": dict(self.purged),
             "sensitive_rows": dict(self.sensitive_rows),
+            "weeks": self.weeks,
         }
 
 
@@ -454,11 +518,27 @@ def _space_rows(
     """The space's value-day rows in the window per attribute (a primary-key range), and
     its distinct values: one scan for both (a second cost ~0.1 s per space at 2M items)."""
     rows = store.query(
-        f"SELECT attr, count(), uniqExact(value) FROM value_daily WHERE {_SPACE} AND {_DAYS} "
-        "GROUP BY attr",
+        f"SELECT attr, count(), uniqExact(value) FROM ({window_rows('value_daily', 'attr, value')})"
+        " GROUP BY attr",
         {**window, "space": space_id, "hidden": hidden},
     ).rows
     return {attr: int(n) for attr, n, _ in rows}, sum(int(v) for *_, v in rows)
+
+
+def _stored_rows(store: Store) -> tuple[int, int]:
+    """The rows of the daily aggregates and of their weekly roll-ups, from the parts'
+    counts (no scan; rows not merged yet count, so the roll-ups read as larger)."""
+    rows = dict(
+        store.query(
+            "SELECT table, sum(rows) FROM system.parts WHERE database = currentDatabase() "
+            "AND active AND table IN ({tables:Array(String)}) GROUP BY table",
+            {"tables": [*_WEEKLY, *_WEEKLY.values()]},
+        ).rows
+    )
+    return (
+        sum(int(rows.get(t, 0)) for t in _WEEKLY),
+        sum(int(rows.get(t, 0)) for t in _WEEKLY.values()),
+    )
 
 
 def _run(
@@ -536,13 +616,17 @@ def recompute_priors(
     limits = limits or PriorsLimits()
     start, end = window_of(as_of, window_days)
     version = version_of(as_of)
-    window = window_parameters(start, end)
+    daily, weekly = _stored_rows(store)
+    weeks = reads_weeks(daily, weekly, limits.weeks_ratio)
+    window = window_parameters(start, end, weeks)
     purged = purge_erased(store)
     sensitive_rows = write_sensitive(store, sensitive)
     spaces = [
         s
         for (s,) in store.query(
-            f"SELECT DISTINCT space_id FROM value_daily WHERE {_DAYS} ORDER BY space_id", window
+            "SELECT DISTINCT space_id FROM value_daily "
+            "WHERE day >= {start:Date} AND day < {end:Date} ORDER BY space_id",
+            window,
         ).rows
     ]
     old_spaces = [
@@ -599,6 +683,7 @@ def recompute_priors(
         runs=runs,
         purged=purged,
         sensitive_rows=sensitive_rows,
+        weeks=weeks,
     )
 
 

@@ -49,6 +49,8 @@ PRIOR_DAYS = 90
 AGGREGATE_TABLES: dict[str, str] = {
     "value_daily": "day",
     "ref_values_daily": "day",
+    "value_weekly": "week",
+    "ref_values_weekly": "week",
     "interactions_daily": "day",
     "sensitive_daily": "day",
     "priors": "window_end",

@@ -31,7 +31,8 @@ announce them (``webhook_events``, kept 30 days), and the erase tombstone itself
 (``erase_tombstones``: the profile id and the erase's time, no more), which the drivers
 need to drop the subject's events from before the erase that arrive after it.
 
-The daily value aggregates behind the priors (``value_daily``) hold no profile id but a
+The value aggregates behind the priors (``value_daily`` and its weekly roll-up
+``value_weekly``, migration 20) hold no profile id but a
 key of it per person (``sipHash64``, :mod:`turnstream.sinks.people_sets`), which can
 tell whether a known person saw a value. An erasure records the subjects' keys in
 ``erased_people``; :func:`purge_erased` (run by the priors job before it computes, so no
@@ -79,7 +80,7 @@ SUBJECTS = "erase_subjects"
 #: The keys of erased people not yet taken out of the aggregates (migration 11).
 ERASED_KEYS = "erased_people"
 #: The aggregates that hold person keys: :func:`purge_erased` takes them out.
-PERSON_AGGREGATES = ("value_daily",)
+PERSON_AGGREGATES = ("value_daily", "value_weekly")
 _SUBJECT_COLUMNS = ["erase_id", "space_id", "subject", "requested_at"]
 
 

@@ -49,6 +49,7 @@ __all__ = [
     "count_people",
     "level_bounds",
     "level_of",
+    "merged_people",
     "merged_size",
     "people_keys",
     "people_state",
@@ -94,9 +95,15 @@ def people_keys(key: str) -> str:
     return f"groupUniqArray({CAP})({key})"
 
 
+def merged_people(column: str) -> str:
+    """The SQL of the people column ``column`` merged over a ``GROUP BY``: the capped
+    union of its keys (what the engine keeps when it merges rows)."""
+    return f"groupUniqArrayArray({CAP})({column})"
+
+
 def merged_size(column: str) -> str:
     """The SQL of the keys of the people column ``column`` merged over a ``GROUP BY``."""
-    return f"length(groupUniqArrayArray({CAP})({column}))"
+    return f"length({merged_people(column)})"
 
 
 def without_keys(column: str, erased: str) -> str:

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 
 from turnstream.sinks.people_sets import (
     level_of,
+    merged_people,
     people_keys,
     people_state,
     people_type,
@@ -1061,6 +1062,143 @@ MIGRATIONS += (
     erased_through DateTime64(6, 'UTC'),
     recorded_at DateTime64(3, 'UTC')
 ) ENGINE = ReplacingMergeTree(erased_through) ORDER BY (space_id, profile_id)""",
+        ),
+    ),
+)
+
+# ------------------------------------------------------------------------ migration 20
+# Issue 20, fourth round: weekly roll-ups of the two daily aggregates the priors job
+# reads. Over a 90-day window the job read ~90 daily rows per value and level (people
+# side) and per object, field value (shares side), where keys change little from day to
+# day: at 30M presented items 5.5M value_daily rows and 24.2M ref_values_daily rows.
+# `value_weekly` and `ref_values_weekly` hold the same columns per ISO week (the week's
+# Monday): a week's capped key arrays merged (groupUniqArrayArray(64), the same capped
+# union as merging its days), its sums summed. The job reads the whole weeks inside its
+# window from them and only the days at the window's edges from the daily tables
+# (jobs/priors.window_parameters), so the floor stays exact at the first and last day.
+# Filled by views on the daily tables (a view chained on a view's target runs at every
+# insert into it, whether the raw rows came by INSERT ... VALUES or INSERT ... SELECT),
+# so a late event lands in its week as in its day, with nothing to close or catch up;
+# the views add no dedup window: a block the daily table drops as a repeat never reaches
+# them. Existing stores: the roll-ups are built from the stored daily rows (nothing
+# rebuilt from raw, nothing lost, the rows migration 11 carried over without people stay
+# without), then the views are made, as in migration 11 (the worker runs migrations
+# before it consumes). Kept 107 days: a week's rows until its last day is past the 100
+# days a window may reach. Erasure takes keys out of value_weekly as out of value_daily
+# (sinks/erasure.PERSON_AGGREGATES); sensitive names are deleted from both roll-ups.
+
+_VALUE_WEEKLY = f""" (
+    space_id LowCardinality(String),
+    attr String,
+    value String,
+    week Date,
+    level UInt8,
+    people {people_type()},
+    exposure_micro SimpleAggregateFunction(sum, UInt64),
+    events SimpleAggregateFunction(sum, UInt64),
+    signal_micro SimpleAggregateFunction(sum, Int64)
+) ENGINE = AggregatingMergeTree ORDER BY (space_id, attr, value, week, level)
+TTL week + INTERVAL 107 DAY"""
+_VALUE_WEEKS = f"""SELECT space_id, attr, value, toMonday(day) AS week, level,
+    {merged_people("people")} AS people, sum(exposure_micro) AS exposure_micro,
+    sum(events) AS events, sum(signal_micro) AS signal_micro
+FROM value_daily
+GROUP BY space_id, attr, value, week, level"""
+_REF_VALUES_WEEKLY = """ (
+    space_id LowCardinality(String),
+    attr String,
+    ref String,
+    value String,
+    week Date,
+    presentations UInt64
+) ENGINE = SummingMergeTree ORDER BY (space_id, attr, ref, value, week)
+TTL week + INTERVAL 107 DAY"""
+_REF_VALUES_WEEKS = """SELECT space_id, attr, ref, value, toMonday(day) AS week,
+    sum(presentations) AS presentations
+FROM ref_values_daily
+GROUP BY space_id, attr, ref, value, week"""
+
+MIGRATIONS += (
+    Migration(
+        20,
+        "priors: weekly roll-ups of value_daily and ref_values_daily",
+        (
+            "DROP VIEW IF EXISTS value_weekly_mv",
+            "DROP VIEW IF EXISTS ref_values_weekly_mv",
+            f"CREATE TABLE IF NOT EXISTS value_weekly{_VALUE_WEEKLY}",
+            f"CREATE TABLE IF NOT EXISTS ref_values_weekly{_REF_VALUES_WEEKLY}",
+            # Rerunnable after a crash: emptied, then built whole from the daily rows.
+            "TRUNCATE TABLE value_weekly",
+            "TRUNCATE TABLE ref_values_weekly",
+            "INSERT INTO value_weekly (space_id, attr, value, week, level, people, "
+            f"exposure_micro, events, signal_micro) {_VALUE_WEEKS}",
+            "INSERT INTO ref_values_weekly (space_id, attr, ref, value, week, presentations) "
+            f"{_REF_VALUES_WEEKS}",
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS value_weekly_mv TO value_weekly AS "
+            f"{_VALUE_WEEKS}",
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS ref_values_weekly_mv TO ref_values_weekly "
+            f"AS {_REF_VALUES_WEEKS}",
+        ),
+    ),
+)
+
+# ------------------------------------------------------------------------ migration 21
+# Issue 20, fifth round: the daily aggregates partitioned by ISO week (toMonday(day)),
+# so that the priors job reads the days at its window's edges from two partitions. Both
+# tables are keyed value first (so a run reads its attribute's rows); unpartitioned, the
+# edge days filtered every daily row of the space, and reading the weeks cost 1.3 to 1.5
+# times the CPU of reading every day at 10M and 30M presented items (migration 20,
+# docs/performance.md, fourth round). Partitioned, a query's day condition selects only
+# the partitions (parts) whose days it can hold (ClickHouse's min-max index of the
+# partition key's column), checked by tests/integration/jobs/test_priors_partitions.py.
+# The rows are copied as they are (nothing rebuilt from raw, nothing lost: no person
+# leaves or enters a row; the rows migration 11 carried over without people stay
+# without); every view that writes or reads the two tables is dropped first and made
+# again after, the same statements, so no insert lands in between unseen (the worker
+# runs migrations before it consumes). The roll-ups are not rebuilt: they already hold
+# these rows' weeks. At most ~15 partitions per table (the TTL keeps 100 days); an
+# ingest block spanning more weeks than `max_partitions_per_insert_block` would be
+# refused, so the store's inserts lift that limit (sinks/store.Store.insert).
+
+_BY_WEEK = "PARTITION BY toMonday(day) ORDER BY"
+_COPY = "SETTINGS max_partitions_per_insert_block = 0"
+
+MIGRATIONS += (
+    Migration(
+        21,
+        "priors: value_daily and ref_values_daily partitioned by ISO week",
+        (
+            "DROP VIEW IF EXISTS value_weekly_mv",
+            "DROP VIEW IF EXISTS ref_values_weekly_mv",
+            "DROP VIEW IF EXISTS value_daily_exposed_mv",
+            "DROP VIEW IF EXISTS value_daily_engaged_mv",
+            "DROP VIEW IF EXISTS ref_values_daily_mv",
+            "CREATE TABLE IF NOT EXISTS value_daily_next"
+            + _VALUE_DAILY.replace("PEOPLE_TYPE", people_type()).replace("ORDER BY", _BY_WEEK),
+            "TRUNCATE TABLE value_daily_next",
+            "INSERT INTO value_daily_next (space_id, attr, value, day, level, people, "
+            "exposure_micro, events, signal_micro) SELECT space_id, attr, value, day, level, "
+            f"people, exposure_micro, events, signal_micro FROM value_daily {_COPY}",
+            # Rerunnable after a crash, except between DROP and RENAME (as migration 11).
+            "DROP TABLE value_daily",
+            "RENAME TABLE value_daily_next TO value_daily",
+            "CREATE TABLE IF NOT EXISTS ref_values_daily_next"
+            + _REF_VALUES_DAILY.replace("ORDER BY", _BY_WEEK),
+            "TRUNCATE TABLE ref_values_daily_next",
+            "INSERT INTO ref_values_daily_next (space_id, attr, ref, value, day, presentations) "
+            f"SELECT space_id, attr, ref, value, day, presentations FROM ref_values_daily {_COPY}",
+            "DROP TABLE ref_values_daily",
+            "RENAME TABLE ref_values_daily_next TO ref_values_daily",
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS value_daily_exposed_mv TO value_daily AS "
+            + _EXPOSED_SELECT.replace("PEOPLE", people_keys("person")),
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS value_daily_engaged_mv TO value_daily AS "
+            f"{_ENGAGED_VALUES}",
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS ref_values_daily_mv TO ref_values_daily AS "
+            f"{_REF_VALUES}",
+            f"CREATE MATERIALIZED VIEW IF NOT EXISTS value_weekly_mv TO value_weekly AS "
+            f"{_VALUE_WEEKS}",
+            "CREATE MATERIALIZED VIEW IF NOT EXISTS ref_values_weekly_mv TO ref_values_weekly "
+            f"AS {_REF_VALUES_WEEKS}",
         ),
     ),
 )

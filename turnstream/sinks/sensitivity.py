@@ -21,6 +21,9 @@ __all__ = ["BY_VALUE", "is_sensitive_name", "stored_sensitive", "write_sensitive
 BY_VALUE = {
     "value_daily": ("splitByChar('.', attr)[1]", "attr"),
     "ref_values_daily": ("splitByChar(':', ref)[1]", "attr"),
+    # Their weekly roll-ups (migration 20): the views copy what the daily rows hold.
+    "value_weekly": ("splitByChar('.', attr)[1]", "attr"),
+    "ref_values_weekly": ("splitByChar(':', ref)[1]", "attr"),
 }
 
 

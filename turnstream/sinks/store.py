@@ -212,7 +212,12 @@ class Store:
         token: str | None = None,
     ) -> None:
         """Insert rows in one block; ``token`` makes a repeated insert a no-op."""
-        settings = {"insert_deduplication_token": token} if token else None
+        # The daily aggregates are partitioned by week (migration 21): one block of events
+        # spread over more weeks than ClickHouse's default limit (100 partitions) would be
+        # refused whole, so no limit here; their TTL keeps ~15 weeks.
+        settings: dict[str, Any] = {"max_partitions_per_insert_block": 0}
+        if token:
+            settings["insert_deduplication_token"] = token
         try:
             self._client.insert(table, rows, column_names=list(columns), settings=settings)
         except (ClickHouseError, OSError) as exc:

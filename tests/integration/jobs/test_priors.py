@@ -14,7 +14,13 @@ from typing import Any
 
 import pytest
 
-from turnstream.jobs.priors import PriorsLimits, PriorsMemoryError, recompute_priors, window_of
+from turnstream.jobs.priors import (
+    PriorsLimits,
+    PriorsMemoryError,
+    recompute_priors,
+    whole_weeks,
+    window_of,
+)
 from turnstream.jobs.retention import retention_check
 from turnstream.sinks.priors import latest_priors
 from turnstream.sinks.rows import COLUMNS
@@ -27,6 +33,7 @@ RECENT = TODAY - timedelta(days=10)  # still in the raw table
 EXPIRED = TODAY - timedelta(days=80)  # past the 45-day raw TTL, inside the 90-day window
 
 _offsets = count()
+DAY = timedelta(days=1)
 
 
 def _row(person: str, day: date, kind: str, payload: dict[str, Any], ref: str = "") -> tuple:
@@ -252,6 +259,84 @@ def test_the_floor_is_exact_at_the_window_edges(store: Store) -> None:
     recompute_priors(store, TODAY)
     people = {value: n for attr, value, n, *_ in _priors(store) if attr == "item_variant.color"}
     assert people == {"ten": 10}
+
+
+@pytest.mark.parametrize("weeks_ratio", [0.0, float("inf")], ids=["weeks", "days"])
+def test_the_floor_is_exact_when_the_window_starts_and_ends_mid_week(
+    store: Store, weeks_ratio: float
+) -> None:
+    # Seven as-of days, so the window starts and ends on every weekday: the whole weeks
+    # come from the weekly roll-ups, the days at the edges from the daily rows.
+    rows, as_ofs = [], [TODAY - timedelta(days=k) for k in range(7)]
+    for k, as_of in enumerate(as_ofs):
+        start, end = window_of(as_of)
+        weeks_start, weeks_end = whole_weeks(start, end)
+        first, last = start, end - timedelta(days=1)
+        mid = weeks_start + timedelta(days=17)  # inside a whole week
+        edges = {
+            # 9 people; e0 on the first day, in a whole week and on the last day
+            "nine": ([f"e{i}" for i in range(9)], [first, last, *[mid] * 7]),
+            "ten": ([f"f{i}" for i in range(10)], [first, last, *[mid] * 8]),
+            # both edges' neighbours outside: 9 in the window each
+            "ten-before": ([f"g{i}" for i in range(10)], [first - timedelta(days=1), *[mid] * 9]),
+            "ten-as-of": ([f"h{i}" for i in range(10)], [end, *[mid] * 9]),
+            # ten only at the edges (no whole week), and ten only in whole weeks
+            "ten-edges": ([f"i{i}" for i in range(10)], [first, last] * 5),
+            "ten-weeks": ([f"j{i}" for i in range(10)], [weeks_start, weeks_end - DAY] * 5),
+        }
+        for n, (color, (people, days)) in enumerate(edges.items()):
+            item = (f"item_variant:acme:{1000 + 10 * k + n}", {"color": f"{color}-{k}"})
+            people = [f"{p}-{k}" for p in people]
+            rows += [*_shown_to(people, days, item), _engaged(people[1], mid, item[0], "click")]
+        nine = (f"item_variant:acme:{1000 + 10 * k}", {"color": f"nine-{k}"})
+        rows += [_presented(f"e0-{k}", day, [nine], 1) for day in (first, mid, last)]
+    _insert(store, rows)
+    for k, as_of in enumerate(as_ofs):
+        report = recompute_priors(store, as_of, limits=PriorsLimits(weeks_ratio=weeks_ratio))
+        assert report.weeks == (weeks_ratio == 0)
+        version = int(as_of.strftime("%Y%m%d"))
+        people = {
+            value: n
+            for attr, value, n, *_, v in _priors(store)
+            if attr == "item_variant.color" and v == version and value.endswith(f"-{k}")
+        }
+        assert people == {f"ten-{k}": 10, f"ten-edges-{k}": 10, f"ten-weeks-{k}": 10}, as_of
+
+
+def test_the_weekly_roll_ups_hold_the_daily_rows_merged_by_week(store: Store) -> None:
+    # Many inserts over many days, some of them by INSERT ... SELECT (as a landing table
+    # split later fills the raw tables): each week of the roll-ups is its days merged.
+    rand = random.Random(21)
+    rows = []
+    for _ in range(400):
+        n = rand.randint(0, 11)
+        item = (f"item_variant:acme:{500 + n}", {"color": f"c{n % 4}", "size": rand.choice("SML")})
+        person, day = f"p{rand.randint(0, 70)}", TODAY - timedelta(days=rand.randint(0, 40))
+        rows.append(_presented(person, day, [item], rand.randint(1, 2)))
+        if rand.random() < 0.3:
+            rows.append(_engaged(person, day, item[0], rand.choice(["click", "cart"])))
+    for k in range(0, 200, 40):
+        _insert(store, rows[k : k + 40])
+    store.command("CREATE TABLE landing AS interactions")
+    store.insert("landing", rows[200:], COLUMNS["interactions"])
+    store.command("INSERT INTO interactions SELECT * FROM landing")
+    for daily, weekly, keys, sums in [
+        ("value_daily", "value_weekly", "attr, value, level",
+         "arraySort(groupUniqArrayArray(64)(people)), sum(exposure_micro), sum(events), "
+         "sum(signal_micro)"),
+        ("ref_values_daily", "ref_values_weekly", "attr, ref, value", "sum(presentations)"),
+    ]:  # fmt: skip
+        by_day = store.query(
+            f"SELECT {keys}, toMonday(day) AS week, {sums} FROM {daily} "
+            f"GROUP BY {keys}, week ORDER BY ALL"
+        ).rows
+        by_week = store.query(
+            f"SELECT {keys}, week, {sums} FROM {weekly} GROUP BY {keys}, week ORDER BY ALL"
+        ).rows
+        assert by_week == by_day and len(by_day) > 50, weekly
+    assert store.scalar("SELECT sum(events) FROM value_weekly") == sum(
+        1 for r in rows if r[COLUMNS["interactions"].index("kind")] == "engaged"
+    )
 
 
 def test_people_are_exact_below_64_and_estimated_above(store: Store) -> None:

@@ -102,6 +102,8 @@ def test_an_erased_person_is_in_no_table_or_view_after_the_priors_job(store: Sto
     assert set(_traces(store, needles)) == {
         "value_daily.people",
         "value_daily_exposed_mv.people",
+        "value_weekly.people",
+        "value_weekly_mv.people",
         "erased_people.person",
     }
     report = recompute_priors(store, TODAY + timedelta(days=1))
@@ -109,10 +111,11 @@ def test_an_erased_person_is_in_no_table_or_view_after_the_priors_job(store: Sto
     assert report.purged == {"acme": 1}
     assert _traces(store, needles) == {}
     # The arrays (migration 17) kept everyone else: nine of each ten.
-    assert store.query(
-        "SELECT value, length(groupUniqArrayArray(64)(people)) FROM value_daily "
-        "WHERE attr = 'item_variant.color' GROUP BY value ORDER BY value"
-    ).rows == [("black", 9), ("white", 9)]
+    for table in ("value_daily", "value_weekly"):
+        assert store.query(
+            f"SELECT value, length(groupUniqArrayArray(64)(people)) FROM {table} "
+            "WHERE attr = 'item_variant.color' GROUP BY value ORDER BY value"
+        ).rows == [("black", 9), ("white", 9)], table
     mutations = store.query(
         "SELECT command FROM system.mutations WHERE database = {db:String}",
         {"db": store.database},
@@ -148,7 +151,9 @@ def test_sensitive_types_and_fields_are_counted_by_name_only(store: Store) -> No
         a
         for (a,) in store.query(
             "SELECT DISTINCT attr FROM value_daily UNION DISTINCT "
-            "SELECT DISTINCT attr FROM ref_values_daily"
+            "SELECT DISTINCT attr FROM ref_values_daily UNION DISTINCT "
+            "SELECT DISTINCT attr FROM value_weekly UNION DISTINCT "
+            "SELECT DISTINCT attr FROM ref_values_weekly"
         ).rows
     }
     assert aggregated == {"item_variant.color", "item_variant.ref"}
@@ -167,10 +172,17 @@ def test_sensitive_types_and_fields_are_counted_by_name_only(store: Store) -> No
     )
     report = JOBS["priors"](store, settings, {"as_of": TODAY.isoformat()})
     # teal: one row per level its people fall in; one showing in ref_values_daily
-    assert set(report["sensitive_rows"]) == {"value_daily", "ref_values_daily"}
+    assert set(report["sensitive_rows"]) == {
+        "value_daily",
+        "ref_values_daily",
+        "value_weekly",
+        "ref_values_weekly",
+    }
     assert report["sensitive_rows"]["ref_values_daily"] == 1
+    assert report["sensitive_rows"]["ref_values_weekly"] == 1
     assert {a for a, *_ in _priors(store)} == {"item_variant.ref"}
-    assert not store.scalar("SELECT count() FROM value_daily WHERE attr = 'item_variant.color'")
+    for table in ("value_daily", "value_weekly", "ref_values_daily", "ref_values_weekly"):
+        assert not store.scalar(f"SELECT count() FROM {table} WHERE attr = 'item_variant.color'")
 
 
 def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_sums(
@@ -305,6 +317,8 @@ def test_migration_17_turns_the_people_states_into_arrays_of_the_same_keys(
             == "SimpleAggregateFunction(groupUniqArrayArray(64), Array(UInt64))"
         )
         assert store.query(keys.replace("MERGED", "groupUniqArrayArray(64)(people)")).rows == before
+        # Today's job needs the later migrations too (21: the weekly roll-ups).
+        apply_migrations(store)
         recompute_priors(store, TODAY)
         assert [(a, v, n) for a, v, n, *_ in _priors(store)] == [
             ("item_variant.color", "black", 10),
@@ -319,6 +333,66 @@ def test_migration_17_turns_the_people_states_into_arrays_of_the_same_keys(
         rows = {(a, v): (n, e) for a, v, n, e, *_ in _priors(store)}
         assert rows[("item_variant.color", "white")] == (10, 1)
         assert rows[("item_variant.color", "black")] == (10, 1)
+    finally:
+        store.command(f"DROP DATABASE IF EXISTS {store.database}")
+        store.close()
+
+
+def test_migration_21_builds_the_weekly_roll_ups_from_the_stored_days(
+    chdb_path: Path, store_factory: Callable[[], Store]
+) -> None:
+    store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
+    try:
+        assert apply_migrations(store, until=19)[-1] == 19
+        _insert(
+            store,
+            [_presented(f"p{i}", RECENT - timedelta(days=i), [BLACK, WHITE], 2) for i in range(10)]
+            + [_engaged("p0", RECENT, WHITE[0], "cart"), _engaged("p1", RECENT, BLACK[0], "click")],
+        )
+        # Days past the raw TTL: only the daily aggregates hold them, and they must come over.
+        store.command(
+            "INSERT INTO value_daily (space_id, attr, value, day, level, people, exposure_micro) "
+            "SELECT 'acme', 'item_variant.color', 'grey', {day:Date} + number % 3, 0, "
+            "[sipHash64(toString(number))], 1000000 FROM numbers(12)",
+            parameters={"day": EXPIRED},
+        )
+        store.command(
+            "INSERT INTO ref_values_daily VALUES "
+            "('acme', 'item_variant.color', 'item_variant:acme:5', 'grey', {day:Date}, 3)",
+            parameters={"day": EXPIRED},
+        )
+        weekly = (
+            "SELECT attr, value, toMonday(day) AS week, level, "
+            "arraySort(groupUniqArrayArray(64)(people)), sum(exposure_micro), sum(events), "
+            "sum(signal_micro) FROM value_daily GROUP BY ALL ORDER BY ALL"
+        )
+        refs = (
+            "SELECT attr, ref, value, toMonday(day) AS week, sum(presentations) "
+            "FROM ref_values_daily GROUP BY ALL ORDER BY ALL"
+        )
+        days, ref_days = store.query(weekly).rows, store.query(refs).rows
+
+        assert apply_migrations(store)[-1] == 21
+
+        rolled = weekly.replace("toMonday(day) AS week", "week").replace(
+            "value_daily", "value_weekly"
+        )
+        assert store.query(rolled).rows == days
+        assert store.query(refs.replace("toMonday(day) AS week", "week").replace(
+            "ref_values_daily", "ref_values_weekly")).rows == ref_days  # fmt: skip
+        assert sum(len(r[4]) for r in days if r[1] == "grey") == 12
+        # The job reads the weeks and the edge days: grey's expired days count.
+        recompute_priors(store, TODAY)
+        colors = {v: n for a, v, n, *_ in _priors(store) if a == "item_variant.color"}
+        assert colors == {"black": 10, "white": 10, "grey": 12}
+        # The views feed the roll-ups: an eleventh person for white, yesterday.
+        _insert(store, [_presented("q0", TODAY - timedelta(days=1), [WHITE], 1)])
+        assert store.query(rolled).rows == store.query(weekly).rows
+        recompute_priors(store, TODAY)
+        assert {v: n for a, v, n, *_ in _priors(store) if a == "item_variant.color"} == {
+            **colors,
+            "white": 11,
+        }
     finally:
         store.command(f"DROP DATABASE IF EXISTS {store.database}")
         store.close()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 
@@ -18,11 +18,14 @@ from turnstream.jobs.priors import (
     prior_of,
     priors_from,
     query_settings,
+    reads_weeks,
     run_parameters,
     runs_for,
     shares_query,
     version_of,
+    whole_weeks,
     window_of,
+    window_parameters,
     with_shares,
 )
 from turnstream.jobs.retention import DayCounts, coverage, expired_window, ttl_of
@@ -178,3 +181,57 @@ def test_retention_rules() -> None:
         }
     )
     assert [(d.day.day, d.covered) for d in days] == [(1, True), (2, False)]
+
+
+def test_whole_weeks_are_the_mondays_to_sundays_inside_the_window() -> None:
+    # 2026-11-29 is a Sunday: the 90-day window starts Monday 2026-08-31.
+    assert whole_weeks(date(2026, 8, 31), AS_OF) == (date(2026, 8, 31), date(2026, 11, 23))
+    # Starting a Tuesday and ending (exclusive) a Thursday: Monday 1 Sep 2026 is the
+    # first whole week's, Monday 23 Nov the first day past the last whole week.
+    assert whole_weeks(date(2026, 9, 1), date(2026, 11, 26)) == (
+        date(2026, 9, 7),
+        date(2026, 11, 23),
+    )
+    # No whole week fits: every day is read from the daily rows.
+    assert whole_weeks(date(2026, 11, 24), date(2026, 11, 30)) == (
+        date(2026, 11, 30),
+        date(2026, 11, 30),
+    )
+    assert whole_weeks(date(2026, 11, 23), date(2026, 11, 30)) == (
+        date(2026, 11, 23),
+        date(2026, 11, 30),
+    )
+
+
+@pytest.mark.parametrize("window_days", [1, 6, 7, 8, 13, 14, 30, 90, 100])
+def test_the_edges_and_the_weeks_cover_the_window_once(window_days: int) -> None:
+    # Every as-of weekday: each day of the window is in exactly one whole week or one
+    # edge, and no day outside it is in either.
+    for k in range(7):
+        start, end = window_of(AS_OF + timedelta(days=k), window_days)
+        p = window_parameters(start, end)
+        weeks_start, weeks_end = p["weeks_start"], p["weeks_end"]
+        assert weeks_start.weekday() == 0 or weeks_start == weeks_end == end
+        assert (weeks_end - weeks_start).days % 7 == 0
+        covered = []
+        day = start - timedelta(days=3)
+        while day < end + timedelta(days=3):
+            in_edges = start <= day < weeks_start or weeks_end <= day < end
+            in_weeks = weeks_start <= day < weeks_end
+            assert not (in_edges and in_weeks)
+            if in_edges or in_weeks:
+                covered.append(day)
+            day += timedelta(days=1)
+        assert covered == [start + timedelta(days=i) for i in range(window_days)]
+        # Fewer than 7 edge days on each side.
+        assert (weeks_start - start).days < 7 or weeks_start == end
+        assert (end - weeks_end).days < 7 or weeks_start == end
+
+
+def test_the_weeks_are_read_when_they_hold_enough_times_fewer_rows() -> None:
+    default = PriorsLimits().weeks_ratio  # 1.5: weeks paid at 1.7 times fewer rows
+    assert reads_weeks(1_500, 1_000, default) and not reads_weeks(1_499, 1_000, default)
+    assert reads_weeks(3_000, 1_000, 3.0) and not reads_weeks(2_999, 1_000, 3.0)
+    assert not reads_weeks(5_000, 0, 3.0)  # no roll-up rows (yet): every day
+    p = window_parameters(date(2026, 9, 1), date(2026, 11, 26), weeks=False)
+    assert p["weeks_start"] == p["weeks_end"] == date(2026, 11, 26)
