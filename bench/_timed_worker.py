@@ -9,8 +9,13 @@ ingest driver's ``finish``: ``settle`` (the key look-up, on the store thread) an
 ``_write`` (the write, retried while the store fails); then the batch loop's
 ``send_all`` (the fan-out and its acks) and the consumer's ``commit``. "whole batch"
 runs from the start of ``finish`` to the end of the commit (without ``prepare``, which
-overlaps it). After every batch it writes the totals (seconds) and the batch count to
-OUT.json.
+overlaps it). "waiting for the prepared batch" runs from the end of one batch's
+commit to the start of the next ``finish`` (the loop idle, waiting on prepare). Every call
+on the store thread (``AsyncStore.run``) is timed on that thread, by the function it ran
+(``store thread: ...``: the ingest driver's settle and write, the derivation driver's
+offer and fire, reads), with the first and last time the thread was busy, so busy time
+over that span says whether the store thread is the serial path. After every batch it
+writes the totals (seconds) and the batch count to OUT.json.
 """
 
 from __future__ import annotations
@@ -26,15 +31,43 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer
 
+from turnstream.sinks.store import AsyncStore
 from turnstream.streams import batch_loop as bl
 from turnstream.streams import ingest_driver as il
+from turnstream.streams import prepare as pr
 
 TOTALS: defaultdict[str, float] = defaultdict(float)
 COUNTS: defaultdict[str, int] = defaultdict(int)
 
 
+SPAN: dict[str, float] = {}
+
+
 def _add(phase: str, seconds: float) -> None:
     TOTALS[phase] += seconds
+
+
+def _store_thread_timed() -> None:
+    """Time every call ``AsyncStore.run`` puts on the store thread, on that thread."""
+    run = AsyncStore.run
+
+    async def timed_run(self: AsyncStore, fn: Any, *args: Any) -> Any:
+        name = getattr(fn, "__qualname__", type(fn).__name__).replace(".<locals>", "")
+
+        def on_thread(*a: Any) -> Any:
+            started = time.perf_counter()
+            SPAN.setdefault("first", started)
+            try:
+                return fn(*a)
+            finally:
+                ended = time.perf_counter()
+                SPAN["last"] = ended
+                _add(f"store thread: {name}", ended - started)
+                _add("store thread: busy", ended - started)
+
+        return await run(self, on_thread, *args)
+
+    AsyncStore.run = timed_run  # type: ignore[method-assign]
 
 
 class _TimedConsumer(AIOKafkaConsumer):
@@ -64,8 +97,9 @@ def main() -> None:
         "max_batch_size": fanout_bytes,
     }
     bl.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
-    il.accepted_for = _timed_sync("fan-out: accepted_for", il.accepted_for)
-    il.dead_letter_for = _timed_sync("fan-out: accepted_for", il.dead_letter_for)
+    # Called by prepare_batch (streams/prepare.py), where prepare on the thread finds them.
+    pr.accepted_for = _timed_sync("fan-out: accepted_for", pr.accepted_for)
+    pr.dead_letter_for = _timed_sync("fan-out: accepted_for", pr.dead_letter_for)
     write = il.IngestDriver._write
 
     async def timed_write(*args: Any, **kwargs: Any) -> Any:
@@ -92,21 +126,26 @@ def main() -> None:
 
     async def timed_finish(self: il.IngestDriver, prepared: Any) -> Any:
         started = time.perf_counter()
+        if "done" in SPAN:
+            _add("waiting for the prepared batch", started - SPAN["done"])
         step = await finish(self, prepared)
         counted = step.done
 
         def done() -> None:  # after the sends and the commit
             if counted is not None:
                 counted()
-            _add("whole batch", time.perf_counter() - started)
+            SPAN["done"] = time.perf_counter()
+            _add("whole batch", SPAN["done"] - started)
             COUNTS["batches"] += 1
             COUNTS["messages"] += len(prepared.messages)
-            out.write_text(json.dumps({"seconds": TOTALS, "counts": COUNTS}))
+            span = SPAN.get("last", 0.0) - SPAN.get("first", 0.0)
+            out.write_text(json.dumps({"seconds": TOTALS, "counts": COUNTS, "span": span}))
 
         step.done = done
         return step
 
     il.IngestDriver.finish = timed_finish  # type: ignore[method-assign]
+    _store_thread_timed()
     from turnstream.cli.main import main as cli
 
     sys.argv = ["turnstream", "worker", "--config", config]

@@ -1,6 +1,6 @@
 """Where one batch's time goes in the ingest driver, and what each raw-table insert costs.
 
-    .venv/bin/python bench/batch_phases.py [ITEMS]
+    .venv/bin/python bench/batch_phases.py [ITEMS] [--backlog-only]
 
 1. A backlog of ITEMS (default 30,000) ``mixed_items`` drained by a worker whose batch
    steps are timed (``bench/_timed_worker.py``), once with the fan-out producer's batch
@@ -54,6 +54,7 @@ ORDER = (
     "fan-out: send and acks",  # send_all (record batches per partition)
     "commit",
     "whole batch",
+    "waiting for the prepared batch",  # the loop idle between a commit and the next finish
 )
 
 
@@ -73,7 +74,11 @@ def timed_run(broker: Broker, fanout_bytes: int, lines: list[bytes], rate: float
             try:
                 deployment.worker.stats()
                 break
-            except OSError:
+            except OSError as exc:
+                if proc.poll() is not None:  # the worker died: say so rather than wait
+                    raise RuntimeError(
+                        f"the timed worker exited {proc.returncode}; see {log.name}"
+                    ) from exc
                 time.sleep(0.2)
         if rate:
             publish_paced(deployment, lambda n, _now: lines[n], rate, len(lines))
@@ -88,9 +93,17 @@ def timed_run(broker: Broker, fanout_bytes: int, lines: list[bytes], rate: float
     batches = data["counts"]["batches"]
     per = {k: v / batches * 1000 for k, v in data["seconds"].items()}
     steps = ", ".join(f"{k} {per.get(k, 0):.0f}" for k in ORDER)
+    thread = ", ".join(
+        f"{k.removeprefix('store thread: ')} {v:.0f}"
+        for k, v in sorted(per.items(), key=lambda kv: -kv[1])
+        if k.startswith("store thread: ")
+    )
+    busy = data["seconds"].get("store thread: busy", 0.0)
     return (
         f"{batches} batches of {data['counts']['messages'] / batches:.0f} messages; "
-        f"ms per batch: {steps}"
+        f"ms per batch: {steps}\n   store thread, ms per ingest batch: {thread}; "
+        f"busy {busy:.1f} s of the {data['span']:.1f} s from its first call to its last "
+        f"({busy / max(data['span'], 1e-9):.0%})"
     )
 
 
@@ -137,10 +150,16 @@ def insert_costs(items: int) -> None:
 
 
 def main() -> None:
-    items = int(sys.argv[1]) if len(sys.argv) > 1 else 30_000
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    items = int(args[0]) if args else 30_000
     print(machine())
     lines = mixed_items(n=items, bad=items // 100, seed=7).lines
     paced = mixed_items(n=5000, bad=0, seed=8).lines
+    if "--backlog-only" in sys.argv:  # step 1 at the worker's own fan-out batch only
+        with run_broker() as broker:
+            print(f"1. backlog of {items:,} items, fan-out batch {FANOUT_BATCH_BYTES // 1024} KiB:")
+            print(f"   {timed_run(broker, FANOUT_BATCH_BYTES, lines)}; {load()}", flush=True)
+        return
     with run_broker() as broker:
         print(f"1. backlog of {items:,} items, fan-out batch 16 KiB (before):", flush=True)
         print(f"   {timed_run(broker, 16 * 1024, lines)}; {load()}", flush=True)

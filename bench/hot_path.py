@@ -1,6 +1,7 @@
 """The ingest hot path in one process, stage by stage: no broker, a throw-away chDB store.
 
     .venv/bin/python bench/hot_path.py [ITEMS] [--batch-sizes 1000,5000] [--profile]
+        [--no-views] [--insert-settings parallel_view_processing=1,...]
 
 Feeds ITEMS (default 40,000) ``mixed_items`` lines, as consumer records, through what
 the worker's ingest driver calls for each batch, timing each call:
@@ -33,7 +34,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, machine, records
+from bench._harness import in_process_loop, load, machine, records
 from turnstream.bootstrap import GC_YOUNG_THRESHOLD
 from turnstream.dev.sample import mixed_items
 from turnstream.sinks.store import Store
@@ -44,11 +45,18 @@ STAGES = ("prepare", "settle", "write")
 
 
 def run(
-    lines: list[bytes], batch_size: int, tuned_gc: bool, profile: bool, views: bool = True
+    lines: list[bytes],
+    batch_size: int,
+    tuned_gc: bool,
+    profile: bool,
+    views: bool = True,
+    insert_settings: dict[str, str] | None = None,
 ) -> dict[str, float]:
     """Seconds per stage over the whole run, and the total (on the store's thread, as in
-    the worker)."""
+    the worker); ``insert_settings`` go with every raw-table insert (beside its token)."""
     with in_process_loop("ts-hot-") as loop:
+        if insert_settings:
+            _with_settings(loop.store.store, insert_settings)
         # Prepare on this thread: the figures are of the stages' own cost, in series
         # (in the worker, ``worker.prepare_process`` moves prepare to a child process).
         loop.process = None
@@ -58,6 +66,17 @@ def run(
         messages = records(lines, topic)
         batches = [messages[at : at + batch_size] for at in range(0, len(messages), batch_size)]
         return loop.store.call(_timed, loop, batches, tuned_gc, profile)
+
+
+def _with_settings(store: Store, extra: dict[str, str]) -> None:
+    """Every insert of ``store`` with ``extra`` settings too."""
+    client = store._client
+    insert = client.insert
+
+    def insert_with(*args: Any, settings: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        return insert(*args, settings={**extra, **(settings or {})}, **kwargs)
+
+    client.insert = insert_with
 
 
 def _drop_views(store: Store) -> None:
@@ -116,15 +135,21 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--no-views", action="store_true", help="drop the materialized views")
     parser.add_argument(
+        "--insert-settings",
+        default="",
+        help="k=v,k=v: ClickHouse settings for every insert (parallel_view_processing=1, ...)",
+    )
+    parser.add_argument(
         "--tuned-only", action="store_true", help="only the worker's GC settings, not both"
     )
     args = parser.parse_args()
     lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
     print(machine())
     views = "no materialized views" if args.no_views else "every materialized view"
+    extra = dict(kv.split("=", 1) for kv in args.insert_settings.split(",") if kv)
     print(
         f"{args.items:,} mixed_items lines, in-process (no broker), one stage after another; "
-        f"{views}"
+        f"{views}; insert settings {extra or 'none'}; {load()}"
     )
     print()
     head = "| batch | gc | " + " | ".join(f"{s} µs/item" for s in STAGES)
@@ -135,7 +160,7 @@ def main() -> None:
     for size in sizes:
         for tuned in (True,) if args.tuned_only else (False, True):
             last = args.profile and size == sizes[-1] and tuned
-            spent = run(lines, size, tuned, last, views=not args.no_views)
+            spent = run(lines, size, tuned, last, views=not args.no_views, insert_settings=extra)
             per = {s: spent[s] / args.items * 1e6 for s in STAGES}
             series = args.items / spent["total"]
             # The worker overlaps prepare (batch N+1) with settle + write (batch N).

@@ -145,3 +145,88 @@ def test_a_failed_batch_is_consumed_again_after_a_restart(kafka_broker: str) -> 
     assert live.last_error == "RuntimeError: the store refused the batch"
     assert live.failing_since is None and live.last_progress_at is not None
     assert live.last_progress_at >= (live.last_error_at or 0)
+
+
+class Ordered(Recorder):
+    """Sends each value on under its input key; the first delivery of ``oversize_on``
+    sends a message larger than the broker takes (``message.max.bytes``, 1 MiB): the
+    delivery fails."""
+
+    def __init__(self, topic: str, out: str, oversize_on: bytes | None = None) -> None:
+        super().__init__(topic, out)
+        self.oversize_on = oversize_on
+
+    def prepare(self, messages: list[Any]) -> list[tuple[TopicPartition, int, bytes]]:
+        return [(TopicPartition(m.topic, m.partition), m.offset, m.value, m.key) for m in messages]
+
+    async def finish(self, prepared: list[Any]) -> Step:
+        await asyncio.sleep(0.05)  # store work
+        self.finished.extend(value for _, _, value, _ in prepared)
+        offsets: dict[TopicPartition, int] = {}
+        for tp, offset, _, _ in prepared:
+            offsets[tp] = max(offsets.get(tp, 0), offset + 1)
+        sends = [(self.out, value, key) for _, _, value, key in prepared]
+        if self.oversize_on is not None and any(v == self.oversize_on for _, _, v, _ in prepared):
+            self.oversize_on = None
+            sends.append((self.out, b"x" * 2 * 1024 * 1024, b"big"))
+
+        def done() -> None:
+            self.batches_done += 1
+
+        return Step(sends, offsets, done)
+
+
+async def _run_ordered(bootstrap: str, oversize_on: bytes | None) -> tuple[Ordered, list[bytes]]:
+    name = f"bo{uuid.uuid4().hex[:8]}"
+    topic, out = f"{name}.in", f"{name}.out"
+    await ensure_topics(bootstrap, [topic, out], partitions=2)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
+    await producer.start()
+    try:
+        for n in range(MESSAGES):
+            await producer.send(topic, f"m{n}".encode(), key=str(n % 7).encode())
+        await producer.flush()
+    finally:
+        await producer.stop()
+    driver = Ordered(topic, out, oversize_on)
+    settings = Settings(
+        broker=BrokerSettings(bootstrap=bootstrap), worker=WorkerSettings(session_timeout=6.0)
+    )
+    loop = BatchLoop(settings, driver)
+    stopping = False
+    task = asyncio.create_task(loop.run_forever(lambda: stopping))
+    try:
+        await wait_until_drained(bootstrap, driver.group, driver.topics, timeout=90)
+    finally:
+        stopping = True
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+    consumer = AIOKafkaConsumer(
+        out, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
+    )
+    await consumer.start()
+    sent: list[bytes] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(sent) < MESSAGES and time.monotonic() < deadline:
+            fetched = await consumer.getmany(timeout_ms=500)
+            for batch in fetched.values():
+                sent.extend(m.value for m in batch)
+    finally:
+        await consumer.stop()
+    return driver, sent
+
+
+def test_a_failed_delivery_ends_the_run_and_the_batch_is_consumed_again(
+    kafka_broker: str,
+) -> None:
+    driver, sent = asyncio.run(_run_ordered(kafka_broker, oversize_on=b"m150"))
+    live = driver.liveness
+    # A Kafka error, so noted as the broker's (batch_loop: what a client raises).
+    assert live.last_failure == "broker"
+    assert "MessageSizeTooLargeError" in (live.last_error or ""), live.last_error
+    # Not committed, so read again after the restart: nothing lost.
+    assert set(driver.finished) == {f"m{n}".encode() for n in range(MESSAGES)}
+    assert set(sent) >= {f"m{n}".encode() for n in range(MESSAGES)}
+    assert live.failing_since is None and live.last_progress_at is not None
