@@ -86,9 +86,8 @@ async def _count(bootstrap: str, topic: str, expected: int, timeout: float = 30)
         await consumer.stop()
 
 
-async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
-    name = f"bl{uuid.uuid4().hex[:8]}"
-    topic, out = f"{name}.in", f"{name}.out"
+async def _publish(bootstrap: str, topic: str, out: str) -> None:
+    """Create ``topic`` and ``out`` (2 partitions each) and put MESSAGES on ``topic``."""
     await ensure_topics(bootstrap, [topic, out], partitions=2)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
     await producer.start()
@@ -98,6 +97,12 @@ async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
         await producer.flush()
     finally:
         await producer.stop()
+
+
+async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
+    name = f"bl{uuid.uuid4().hex[:8]}"
+    topic, out = f"{name}.in", f"{name}.out"
+    await _publish(bootstrap, topic, out)
 
     driver = Recorder(topic, out, fail_on)
     settings = Settings(
@@ -179,15 +184,7 @@ class Ordered(Recorder):
 async def _run_ordered(bootstrap: str, oversize_on: bytes | None) -> tuple[Ordered, list[bytes]]:
     name = f"bo{uuid.uuid4().hex[:8]}"
     topic, out = f"{name}.in", f"{name}.out"
-    await ensure_topics(bootstrap, [topic, out], partitions=2)
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all")
-    await producer.start()
-    try:
-        for n in range(MESSAGES):
-            await producer.send(topic, f"m{n}".encode(), key=str(n % 7).encode())
-        await producer.flush()
-    finally:
-        await producer.stop()
+    await _publish(bootstrap, topic, out)
     driver = Ordered(topic, out, oversize_on)
     settings = Settings(
         broker=BrokerSettings(bootstrap=bootstrap), worker=WorkerSettings(session_timeout=6.0)
