@@ -70,20 +70,27 @@ class Recorder:
         self.assigned.append(partitions)
 
 
-async def _count(bootstrap: str, topic: str, expected: int, timeout: float = 30) -> int:
-    """Messages in ``topic``, read from the start until ``expected`` or ``timeout``."""
+async def _read(bootstrap: str, topic: str, expected: int, timeout: float = 30) -> list[bytes]:
+    """The values in ``topic``, read from the start until ``expected`` or ``timeout``."""
     consumer = AIOKafkaConsumer(
         topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
     )
     await consumer.start()
-    count, deadline = 0, time.monotonic() + timeout
+    values: list[bytes] = []
+    deadline = time.monotonic() + timeout
     try:
-        while count < expected and time.monotonic() < deadline:
+        while len(values) < expected and time.monotonic() < deadline:
             fetched = await consumer.getmany(timeout_ms=500)
-            count += sum(len(batch) for batch in fetched.values())
-        return count
+            for batch in fetched.values():
+                values.extend(m.value for m in batch)
+        return values
     finally:
         await consumer.stop()
+
+
+async def _count(bootstrap: str, topic: str, expected: int, timeout: float = 30) -> int:
+    """Messages in ``topic``, read from the start until ``expected`` or ``timeout``."""
+    return len(await _read(bootstrap, topic, expected, timeout))
 
 
 async def _publish(bootstrap: str, topic: str, out: str) -> None:
@@ -99,12 +106,8 @@ async def _publish(bootstrap: str, topic: str, out: str) -> None:
         await producer.stop()
 
 
-async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
-    name = f"bl{uuid.uuid4().hex[:8]}"
-    topic, out = f"{name}.in", f"{name}.out"
-    await _publish(bootstrap, topic, out)
-
-    driver = Recorder(topic, out, fail_on)
+async def _drain(bootstrap: str, driver: Recorder) -> None:
+    """Run a batch loop over ``driver`` until its group has consumed everything, then stop it."""
     settings = Settings(
         broker=BrokerSettings(bootstrap=bootstrap), worker=WorkerSettings(session_timeout=6.0)
     )
@@ -113,13 +116,21 @@ async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
     task = asyncio.create_task(loop.run_forever(lambda: stopping))
     try:
         await wait_until_drained(bootstrap, driver.group, driver.topics, timeout=90)
-        assert driver.batches_done > 0  # done() ran after the commits
-        assert await _count(bootstrap, out, MESSAGES) >= MESSAGES
     finally:
         stopping = True
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
+
+
+async def _run(bootstrap: str, fail_on: bytes | None) -> Recorder:
+    name = f"bl{uuid.uuid4().hex[:8]}"
+    topic, out = f"{name}.in", f"{name}.out"
+    await _publish(bootstrap, topic, out)
+    driver = Recorder(topic, out, fail_on)
+    await _drain(bootstrap, driver)
+    assert driver.batches_done > 0  # done() ran after the commits
+    assert await _count(bootstrap, out, MESSAGES) >= MESSAGES
     return driver
 
 
@@ -186,33 +197,8 @@ async def _run_ordered(bootstrap: str, oversize_on: bytes | None) -> tuple[Order
     topic, out = f"{name}.in", f"{name}.out"
     await _publish(bootstrap, topic, out)
     driver = Ordered(topic, out, oversize_on)
-    settings = Settings(
-        broker=BrokerSettings(bootstrap=bootstrap), worker=WorkerSettings(session_timeout=6.0)
-    )
-    loop = BatchLoop(settings, driver)
-    stopping = False
-    task = asyncio.create_task(loop.run_forever(lambda: stopping))
-    try:
-        await wait_until_drained(bootstrap, driver.group, driver.topics, timeout=90)
-    finally:
-        stopping = True
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-    consumer = AIOKafkaConsumer(
-        out, bootstrap_servers=bootstrap, auto_offset_reset="earliest", enable_auto_commit=False
-    )
-    await consumer.start()
-    sent: list[bytes] = []
-    try:
-        deadline = time.monotonic() + 30
-        while len(sent) < MESSAGES and time.monotonic() < deadline:
-            fetched = await consumer.getmany(timeout_ms=500)
-            for batch in fetched.values():
-                sent.extend(m.value for m in batch)
-    finally:
-        await consumer.stop()
-    return driver, sent
+    await _drain(bootstrap, driver)
+    return driver, await _read(bootstrap, out, MESSAGES)
 
 
 def test_a_failed_delivery_ends_the_run_and_the_batch_is_consumed_again(
