@@ -39,6 +39,7 @@ __all__ = [
     "Store",
     "chdb_path",
     "describe_dsn",
+    "insert_settings",
     "owner_file",
     "store_time",
 ]
@@ -124,6 +125,21 @@ class QueryResult:
     def as_dicts(self) -> list[dict[str, Any]]:
         """Rows as dictionaries keyed by column name."""
         return [dict(zip(self.columns, row, strict=True)) for row in self.rows]
+
+
+def insert_settings(token: str | None = None) -> dict[str, Any]:
+    """The settings of an insert into the store (rows or ``INSERT ... SELECT``); ``token``
+    makes a repeated insert a no-op in the table and in each of its views on its own."""
+    # The daily aggregates are partitioned by week (migration 21): one block of events
+    # spread over more weeks than ClickHouse's default limit (100 partitions) would be
+    # refused whole, so no limit here; their TTL keeps ~15 weeks.
+    settings: dict[str, Any] = {"max_partitions_per_insert_block": 0}
+    if token:
+        settings["insert_deduplication_token"] = token
+        # The default on chDB 26.9, not on servers before 24.7: at 0 a view takes a
+        # block again whether it holds it or not (measured: a summary counted twice).
+        settings["deduplicate_blocks_in_dependent_materialized_views"] = 1
+    return settings
 
 
 class Store:
@@ -214,17 +230,10 @@ class Store:
         """Insert rows in one block; ``token`` makes a repeated insert a no-op in the table,
         and in each of its materialized views on its own (a view lacking the block, after
         a failure between the table's part and the view's, takes it then)."""
-        # The daily aggregates are partitioned by week (migration 21): one block of events
-        # spread over more weeks than ClickHouse's default limit (100 partitions) would be
-        # refused whole, so no limit here; their TTL keeps ~15 weeks.
-        settings: dict[str, Any] = {"max_partitions_per_insert_block": 0}
-        if token:
-            settings["insert_deduplication_token"] = token
-            # The default on chDB 26.9, not on servers before 24.7: at 0 a view takes a
-            # block again whether it holds it or not (measured: a summary counted twice).
-            settings["deduplicate_blocks_in_dependent_materialized_views"] = 1
         try:
-            self._client.insert(table, rows, column_names=list(columns), settings=settings)
+            self._client.insert(
+                table, rows, column_names=list(columns), settings=insert_settings(token)
+            )
         except (ClickHouseError, OSError) as exc:
             raise _store_error(exc, f"insert into {table} failed: ", table) from exc
 

@@ -35,7 +35,7 @@ from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.rows import COLUMNS, Rows
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import AsyncStore, Store
+from turnstream.sinks.store import AsyncStore, Store, insert_settings
 
 __all__ = ["RawSink", "filter_new", "insert_id", "retrying", "token_for", "token_of"]
 
@@ -165,10 +165,7 @@ class RawSink:
         log.warning("pushing %d rows of %s again through its views (%s)", count, table, token)
         self.store.command(
             f"INSERT INTO {table} SELECT * FROM {table} WHERE _insert = {{ident:UInt64}}",
-            settings={
-                "insert_deduplication_token": token,
-                "deduplicate_blocks_in_dependent_materialized_views": 1,
-            },
+            settings=insert_settings(token),
             parameters={"ident": ident},
         )
 
