@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -30,7 +31,7 @@ from turnstream.models import (
 )
 from turnstream.models.common import Envelope
 
-__all__ = ["COLUMNS", "Rows", "rows_for"]
+__all__ = ["COLUMNS", "MS_TIMES", "Rows", "ms_ticks", "rows_for"]
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -141,6 +142,27 @@ COLUMNS: dict[str, list[str]] = {
         *_SOURCE,
     ],
 }
+
+
+#: The columns that are ``DateTime64(3, 'UTC')`` in every raw table that has them
+#: (tests/integration/sinks/test_insert_rows.py checks the schema).
+MS_TIMES = frozenset({"occurred_at", "ingested_at"})
+
+
+def ms_ticks(times: list[datetime]) -> list[int]:
+    """Each (aware) time as clickhouse-connect writes a ``DateTime64(3)`` value: whole
+    milliseconds since the epoch, by its own formula (``DateTime64._datetime64_ticks``,
+    so the same bytes), each distinct time converted once."""
+    seen: dict[datetime, int] = {}
+    out: list[int] = []
+    for value in times:
+        ticks = seen.get(value)
+        if ticks is None:
+            ticks = seen[value] = (
+                (math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000
+            ) // 1_000_000
+        out.append(ticks)
+    return out
 
 
 def _json(value: Any) -> str:
