@@ -31,7 +31,7 @@ from turnstream.models import (
 )
 from turnstream.models.common import Envelope
 
-__all__ = ["COLUMNS", "MS_TIMES", "Rows", "ms_ticks", "rows_for"]
+__all__ = ["COLUMNS", "MS_TIMES", "Rows", "add_rows", "ms_ticks", "rows_for"]
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -224,8 +224,21 @@ def _header(raw: bytes) -> dict[str, str]:
 def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:
     """The raw-table rows one decision writes (none for a duplicate)."""
     rows: Rows = defaultdict(list)
+    add_rows(rows, decision, settings, ingested_at)
+    return rows
+
+
+def add_rows(
+    rows: defaultdict[str, list[dict[str, Any]]],
+    decision: Decision,
+    settings: Settings,
+    ingested_at: datetime,
+) -> None:
+    """Append the raw-table rows one decision writes to ``rows`` (a batch's, in the
+    order of its messages): what :func:`rows_for` returns, without a mapping per
+    decision merged into the batch's (~6.5 ``setdefault`` and ``extend`` per item)."""
     if decision.duplicate:
-        return rows
+        return
     src = decision.source
     source_cols = {
         "ingested_at": ingested_at,
@@ -263,7 +276,7 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
             }
         )
     if item is None or decision.profile_id is None:
-        return rows
+        return
     base = {**_envelope(item, decision.profile_id), **source_cols}
     if isinstance(item, InteractionItem):
         rows["interactions"].append(_interaction_row(base, item.interaction, item.for_, "", 0))
@@ -300,7 +313,6 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
                 "replacement": replacement,
             }
         )
-    return rows
 
 
 def _turn_rows(
