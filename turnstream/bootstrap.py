@@ -47,13 +47,7 @@ log = logging.getLogger(__name__)
 #: allocates a few hundred objects per item and keeps many alive (a batch's decisions,
 #: the idempotency-key cache, the signals states), so at the default the collector
 #: walks them over and over: validating a batch took twice as long (bench/hot_path.py).
-#: The count is of objects alive net (a free takes one off), and a prepared batch keeps
-#: ~22 per item until it is written (110,000 at 5,000 items): at 50,000 the collector ran
-#: twice or more per batch, each time over every young object still alive (35-60 ms), ~21
-#: µs of prepare's ~120 per item (gc.callbacks, 80,000 mixed_items, two batches held,
-#: load 8-11); at 500,000, above what a batch of up to ~20,000 items keeps, it did not
-#: run at all in that run: freeing the batch before takes its count back down.
-GC_YOUNG_THRESHOLD = 500_000
+GC_YOUNG_THRESHOLD = 50_000
 
 #: Bytes a record batch of one message adds to its key and value (header, lengths).
 RECORD_BATCH_OVERHEAD = 1024
