@@ -77,7 +77,7 @@ def _timestamp(value: object) -> datetime:
     try:
         # The shape is checked: Python 3.11 reads it as it is (a separator of T or a
         # space, Z, up to 9 digits of fraction, truncated to 6), 0.4 µs against 3.3 for
-        # the groups spelled again (a lower-case t or z is, below).
+        # the groups spelled again (a lower-case t or z, which it refuses, is read below).
         return datetime.fromisoformat(value)
     except ValueError:
         pass
