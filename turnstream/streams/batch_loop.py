@@ -51,14 +51,7 @@ from turnstream.streams.fanout import Message, send_all
 from turnstream.streams.kafka_clients import stop_within
 from turnstream.streams.liveness import Liveness
 
-__all__ = [
-    "FETCH_PARTITION_BYTES",
-    "PROBE_SECONDS",
-    "RESTART_DELAY",
-    "BatchDriver",
-    "BatchLoop",
-    "Step",
-]
+__all__ = ["PROBE_SECONDS", "RESTART_DELAY", "BatchDriver", "BatchLoop", "Step"]
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +67,6 @@ PROBE_SECONDS = 3.0
 #: Seconds a Kafka client's start may take before the run fails as a broker failure (a
 #: start against a live broker took under 1 s here).
 START_SECONDS = 20.0
-#: Bytes a fetch takes per partition (aiokafka's default: 1 MiB). With a backlog, fewer,
-#: larger fetches: a bare consumer draining 50,000 mixed items (600 bytes each, 4
-#: partitions) spent 7.2 µs of its and the broker's CPU per message at 16 MiB against
-#: 11.5 at 1 MiB (medians of 6 rotated runs, load 10 to 16; issue 14, round six). What
-#: a fetch holds is still bounded by ``fetch_max_bytes`` (50 MiB) over all partitions.
-FETCH_PARTITION_BYTES = 16 * 1024 * 1024
 
 P = TypeVar("P")
 
@@ -223,7 +210,6 @@ class BatchLoop(Generic[P]):
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             max_poll_records=self.driver.max_records,
-            max_partition_fetch_bytes=FETCH_PARTITION_BYTES,
             session_timeout_ms=int(w.session_timeout * 1000),
             heartbeat_interval_ms=int(w.session_timeout * 250),
         )
