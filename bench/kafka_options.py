@@ -10,8 +10,8 @@ in a rotated order (so no variant always runs first, when the broker is coldest)
   idempotent), with the fan-out's options (linger 5 ms, 512 KiB batches), with lz4
   compression (needs ``cramjam``; left out without it), and with 1 MiB batches;
 * consumers: a new group draining those ITEMS with ``getmany`` (4,167 at most), with
-  aiokafka's defaults, 4 / 16 MiB per partition (``max_partition_fetch_bytes``),
-  ``check_crcs`` off, and the batch loop's own options (``FETCH_PARTITION_BYTES``).
+  aiokafka's defaults (what the batch loop uses), 4 / 16 MiB per partition
+  (``max_partition_fetch_bytes``) and ``check_crcs`` off.
 
 Prints, per variant, the medians of this process's CPU and of the broker's (its JVM,
 from /proc) per message, and their sum per round: on a 2-core machine the broker's CPU
@@ -38,7 +38,6 @@ from aiokafka.codec import has_lz4
 from bench._harness import cpu_seconds, load, machine
 from turnstream.dev.kafka import LocalKafka, free_ports
 from turnstream.dev.sample import mixed_items
-from turnstream.streams.batch_loop import FETCH_PARTITION_BYTES
 from turnstream.streams.fanout import send_all
 from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
 
@@ -53,7 +52,6 @@ CONSUMERS: dict[str, dict[str, Any]] = {
     "4 MiB per partition": {"max_partition_fetch_bytes": 4 << 20},
     "16 MiB per partition": {"max_partition_fetch_bytes": 16 << 20},
     "check_crcs off": {"check_crcs": False},
-    "the batch loop's": {"max_partition_fetch_bytes": FETCH_PARTITION_BYTES},
 }
 
 
