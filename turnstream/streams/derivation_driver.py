@@ -77,7 +77,8 @@ def parse_accepted(messages: list[Any]) -> Parsed:
             tp = partitions[(m.topic, m.partition)] = TopicPartition(m.topic, m.partition)
         try:
             events = events_from_accepted(_loads(m.value))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            # AttributeError: valid JSON that is not an object (``[1, 2]``, ``"x"``).
             log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
             events = []
         out.append((tp, m.offset, events))

@@ -82,6 +82,7 @@ def test_what_orjson_refuses_is_read_by_the_standard_library() -> None:
 
 def test_an_unreadable_message_gives_no_events_and_the_rest_go_on() -> None:
     good = json.dumps(accepted(ITEMS[0])).encode()
-    parsed = parse_accepted(records([b'{"type": "interaction", "sp', b'{"type": "x"}', good]))
-    assert [events for _, _, events in parsed][:2] == [[], []]
-    assert parsed[2][2] == standard(good)
+    unreadable = [b'{"type": "interaction", "sp', b'{"type": "x"}', b"[1, 2]", b'"x"']
+    parsed = parse_accepted(records([*unreadable, good]))
+    assert [events for _, _, events in parsed][:4] == [[], [], [], []]
+    assert parsed[4][2] == standard(good)
