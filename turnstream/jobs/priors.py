@@ -5,17 +5,17 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4, 11 and 12 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4, 11, 12 and 23 in ``turnstream/sinks/schema.py``)::
 
-    interactions ──presented──► value_daily_exposed_mv ──► value_daily
-       (raw, 45 days)            visible items: one row per shown field      (space, attr,
-                                 (type.field) and per object (type.ref):     value, day,
-                                 people (capped key sets by level),          level; kept
-                                 exposure; sensitive names left out          100 days)
-                 ──engaged────► value_daily_engaged_mv ──► value_daily
-                                 the engaged object (type.ref): events,
-                                 signal (click, detail, mention, compare,
-                                 share 1; cart 2)
+    interactions ──presented──► value_daily_mv ──────────► value_daily
+       (raw, 45 days) ─engaged─► (one scan of both kinds)                     (space, attr,
+                                 presented, visible items: one row per shown  value, day,
+                                 field (type.field) and per object (type.ref): level; kept
+                                 people (capped key sets by level), exposure; 100 days)
+                                 engaged, the engaged object (type.ref):
+                                 events, signal (click, detail, mention,
+                                 compare, share 1; cart 2); sensitive names
+                                 left out
                  ──presented──► ref_values_daily_mv ─────► ref_values_daily
                                  every presented item: which values each     (space, attr,
                                  object showed, how often                    ref, value, day)

@@ -15,6 +15,7 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+import msgspec
 from aiokafka import TopicPartition
 
 from turnstream.config import Settings
@@ -26,7 +27,13 @@ from turnstream.streams.batch_loop import Step
 from turnstream.streams.liveness import Liveness
 from turnstream.streams.topology import Topology
 
-__all__ = ["MAX_STATES_IN_MEMORY", "MIN_FIRE_INTERVAL", "DerivationDriver", "Parsed"]
+__all__ = [
+    "MAX_STATES_IN_MEMORY",
+    "MIN_FIRE_INTERVAL",
+    "DerivationDriver",
+    "Parsed",
+    "parse_accepted",
+]
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +48,41 @@ MIN_FIRE_INTERVAL = 0.1
 
 #: Per accepted message: its partition, its offset and its signal events.
 Parsed = list[tuple[TopicPartition, int, list[Any]]]
+
+
+#: msgspec's decoder reads an accepted message (~600 bytes for a mixed item) in 3.3 µs of
+#: CPU against 8.8 for ``json.loads`` (bench/derivation_parse.py); it reads integers
+#: beyond 64 bits exactly (orjson turns them into floats, so it is not used here).
+_decode = msgspec.json.Decoder().decode
+
+
+def _loads(value: bytes) -> Any:
+    """An accepted message's JSON, as ``json.loads`` reads it. What msgspec refuses and
+    the standard library reads (``NaN``, ``1e400``, a lone surrogate, a byte-order mark)
+    is read by ``json.loads``, so the events are the same whichever reads it."""
+    try:
+        return _decode(value)
+    except msgspec.DecodeError:
+        return json.loads(value)
+
+
+def parse_accepted(messages: list[Any]) -> Parsed:
+    """Per consumer record of the accepted topic: its partition, offset and signal
+    events; an unreadable message is logged and gives none."""
+    out = []
+    partitions: dict[tuple[str, int], TopicPartition] = {}
+    for m in messages:
+        tp = partitions.get((m.topic, m.partition))
+        if tp is None:
+            tp = partitions[(m.topic, m.partition)] = TopicPartition(m.topic, m.partition)
+        try:
+            events = events_from_accepted(_loads(m.value))
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            # AttributeError: valid JSON that is not an object (``[1, 2]``, ``"x"``).
+            log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
+            events = []
+        out.append((tp, m.offset, events))
+    return out
 
 
 class DerivationDriver:
@@ -92,16 +134,7 @@ class DerivationDriver:
 
     def prepare(self, messages: list[Any]) -> Parsed:
         """The signal events of each accepted message (pure; off the store thread)."""
-        out = []
-        for m in messages:
-            tp = TopicPartition(m.topic, m.partition)
-            try:
-                events = events_from_accepted(json.loads(m.value))
-            except (ValueError, KeyError, TypeError) as exc:
-                log.error("skipping unreadable accepted message %s@%d: %s", tp, m.offset, exc)
-                events = []
-            out.append((tp, m.offset, events))
-        return out
+        return parse_accepted(messages)
 
     def _offer(self, parsed: Parsed, now: datetime) -> None:
         started = time.thread_time()

@@ -101,7 +101,7 @@ def test_an_erased_person_is_in_no_table_or_view_after_the_priors_job(store: Sto
     # the job.
     assert set(_traces(store, needles)) == {
         "value_daily.people",
-        "value_daily_exposed_mv.people",
+        "value_daily_mv.people",
         "value_weekly.people",
         "value_weekly_mv.people",
         "erased_people.person",
@@ -225,7 +225,8 @@ def test_migration_11_rebuilds_the_aggregates_from_the_raw_days_and_keeps_older_
                 "AND engine = 'MaterializedView' AND name LIKE 'value_daily%'"
             ).rows
         }
-        assert views == {"value_daily_exposed_mv", "value_daily_engaged_mv"}
+        # Migration 23's: one view writes value_daily from pages and engagements alike.
+        assert views == {"value_daily_mv"}
         # New rows feed the new aggregate.
         _insert(store, [_presented("p10", RECENT, [BLACK], 1)])
         recompute_priors(store, TODAY)

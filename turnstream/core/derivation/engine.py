@@ -139,7 +139,7 @@ class SignalsEngine:
     def offer(self, event: SignalEvent, received_at: datetime, position: Any = None) -> None:
         """Hold an event until its session's derivation fires; drop (and count) one that
         occurred at or before its person's erase."""
-        if self.erased_before(event):
+        if self.tombstones and self.erased_before(event):
             self.dropped_erased += 1
             return
         key = (event.space_id, event.profile_id, event.session)

@@ -27,6 +27,9 @@ _COMMAND_FIELDS = ("command", "inference_id", "replacement")
 def parse_time(value: str | datetime) -> datetime:
     """An RFC 3339 time (or an aware datetime) in UTC; a naive time is refused."""
     moment = value if isinstance(value, datetime) else datetime.fromisoformat(value)
+    if moment.tzinfo is UTC:
+        # Already UTC (a producer's "Z", the driver's clock): astimezone would copy it.
+        return moment
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise ValueError(f"time without a zone: {value!r}")
     return moment.astimezone(UTC)
@@ -96,20 +99,34 @@ class SignalEvent:
 
 
 def _interaction(
-    message: Mapping[str, Any], interaction: Mapping[str, Any], key: str, default_for: str
+    common: tuple[str, str, str, datetime],
+    interaction: Mapping[str, Any],
+    key: str,
+    default_for: str,
 ) -> SignalEvent:
+    space_id, profile_id, session, occurred_at = common
     payload = {k: v for k, v in interaction.items() if k != "for"}
     return SignalEvent(
         kind="interaction",
-        space_id=message["space_id"],
-        profile_id=message["profile_id"],
+        space_id=space_id,
+        profile_id=profile_id,
         # The interaction's own `for` wins: an item-level default must not pull a
         # gift's or a beneficiary's evidence into the person's own bucket.
         for_=interaction.get("for") or default_for,
-        session=session_of(message),
-        occurred_at=parse_time(message["occurred_at"]),
+        session=session,
+        occurred_at=occurred_at,
         idempotency_key=key,
         payload=payload,
+    )
+
+
+def _common(message: Mapping[str, Any]) -> tuple[str, str, str, datetime]:
+    """What every event of an item shares, read once per item (not once per event)."""
+    return (
+        message["space_id"],
+        message["profile_id"],
+        session_of(message),
+        parse_time(message["occurred_at"]),
     )
 
 
@@ -126,22 +143,28 @@ def events_from_accepted(message: Mapping[str, Any]) -> list[SignalEvent]:
     item_type = message.get("type")
     key = message["idempotency_key"]
     if item_type == "interaction":
-        return [_interaction(message, message["interaction"], key, message.get("for") or "self")]
+        interaction = message["interaction"]
+        return [_interaction(_common(message), interaction, key, message.get("for") or "self")]
     if item_type == "turn":
+        interactions = message.get("interactions") or []
+        if not interactions:
+            return []
+        common = _common(message)
         return [
-            _interaction(message, interaction, f"{key}#{index}", "self")
-            for index, interaction in enumerate(message.get("interactions") or [])
+            _interaction(common, interaction, f"{key}#{index}", "self")
+            for index, interaction in enumerate(interactions)
         ]
     if item_type in ("outcome", "command"):
         names = _OUTCOME_FIELDS if item_type == "outcome" else _COMMAND_FIELDS
+        space_id, profile_id, session, occurred_at = _common(message)
         return [
             SignalEvent(
                 kind=item_type,
-                space_id=message["space_id"],
-                profile_id=message["profile_id"],
+                space_id=space_id,
+                profile_id=profile_id,
                 for_=message.get("for") or "self",
-                session=session_of(message),
-                occurred_at=parse_time(message["occurred_at"]),
+                session=session,
+                occurred_at=occurred_at,
                 idempotency_key=key,
                 payload={name: message.get(name) for name in names},
             )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
@@ -72,12 +72,14 @@ def add_pending(
         return PendingSession(profile_id, session, received_at, received_at, 1, (key,))
     if key in pending.keys:
         return pending
-    return replace(
-        pending,
-        first_received=min(pending.first_received, received_at),
-        last_received=max(pending.last_received, received_at),
-        count=pending.count + 1,
-        keys=(*pending.keys, key),
+    # The constructor, not dataclasses.replace (which reads the fields anew each call).
+    return PendingSession(
+        pending.profile_id,
+        pending.session,
+        min(pending.first_received, received_at),
+        max(pending.last_received, received_at),
+        pending.count + 1,
+        (*pending.keys, key),
     )
 
 
