@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections import defaultdict
 from datetime import datetime
 from typing import Any
@@ -30,7 +31,7 @@ from turnstream.models import (
 )
 from turnstream.models.common import Envelope
 
-__all__ = ["COLUMNS", "Rows", "rows_for"]
+__all__ = ["COLUMNS", "MS_TIMES", "Rows", "add_rows", "ms_ticks", "rows_for"]
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -143,6 +144,27 @@ COLUMNS: dict[str, list[str]] = {
 }
 
 
+#: The columns that are ``DateTime64(3, 'UTC')`` in every raw table that has them
+#: (tests/integration/sinks/test_insert_rows.py checks the schema).
+MS_TIMES = frozenset({"occurred_at", "ingested_at"})
+
+
+def ms_ticks(times: list[datetime]) -> list[int]:
+    """Each (aware) time as clickhouse-connect writes a ``DateTime64(3)`` value: whole
+    milliseconds since the epoch, by its own formula (``DateTime64._datetime64_ticks``,
+    so the same bytes), each distinct time converted once."""
+    seen: dict[datetime, int] = {}
+    out: list[int] = []
+    for value in times:
+        ticks = seen.get(value)
+        if ticks is None:
+            ticks = seen[value] = (
+                (math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000
+            ) // 1_000_000
+        out.append(ticks)
+    return out
+
+
 def _json(value: Any) -> str:
     """Compact JSON, by pydantic-core's serializer (keys in the producer's order): 1.5 µs
     against 9 for ``json.dumps(sort_keys=True)`` on a claim's evidence here."""
@@ -202,8 +224,21 @@ def _header(raw: bytes) -> dict[str, str]:
 def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:
     """The raw-table rows one decision writes (none for a duplicate)."""
     rows: Rows = defaultdict(list)
+    add_rows(rows, decision, settings, ingested_at)
+    return rows
+
+
+def add_rows(
+    rows: defaultdict[str, list[dict[str, Any]]],
+    decision: Decision,
+    settings: Settings,
+    ingested_at: datetime,
+) -> None:
+    """Append the raw-table rows one decision writes to ``rows`` (a batch's, in the
+    order of its messages): what :func:`rows_for` returns, without a mapping per
+    decision merged into the batch's (~6.5 ``setdefault`` and ``extend`` per item)."""
     if decision.duplicate:
-        return rows
+        return
     src = decision.source
     source_cols = {
         "ingested_at": ingested_at,
@@ -241,7 +276,7 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
             }
         )
     if item is None or decision.profile_id is None:
-        return rows
+        return
     base = {**_envelope(item, decision.profile_id), **source_cols}
     if isinstance(item, InteractionItem):
         rows["interactions"].append(_interaction_row(base, item.interaction, item.for_, "", 0))
@@ -278,7 +313,6 @@ def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> R
                 "replacement": replacement,
             }
         )
-    return rows
 
 
 def _turn_rows(

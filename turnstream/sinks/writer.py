@@ -33,11 +33,19 @@ from typing import Any, TypeVar
 
 from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
-from turnstream.sinks.rows import COLUMNS, Rows
+from turnstream.sinks.rows import COLUMNS, MS_TIMES, Rows, ms_ticks
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import AsyncStore, Store, insert_settings
 
-__all__ = ["RawSink", "filter_new", "insert_id", "retrying", "token_for", "token_of"]
+__all__ = [
+    "RawSink",
+    "filter_new",
+    "insert_id",
+    "insert_rows",
+    "retrying",
+    "token_for",
+    "token_of",
+]
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +88,24 @@ def insert_id(token: str) -> int:
     """The id an insert's rows carry in ``_insert`` (a UInt64 from the token's hash;
     never 0, which rows written before migration 22 read)."""
     return int(token.rpartition("|")[2][:16], 16) or 1
+
+
+def insert_rows(table: str, rows: list[dict[str, Any]], ident: int) -> list[tuple[Any, ...]]:
+    """``rows`` of ``table`` as the store inserts them: their values in the order of
+    :data:`~turnstream.sinks.rows.COLUMNS`, then ``ident`` (``_insert``).
+
+    Built column by column and zipped (C), not row by row: a generator per row took
+    ~7 µs per item of 10,000 mixed_items (453,315 generator steps; cProfile ~39). The
+    times of :data:`~turnstream.sinks.rows.MS_TIMES` go as milliseconds since the epoch,
+    which clickhouse-connect writes as they are: as ``datetime`` it converts each value
+    in Python (``_datetime64_ticks``, 46,530 calls for those items), though a batch has one
+    ``ingested_at`` and an item's rows share its ``occurred_at``."""
+    columns: list[list[Any]] = []
+    for name in COLUMNS[table]:
+        column = [r[name] for r in rows]
+        columns.append(ms_ticks(column) if name in MS_TIMES else column)
+    columns.append([ident] * len(rows))
+    return list(zip(*columns, strict=True))
 
 
 class RawSink:
@@ -194,12 +220,7 @@ class RawSink:
             columns = COLUMNS[table]
             token = token_for(table, fresh)
             ident = insert_id(token)
-            self.store.insert(
-                table,
-                [[*(r[c] for c in columns), ident] for r in fresh],
-                [*columns, "_insert"],
-                token,
-            )
+            self.store.insert(table, insert_rows(table, fresh, ident), [*columns, "_insert"], token)
             moved: dict[tuple[str, int], int] = {}
             for r in fresh:
                 tp = (r["_topic"], r["_partition"])

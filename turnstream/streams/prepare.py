@@ -5,6 +5,7 @@ store thread, on the prepare thread or in the prepare process
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -13,7 +14,7 @@ from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts, erases, facts_of
 from turnstream.core.ingest import Decision, Source, judge, too_large_to_fan_out
 from turnstream.core.messages import accepted_for, dead_letter_for
-from turnstream.sinks.rows import Rows, rows_for
+from turnstream.sinks.rows import Rows, add_rows
 from turnstream.streams.fanout import Message
 from turnstream.streams.liveness import first_offsets
 from turnstream.streams.topology import TopicNames
@@ -80,11 +81,12 @@ def prepare_batch(
             letter = dead_letter_for(decision, received_at)
             out.insert(0, (names.dead_letters, letter, message.key))
         sends.append(out)
-    rows: Rows = {}
+    rows: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
     for decision in judged:
-        for table, batch in rows_for(decision, settings, received_at).items():
-            rows.setdefault(table, []).extend(batch)
+        add_rows(rows, decision, settings, received_at)
     accepted_items = [d.item is not None for d in judged]
     facts = [facts_of(d) for d in judged]
     erasing = [erases(d) is not None for d in judged]
-    return Prepared(messages, judged, rows, sends, accepted_items, facts, erasing, received_at)
+    return Prepared(
+        messages, judged, dict(rows), sends, accepted_items, facts, erasing, received_at
+    )

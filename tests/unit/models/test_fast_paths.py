@@ -1,14 +1,15 @@
-"""The validators' fast paths decide as the slow ones: exposure ids and scalar values."""
+"""The validators' fast paths decide as the slow ones: exposure ids, scalar values, times."""
 
 from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from turnstream.models.common import ExposureId, Scalar
+from turnstream.models.common import _RFC3339, ExposureId, Scalar, Timestamp
 
 _EXPOSURE: TypeAdapter[str] = TypeAdapter(ExposureId)
 _SCALARS: TypeAdapter[dict[str, Scalar]] = TypeAdapter(dict[str, Scalar])
@@ -48,3 +49,52 @@ def test_scalars_serialize_as_json_does() -> None:
         _SCALARS.validate_json('{"x": [1]}')
     with pytest.raises(ValidationError, match="finite"):
         _SCALARS.validate_python({"x": float("inf")})
+
+
+_TIMES: TypeAdapter[datetime] = TypeAdapter(Timestamp)
+
+
+def _spelled_again(value: str) -> datetime:
+    """What the timestamp validator returned before its fast path: the groups of its
+    pattern spelled again for ``datetime.fromisoformat``."""
+    match = _RFC3339.match(value)
+    assert match is not None and match[4] is not None
+    day, clock, fraction, zone = match.groups()
+    zone = "+00:00" if zone in "Zz" else zone
+    return datetime.fromisoformat(f"{day}T{clock}{(fraction or '')[:7]}{zone}")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-09-29T14:02:11Z",
+        "2026-09-29T14:02:11.123Z",
+        "2026-09-29t14:02:11.1z",
+        "2026-09-29 14:02:11.12+00:00",
+        "2026-09-29T14:02:11.9999999Z",
+        "2026-09-29T14:02:11.123456789-03:00",
+        "2026-09-29T23:59:59.999999+14:00",
+        "2026-09-29T00:00:00-12:30",
+        "0001-01-01T00:00:00+00:00",
+        "9999-12-31T23:59:59.999999Z",
+        "2024-02-29T12:00:00-00:00",
+    ],
+)
+def test_a_time_reads_as_it_did_before_the_fast_path(value: str) -> None:
+    got = _TIMES.validate_python(value)
+    want = _spelled_again(value)
+    assert (got, got.utcoffset(), got.microsecond) == (want, want.utcoffset(), want.microsecond)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-02-30T14:02:11Z",
+        "2026-09-29T24:00:00Z",
+        "2026-09-29T14:02:60Z",
+        "2026-09-29T14:02:11+24:00",
+    ],
+)
+def test_a_time_that_is_not_real_is_still_refused_as_such(value: str) -> None:
+    with pytest.raises(ValidationError, match="not a real date and time"):
+        _TIMES.validate_python(value)
