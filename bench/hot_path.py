@@ -11,6 +11,10 @@ the worker's ingest driver calls for each batch, timing each call:
 * ``settle``: the idempotency-key look-up (one chDB query) and de-duplication;
 * ``write``: the raw-table inserts (``RawSink.write``; chDB, which releases the GIL).
 
+Besides the process's CPU for settle + write (chDB's threads and merges included), it
+prints the store thread's own CPU for them (``time.thread_time``: the Python, and chDB's
+work on the calling thread), steadier still.
+
 Runs the whole set once per batch size with CPython's default garbage-collector
 thresholds and once with the worker's (``turnstream.bootstrap.tune_gc``), each on a
 fresh store. ``--profile`` prints cProfile's top functions for the last run;
@@ -97,7 +101,7 @@ def _timed(
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD, defaults[1], defaults[2])
     spent = dict.fromkeys(STAGES, 0.0)
-    cpu = {"prepare": 0.0, "store": 0.0}
+    cpu = {"prepare": 0.0, "store": 0.0, "thread": 0.0}
     profiler = cProfile.Profile() if profile else None
     start = time.perf_counter()
     if profiler:
@@ -112,11 +116,12 @@ def _timed(
         decisions = loop.settle(prepared)
         t2 = time.perf_counter()
         loop.sink.write(rows_to_write(prepared, decisions))
-        t3 = time.perf_counter()
+        t3, c3 = time.perf_counter(), time.thread_time()
         spent["prepare"] += t1 - t0
         spent["settle"] += t2 - t1
         spent["write"] += t3 - t2
         cpu["prepare"] += c1 - c0
+        cpu["thread"] += c3 - c1
         assert not any(d.duplicate for d in decisions)
     total = time.perf_counter() - start
     cpu["store"] = time.process_time() - cpu_start - cpu["prepare"]
@@ -154,8 +159,9 @@ def main() -> None:
     print()
     head = "| batch | gc | " + " | ".join(f"{s} µs/item" for s in STAGES)
     head += " | prepare CPU µs/item | settle + write CPU µs/item (chDB's threads)"
+    head += " | settle + write, the store thread's own CPU µs/item"
     print(head + " | items/s, stages in series | items/s, prepare beside the rest |")
-    print("|---" * (len(STAGES) + 6) + "|")
+    print("|---" * (len(STAGES) + 7) + "|")
     sizes = [int(b) for b in args.batch_sizes.split(",")]
     for size in sizes:
         for tuned in (True,) if args.tuned_only else (False, True):
@@ -167,7 +173,8 @@ def main() -> None:
             overlapped = args.items / max(spent["prepare"], spent["settle"] + spent["write"])
             cells = " | ".join(f"{per[s]:.1f}" for s in STAGES)
             cells += " | " + " | ".join(
-                f"{spent['cpu ' + s] / args.items * 1e6:.1f}" for s in ("prepare", "store")
+                f"{spent['cpu ' + s] / args.items * 1e6:.1f}"
+                for s in ("prepare", "store", "thread")
             )
             gc_name = f"young {GC_YOUNG_THRESHOLD:,}, frozen" if tuned else "default"
             print(f"| {size:,} | {gc_name} | {cells} | {series:,.0f} | {overlapped:,.0f} |")

@@ -29,21 +29,18 @@ class KeyRegistry:
 
     def lookup(self, keys: Iterable[str]) -> dict[str, Source]:
         """The first source of each key already taken (keys never seen are absent)."""
-        found: dict[str, Source] = {}
-        missing = []
-        for key in set(keys):
-            source = self._cache.get(key)
-            if source is None:
-                missing.append(key)
-            else:
-                found[key] = source
+        cache = self._cache
+        wanted = set(keys)
+        # Set operations on the cache's keys (C), not a look-up per key in Python.
+        found: dict[str, Source] = {key: cache[key] for key in wanted & cache.keys()}
+        missing = list(wanted - cache.keys())
         if not missing:
             return found
         # The keys go to the store as data (a temporary table filled by an insert), never
         # in the SQL text: 5,000 keys of 64 characters in a literal passed ClickHouse's
         # 256 KiB max_query_size and halted ingestion. The insert is also the faster way
         # (bench/key_lookup.py, figures in docs/performance.md).
-        self.store.stage(_PROBE, [("k", "String")], [[key] for key in missing])
+        self.store.stage(_PROBE, [("k", "String")], [missing], column_oriented=True)
         result = self.store.query(
             "SELECT dedup_key, argMin((_topic, _partition, _offset), ingested_at) "
             f"FROM idempotency_keys WHERE dedup_key IN (SELECT k FROM {_PROBE}) "
@@ -56,7 +53,9 @@ class KeyRegistry:
 
     def remember(self, key: str, source: Source) -> None:
         """Cache a key taken by ``source``."""
-        self._cache[key] = source
-        self._cache.move_to_end(key)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        cache = self._cache
+        if key in cache:
+            cache.move_to_end(key)
+        cache[key] = source
+        while len(cache) > self.cache_size:
+            cache.popitem(last=False)

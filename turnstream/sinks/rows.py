@@ -152,17 +152,16 @@ MS_TIMES = frozenset({"occurred_at", "ingested_at"})
 def ms_ticks(times: list[datetime]) -> list[int]:
     """Each (aware) time as clickhouse-connect writes a ``DateTime64(3)`` value: whole
     milliseconds since the epoch, by its own formula (``DateTime64._datetime64_ticks``,
-    so the same bytes), each distinct time converted once."""
-    seen: dict[datetime, int] = {}
-    out: list[int] = []
-    for value in times:
-        ticks = seen.get(value)
-        if ticks is None:
-            ticks = seen[value] = (
-                (math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000
-            ) // 1_000_000
-        out.append(ticks)
-    return out
+    so the same bytes), each distinct time converted once.
+
+    The distinct times by ``set`` and each value looked up by ``map`` (C): a batch has one
+    ``ingested_at`` and an item's rows share its ``occurred_at``, so a look-up and an
+    append per value in Python were most of it (0.22 s of cProfile per 20,000 items)."""
+    ticks = {
+        value: ((math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000) // 1_000_000
+        for value in set(times)
+    }
+    return list(map(ticks.__getitem__, times))
 
 
 def _json(value: Any) -> str:

@@ -235,10 +235,14 @@ class Store:
         rows: Sequence[Sequence[Any]],
         columns: Sequence[str],
         token: str | None = None,
+        *,
+        column_oriented: bool = False,
     ) -> None:
         """Insert rows in one block; ``token`` makes a repeated insert a no-op in the table,
         and in each of its materialized views on its own (a view lacking the block, after
-        a failure between the table's part and the view's, takes it then)."""
+        a failure between the table's part and the view's, takes it then).
+        ``column_oriented``: ``rows`` holds a list per column, in the order of
+        ``columns``, instead of a sequence per row."""
         names = list(columns)
         types = self._types(table, names)
         try:
@@ -247,6 +251,7 @@ class Store:
                 rows,
                 column_names=names,
                 column_type_names=types,
+                column_oriented=column_oriented,
                 settings=insert_settings(token),
             )
         except Exception as exc:
@@ -283,10 +288,16 @@ class Store:
         self._column_types.clear()
 
     def stage(
-        self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[Sequence[Any]]
+        self,
+        name: str,
+        columns: Sequence[tuple[str, str]],
+        rows: Sequence[Sequence[Any]],
+        *,
+        column_oriented: bool = False,
     ) -> None:
         """Put ``rows`` in this session's temporary table ``name`` (``columns``: name and
-        type), replacing what it held: data that the next queries read as a table.
+        type), replacing what it held: data that the next queries read as a table
+        (``column_oriented``: ``rows`` holds a list per column).
 
         The table is created on first use (``ENGINE = Memory``, gone with the session):
         chDB keeps one session per client, and clickhouse-connect gives an HTTP client a
@@ -304,12 +315,19 @@ class Store:
             if error.code != _UNKNOWN_TABLE:
                 raise error from exc
             self._create_stage(name, columns)  # the server's session expired
-        if not rows:
+        if not rows or (column_oriented and not rows[0]):
             return
         try:
-            self._client.insert(name, rows, column_names=names, column_type_names=types)
+            self._client.insert(
+                name,
+                rows,
+                column_names=names,
+                column_type_names=types,
+                column_oriented=column_oriented,
+            )
         except (ClickHouseError, OSError) as exc:
-            raise _store_error(exc, f"staging {len(rows)} rows in {name} failed: ") from exc
+            count = len(rows[0]) if column_oriented else len(rows)
+            raise _store_error(exc, f"staging {count} rows in {name} failed: ") from exc
 
     def _create_stage(self, name: str, columns: Sequence[tuple[str, str]]) -> None:
         spec = ", ".join(f"{c} {t}" for c, t in columns)

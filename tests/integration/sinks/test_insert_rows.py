@@ -1,5 +1,6 @@
-"""What the raw sink inserts, column by column (``writer.insert_rows``): the same values
-in every column of every raw table as rows of ``datetime`` values inserted as they are."""
+"""What the raw sink inserts, column by column (``writer.insert_columns``, sent
+``column_oriented``, ``LowCardinality`` columns as their inner type): the same values in
+every column of every raw table as rows of ``datetime`` values inserted as they are."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from turnstream.dev.sample import mixed_items
 from turnstream.sinks.rows import COLUMNS, MS_TIMES
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import Store
-from turnstream.sinks.writer import insert_rows
+from turnstream.sinks.writer import insert_columns, insert_rows
 from turnstream.streams.prepare import prepare_batch
 from turnstream.streams.topology import TopicNames
 
@@ -50,19 +51,23 @@ def test_every_raw_table_gets_the_values_rows_of_datetimes_gave(store: Store) ->
     for table in RAW_TABLES:
         rows = prepared.rows[table]
         columns = [*COLUMNS[table], "_insert"]
-        for copy in ("as_dicts", "as_columns"):
+        copies = ("as_dicts", "as_rows", "as_columns")
+        for copy in copies:
             store.command(f"CREATE TABLE {table}_{copy} AS {table}")
         store.insert(
             f"{table}_as_dicts", [[*(r[c] for c in COLUMNS[table]), 7] for r in rows], columns
         )
-        store.insert(f"{table}_as_columns", insert_rows(table, rows, 7), columns)
-        selected = ", ".join(f"toString(`{c}`)" for c in columns)
-        old, new = (
-            store.query(f"SELECT {selected} FROM {table}_{copy} ORDER BY ALL").rows
-            for copy in ("as_dicts", "as_columns")
+        store.insert(f"{table}_as_rows", insert_rows(table, rows, 7), columns)
+        store.insert(
+            f"{table}_as_columns", insert_columns(table, rows, 7), columns, column_oriented=True
         )
-        assert len(new) == len(rows) > 0, table
-        assert new == old, table
+        selected = ", ".join(f"toString(`{c}`)" for c in columns)
+        old, *new = (
+            store.query(f"SELECT {selected} FROM {table}_{copy} ORDER BY ALL").rows
+            for copy in copies
+        )
+        assert len(old) == len(rows) > 0, table
+        assert new == [old, old], table
 
 
 def test_the_times_inserted_as_milliseconds_are_the_rows_times(store: Store) -> None:

@@ -92,3 +92,9 @@ def test_an_unknown_column_fails_loudly(store: Store) -> None:
     with pytest.raises(Exception, match="nope"):
         store.insert("t", [(1, 2)], ["a", "nope"])
     assert store.query("SELECT count() FROM t").rows == [(0,)]
+
+
+def test_rows_as_columns(store: Store) -> None:
+    store.command("CREATE TABLE t (a UInt64, b String) ENGINE = MergeTree ORDER BY a")
+    store.insert("t", [[1, 2, 3], ["x", "y", "z"]], ["a", "b"], column_oriented=True)
+    assert store.query("SELECT a, b FROM t ORDER BY a").rows == [(1, "x"), (2, "y"), (3, "z")]

@@ -132,3 +132,28 @@ def test_the_look_up_table_comes_back_when_the_session_lost_it(store: Store) -> 
     # A server drops an idle session's temporary tables (session_timeout).
     store.command("DROP TEMPORARY TABLE turnstream_key_probe")
     assert registry.lookup(["a", "b"]) == {"a": Source("in", 0, 1)}
+
+
+def test_the_key_cache_answers_first_and_keeps_the_most_recent(store: Store) -> None:
+    """Cached keys are answered from memory, the rest from the store, in one look-up; the
+    cache keeps the ``cache_size`` most recently remembered keys."""
+    cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
+    store.insert("idempotency_keys", [["stored", "acme", datetime.now(UTC), "in", 0, 1]], cols)
+    registry = KeyRegistry(store, cache_size=2)
+    registry.remember("a", Source("in", 1, 1))
+    registry.remember("b", Source("in", 1, 2))
+    registry.remember("a", Source("in", 1, 1))  # a again: b is now the oldest
+    registry.remember("c", Source("in", 1, 3))
+    assert registry.lookup(["a", "b", "c", "stored", "a"]) == {
+        "a": Source("in", 1, 1),
+        "c": Source("in", 1, 3),
+        "stored": Source("in", 0, 1),
+    }
+    # The stored key, found, is remembered too, and a, the oldest remembered, dropped
+    # (a look-up answered from the cache does not make a key recent).
+    store.command("TRUNCATE TABLE idempotency_keys")
+    assert registry.lookup(["a", "c", "stored"]) == {
+        "c": Source("in", 1, 3),
+        "stored": Source("in", 0, 1),
+    }
+    assert registry.lookup([]) == {}

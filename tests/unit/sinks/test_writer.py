@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from turnstream.sinks.writer import filter_new, insert_id, token_for, token_of
+import random
+
+from turnstream.sinks.writer import filter_new, insert_id, spans_of, token_for, token_of
 
 
 def _row(topic: str, partition: int, offset: int) -> dict:
@@ -42,3 +44,20 @@ def test_insert_ids_follow_the_token_and_are_never_zero() -> None:
     assert insert_id(token) != insert_id(token_for("turns", [_row("a", 0, 6)]))
     assert 0 < insert_id(token) < 2**64
     assert insert_id("turns|1|" + "0" * 32) == 1  # 0 is what rows before migration 22 read
+
+
+def test_spans_are_each_partitions_lowest_and_highest_offset_in_any_order() -> None:
+    """``spans_of`` sorts instead of a min/max per row: the same spans whatever the order
+    of the rows, several rows at one offset (an item's turns) and partitions interleaved."""
+    rows = [_row(t, p, o) for t in ("a", "b") for p in range(3) for o in range(p, 40, 3 + p)]
+    rows += [_row("a", 1, 7), _row("a", 1, 7), _row("b", 2, 0)]
+    expected: dict[tuple[str, int], tuple[int, int]] = {}
+    for r in rows:
+        tp = (r["_topic"], r["_partition"])
+        lo, hi = expected.get(tp, (r["_offset"], r["_offset"]))
+        expected[tp] = (min(lo, r["_offset"]), max(hi, r["_offset"]))
+    shuffled = rows[:]
+    random.Random(3).shuffle(shuffled)
+    assert spans_of(rows) == spans_of(shuffled) == spans_of(rows[::-1]) == expected
+    assert spans_of([_row("a", 0, 4)]) == {("a", 0): (4, 4)}
+    assert token_for("turns", shuffled) == token_of("turns", expected, len(rows))
