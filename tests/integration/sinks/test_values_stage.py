@@ -59,8 +59,8 @@ _AGGREGATES = {
 
 def _more_edges() -> list[bytes]:
     """A sensitive field (item_variant.material) on an object of a type not sensitive,
-    inside the visible window and outside it."""
-    refs = ["bag:acme:9", "item_variant:acme:7"]
+    inside the visible window and outside it; an object of a sensitive type outside it."""
+    refs = ["bag:acme:9", "item_variant:acme:7", "health_plan:acme:8"]
     return [
         _page(100 + k, f"pessoa{k}", START - timedelta(days=k), refs, first=1, visible_k=k + 1)
         for k in range(2)
