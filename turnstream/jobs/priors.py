@@ -5,23 +5,28 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4, 11, 12 and 23 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/schema.py``)::
 
-    interactions ──presented──► value_daily_mv ──────────► value_daily
-       (raw, 45 days) ─engaged─► (one scan of both kinds)                     (space, attr,
-                                 presented, visible items: one row per shown  value, day,
-                                 field (type.field) and per object (type.ref): level; kept
-                                 people (capped key sets by level), exposure; 100 days)
-                                 engaged, the engaged object (type.ref):
-                                 events, signal (click, detail, mention,
-                                 compare, share 1; cart 2); sensitive names
-                                 left out
-                 ──presented──► ref_values_daily_mv ─────► ref_values_daily
-                                 every presented item: which values each     (space, attr,
-                                 object showed, how often                    ref, value, day)
-                 ──presented──► sensitive_daily_*_mv ─────► sensitive_daily
-                 ──engaged────►  sensitive types and fields: by name, a count
-                 ──every row──► interactions_daily_mv ───► interactions_daily (ledger)
+    interactions ──presented──► interaction_values_mv ─► interaction_values (Null: rows
+       (raw, 45 days) ─engaged─► one parse of the pages:   pass through, none stored)
+                                 per item, a row per shown field (type.field) and per
+                                 object (type.ref), visible or not, weight; per
+                                 engagement, its object (type.ref), signal; sensitive
+                                 types and fields by name only
+    interaction_values ─► value_daily_mv ──────────► value_daily
+                          presented, visible items' rows:     (space, attr, value,
+                          people (capped key sets by level),  day, level; kept
+                          exposure; engagements: events,      100 days)
+                          signal (click, detail, mention,
+                          compare, share 1; cart 2); sensitive names left out
+                       ─► ref_values_daily_mv ─────► ref_values_daily
+                          every presented item's fields: which (space, attr, ref,
+                          values each object showed, how often value, day)
+                       ─► sensitive_daily_mv ──────► sensitive_daily
+                          sensitive types and fields: by name, a count
+    interactions ──every row──► interactions_daily_mv ───► interactions_daily (ledger)
+    value_daily, ref_values_daily ─► value_weekly_mv, ref_values_weekly_mv ─► the weekly
+                                     roll-ups (migration 20)
 
     recompute_priors: erased keys out of value_daily (purge_erased); sensitive names
         written and their rows deleted; then per space (per attribute when large):

@@ -132,11 +132,13 @@ def test_every_view_on_a_raw_table_writes_where_a_block_again_is_dropped(store: 
     parts, before the marks): its target must drop it (a deduplication window) or
     replace rows by key (ReplacingMergeTree)."""
     checked = []
-    for table in RAW_TABLES:
+    sources = [(table, table) for table in RAW_TABLES]
+    while sources:
+        table, source = sources.pop()
         views = store.scalar(
             "SELECT dependencies_table FROM system.tables WHERE database = currentDatabase() "
             "AND name = {name:String}",
-            {"name": table},
+            {"name": source},
         )
         for view in views:
             create = store.scalar(
@@ -150,6 +152,13 @@ def test_every_view_on_a_raw_table_writes_where_a_block_again_is_dropped(store: 
                 "WHERE database = currentDatabase() AND name = {name:String}",
                 {"name": target},
             )
+            if re.search(r"ENGINE = `?Null\b", target_create):
+                # Nothing stored: the rows pass to the views on it, whose targets must
+                # drop the block again themselves (migration 24's interaction_values):
+                # checked next.
+                sources.append((table, target))
+                checked.append((table, view, target, True))
+                continue
             safe = "non_replicated_deduplication_window" in target_create or (
                 "ReplacingMergeTree" in target_create
             )
