@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from collections.abc import Iterable
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -94,6 +95,11 @@ Timestamp = Annotated[datetime, BeforeValidator(_timestamp, json_schema_input_ty
 
 
 def _scalar(value: object) -> str | int | float | bool:
+    kind = type(value)
+    # The exact types JSON gives first: one type() against isinstance's three (~1.1
+    # calls per item); a subclass (from Python input) takes the checks below.
+    if kind is str or kind is int or kind is bool:
+        return value  # type: ignore[return-value]
     if isinstance(value, float) and not math.isfinite(value):
         raise PydanticCustomError("finite_number", "Input should be a finite number")
     if isinstance(value, str | int | float | bool):
@@ -121,15 +127,26 @@ Scalar = Annotated[str | int | float | bool, _ScalarSchema()]
 
 
 def _finite(value: object) -> object:
-    if isinstance(value, float) and not math.isfinite(value):
-        raise PydanticCustomError("finite_number", "Input should be a finite number")
     if isinstance(value, dict):
-        for item in value.values():
-            _finite(item)
+        _all_finite(value.values())
     elif isinstance(value, list):
-        for item in value:
-            _finite(item)
+        _all_finite(value)
+    elif isinstance(value, float) and not math.isfinite(value):
+        raise PydanticCustomError("finite_number", "Input should be a finite number")
     return value
+
+
+def _all_finite(values: Iterable[object]) -> None:
+    """Refuse a non-finite number anywhere in ``values``: one call per container, not
+    per value (``_finite`` was called 39,163 times for 20,000 mixed_items)."""
+    for value in values:
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise PydanticCustomError("finite_number", "Input should be a finite number")
+        elif isinstance(value, dict):
+            _all_finite(value.values())
+        elif isinstance(value, list):
+            _all_finite(value)
 
 
 #: A free-form JSON object (a watch condition, a claim's evidence): finite numbers only.
@@ -183,6 +200,9 @@ class HandleType(StrEnum):
 
 
 _E164 = re.compile(r"^\+[1-9][0-9]{6,14}$")
+#: The members, looked up once: ``HandleType.email`` goes through the enum's descriptor
+#: (~0.4 µs under cProfile, twice per handle).
+_PHONE, _MAIL = HandleType.phone_e164, HandleType.email
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 
 
@@ -195,9 +215,9 @@ class Handle(WireModel):
     @model_validator(mode="after")
     def _check_shape(self) -> Handle:
         # The messages never repeat the value: it is personal data.
-        if self.type is HandleType.phone_e164 and not _E164.match(self.value):
+        if self.type is _PHONE and not _E164.match(self.value):
             raise ValueError("value: not an E.164 phone number (+ and 7 to 15 digits)")
-        if self.type is HandleType.email and not _EMAIL.match(self.value):
+        if self.type is _MAIL and not _EMAIL.match(self.value):
             raise ValueError("value: not an e-mail address")
         return self
 

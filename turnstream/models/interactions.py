@@ -115,7 +115,8 @@ class Op(StrEnum):
     between = "between"
 
 
-_SINGLE_VALUE_OPS = {Op.eq, Op.ne, Op.lt, Op.lte, Op.gt, Op.gte}
+_SINGLE_VALUE_OPS = frozenset({Op.eq, Op.ne, Op.lt, Op.lte, Op.gt, Op.gte})
+_BETWEEN = Op.between  # looked up once: an enum member's access is a descriptor call
 
 
 class Strength(StrEnum):
@@ -139,7 +140,7 @@ class Preference(_Kind):
 
     @model_validator(mode="after")
     def _arity(self) -> Preference:
-        if self.op is Op.between and len(self.values) != 2:
+        if self.op is _BETWEEN and len(self.values) != 2:
             raise ValueError(f"values: between takes exactly two values (got {len(self.values)})")
         if self.op in _SINGLE_VALUE_OPS and len(self.values) != 1:
             raise ValueError(f"values: {self.op.value} takes exactly one value")

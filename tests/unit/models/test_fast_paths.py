@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import datetime
+from enum import StrEnum
 
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from turnstream.models.common import _RFC3339, ExposureId, Scalar, Timestamp
+from turnstream.models.common import _RFC3339, ExposureId, JsonObject, Scalar, Timestamp
 
 _EXPOSURE: TypeAdapter[str] = TypeAdapter(ExposureId)
 _SCALARS: TypeAdapter[dict[str, Scalar]] = TypeAdapter(dict[str, Scalar])
@@ -98,3 +99,45 @@ def test_a_time_reads_as_it_did_before_the_fast_path(value: str) -> None:
 def test_a_time_that_is_not_real_is_still_refused_as_such(value: str) -> None:
     with pytest.raises(ValidationError, match="not a real date and time"):
         _TIMES.validate_python(value)
+
+
+_OBJECTS: TypeAdapter[dict[str, object]] = TypeAdapter(JsonObject)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": NaN}',
+        '{"a": {"b": [1, 2, {"c": [Infinity]}]}}',
+        '{"a": [[[-Infinity]]]}',
+        '{"a": {"b": 1e400}}',
+        '{"a": [1.5, "x", null, true, {"b": -1e999}]}',
+    ],
+)
+def test_a_number_that_is_not_finite_is_refused_at_any_depth(text: str) -> None:
+    with pytest.raises(ValidationError, match="Input should be a finite number"):
+        _OBJECTS.validate_json(text)
+    with pytest.raises(ValidationError, match="Input should be a finite number"):
+        _OBJECTS.validate_python(json.loads(text))
+
+
+def test_finite_objects_pass_as_they_are() -> None:
+    value = {"a": {"b": [1, 2.5, -1e308, "ñ", None, True, {"c": []}]}, "d": {}}
+    assert _OBJECTS.validate_json(json.dumps(value)) == value
+    assert _OBJECTS.validate_python(value) == value
+
+
+class _Kind(StrEnum):
+    x = "x"
+
+
+@pytest.mark.parametrize("value", [_Kind.x, True, False, 0, -(2**63), 1.0, "", "語"])
+def test_scalars_of_every_type_pass_as_they_are(value: object) -> None:
+    got = _SCALARS.validate_python({"v": value})["v"]
+    assert got == value and type(got) is type(value)
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
+def test_a_scalar_that_is_not_finite_is_refused(value: float) -> None:
+    with pytest.raises(ValidationError, match="Input should be a finite number"):
+        _SCALARS.validate_python({"v": value})
