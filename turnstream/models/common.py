@@ -127,12 +127,7 @@ Scalar = Annotated[str | int | float | bool, _ScalarSchema()]
 
 
 def _finite(value: object) -> object:
-    if isinstance(value, dict):
-        _all_finite(value.values())
-    elif isinstance(value, list):
-        _all_finite(value)
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise PydanticCustomError("finite_number", "Input should be a finite number")
+    _all_finite((value,))
     return value
 
 
