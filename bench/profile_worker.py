@@ -1,6 +1,6 @@
 """Where the worker's time goes while it drains a backlog: py-spy on the live process.
 
-    .venv/bin/python bench/profile_worker.py [ITEMS] [--folded /tmp/worker.folded]
+    .venv/bin/python bench/profile_worker.py [ITEMS] [--folded F] [--prepare-process on]
 
 Publishes ITEMS (default 60,000) ``mixed_items`` lines, starts a worker with its default
 batch settings, and samples it with ``py-spy record`` (100 Hz, every thread) while it
@@ -74,11 +74,16 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("items", nargs="?", type=int, default=60_000)
     parser.add_argument("--folded", type=Path, help="keep the folded stacks (flame graphs)")
+    parser.add_argument("--prepare-process", choices=("on", "off"), help="worker.prepare_process")
     args = parser.parse_args()
     print(machine())
     batch = mixed_items(n=args.items, bad=args.items // 100, seed=7)
     with run_broker() as broker:
-        deployment = deploy(broker)
+        worker_extra = ""
+        if args.prepare_process is not None:
+            on = "true" if args.prepare_process == "on" else "false"
+            worker_extra = f"prepare_process = {on}"
+        deployment = deploy(broker, worker_extra=worker_extra)
         publish(deployment, batch.lines)
         raw = broker.home / "profile.txt"
         deployment.worker.start()
