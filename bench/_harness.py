@@ -7,6 +7,7 @@ the repository root on ``sys.path``.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import json
@@ -35,12 +36,14 @@ from turnstream.worker_client import read_query
 
 __all__ = [
     "Broker",
+    "add_prepare_process",
     "cpu_seconds",
     "deploy",
     "in_process_loop",
     "load",
     "machine",
     "percentile",
+    "prepare_process_line",
     "publish",
     "publish_paced",
     "records",
@@ -276,6 +279,20 @@ def store_query_ms(queries: int = 300) -> float:
             store.close()
 
 
+def add_prepare_process(parser: argparse.ArgumentParser) -> None:
+    """``--prepare-process on|off``: the worker's ``prepare_process`` (default: its own)."""
+    parser.add_argument(
+        "--prepare-process", choices=("on", "off"), help="worker.prepare_process (default: auto)"
+    )
+
+
+def prepare_process_line(choice: str | None) -> str:
+    """The ``[worker]`` line for ``--prepare-process``; empty for the worker's default."""
+    if choice is None:
+        return ""
+    return f"prepare_process = {'true' if choice == 'on' else 'false'}\n"
+
+
 def load() -> str:
     """The load averages: the machine may be shared, and every figure here is CPU-bound."""
     one, five, _ = os.getloadavg()
@@ -290,13 +307,15 @@ def dumps(item: dict[str, Any]) -> bytes:
 @contextmanager
 def in_process_loop(prefix: str = "turnstream-bench-") -> Iterator[IngestDriver]:
     """The ingest driver on a throw-away, migrated chDB store, built by the worker's
-    bootstrap, with no broker: what the worker does to the store, in this process. Call
+    bootstrap, with no broker: what the worker does to the store, in this process (prepare
+    too: ``prepare_process = false``). Call
     the store through ``loop.store.call`` (its own thread, as in the worker)."""
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         config = Path(tmp) / "turnstream.toml"
         config.write_text(
             f'[broker]\nbootstrap = "127.0.0.1:9"\n[store]\ndsn = "chdb://{tmp}/store"\n'
-            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "b"\ntopic_prefix = "b"\n{SPACES}'
+            f'[identity]\nsecret = "bench"\n[worker]\napp_id = "b"\ntopic_prefix = "b"\n'
+            f"prepare_process = false\n{SPACES}"
         )
         settings = load_settings(config, environ={})
         store = AsyncStore.open(settings.store.dsn, settings.store.database)

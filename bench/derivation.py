@@ -46,12 +46,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import (
     DEFAULT_BATCH_SECONDS,
     DEFAULT_BATCH_SIZE,
+    add_prepare_process,
     cpu_seconds,
     deploy,
     dumps,
     load,
     machine,
     percentile,
+    prepare_process_line,
     publish,
     run_broker,
     sql,
@@ -153,6 +155,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=40.0)
     parser.add_argument("--background", type=float, default=200.0)
     parser.add_argument("--probes-per-second", type=float, default=4.0)
+    add_prepare_process(parser)
     args = parser.parse_args()
     extra = f"[signals]\nquiet_seconds = {args.quiet}\noldest_pending_seconds = 60\n"
     print(machine())
@@ -168,7 +171,9 @@ def main() -> None:
     print(f"  chDB point query (in-process, schema applied): {store_query_ms():.2f} ms CPU")
     background = background_lines(int(args.background * args.seconds))
     with run_broker() as broker:
-        deployment = deploy(broker, extra=extra)
+        deployment = deploy(
+            broker, extra=extra, worker_extra=prepare_process_line(args.prepare_process)
+        )
         deployment.worker.start()
         publish(deployment, mixed_items(n=200, bad=0, seed=22).lines)
         wait_drained(deployment)

@@ -34,10 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import (
     DEFAULT_BATCH_SECONDS,
     DEFAULT_BATCH_SIZE,
+    add_prepare_process,
     deploy,
     dumps,
     machine,
     percentile,
+    prepare_process_line,
     publish,
     publish_paced,
     run_broker,
@@ -104,6 +106,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500.0)
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--no-poll", action="store_true", help="only the stamped measure")
+    add_prepare_process(parser)
     args = parser.parse_args()
     count = int(args.rate * args.seconds)
     print(machine())
@@ -122,7 +125,7 @@ def main() -> None:
         return dumps(item)
 
     with run_broker() as broker:
-        deployment = deploy(broker)
+        deployment = deploy(broker, worker_extra=prepare_process_line(args.prepare_process))
         deployment.worker.start()
         publish(deployment, warm)
         wait_drained(deployment)

@@ -15,7 +15,7 @@ invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 
 (b) with the turnstream worker (its defaults: batch_size 1000, batch_seconds 0.5, unless
     ``--batch-sizes`` says otherwise), until its consumer group has committed everything,
     then checks that every row is in ClickHouse; ``--prepare-process on|off`` sets
-    ``worker.prepare_process`` (default: the worker's own, off).
+    ``worker.prepare_process`` (default: the worker's own, ``auto``: on with two CPUs).
 
 Rates are measured between the first and the last observed progress (so the group join
 and the worker's start-up are left out; the figure with start-up is printed too), in

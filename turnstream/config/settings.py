@@ -189,15 +189,31 @@ class WorkerSettings(_Section):
     #: Seconds before the broker gives a silent worker's partitions to another one; short,
     #: so that a restarted worker gets its partitions back quickly after a crash.
     session_timeout: float = Field(default=10.0, ge=6.0)
-    #: Prepare batches (validation, rows, fan-out messages) in a child process, on a
-    #: second core; off (the default): on a thread of the worker (one GIL for every
-    #: stage). Off because on the 2-core machine it never paid: items per CPU-second
-    #: 3,412 on against 3,896 off at load 4 to 9 (docs/performance.md, round four).
-    prepare_process: bool = False
+    #: Where batches are prepared (validation, rows, fan-out messages): ``true``, in a
+    #: child process, on a second core; ``false``, on a thread of the worker (one GIL for
+    #: every stage); ``"auto"`` (the default), in the child when this process may run on
+    #: two CPUs or more (:meth:`prepares_in_child`). On the quiet 2-core machine the child
+    #: drains a backlog ~1.25x as fast; with no core free (other load) it cost 0.81x
+    #: (docs/performance.md, rounds four and eight).
+    prepare_process: bool | Literal["auto"] = "auto"
     #: Seconds a loop may retry (or the store not answer) before ``/v1/status`` answers
     #: 503: longer than one store back-off step (30 s at most) and a rebalance, so a
     #: blip leaves a healthcheck green and an outage turns it red.
     status_grace: float = Field(default=45.0, ge=0)
+
+    def prepares_in_child(self) -> bool:
+        """Whether batches are prepared in a child process: ``prepare_process``, where
+        ``"auto"`` means when this process may run on at least two CPUs."""
+        if self.prepare_process == "auto":
+            return _usable_cpus() >= 2
+        return self.prepare_process
+
+
+def _usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity, where the platform has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 class JobsSettings(_Section):

@@ -180,7 +180,7 @@ class IngestDriver:
         self.max_records: int | None = settings.worker.batch_size
         #: Where batches are prepared: a child process, or (None) the calling thread.
         self.process = (
-            PrepareProcess(settings, self.names) if settings.worker.prepare_process else None
+            PrepareProcess(settings, self.names) if settings.worker.prepares_in_child() else None
         )
         #: Erase tombstones, read from the store at the first batch (and again after a
         #: rebalance), then kept up to date by the erasures this driver runs.
@@ -195,7 +195,7 @@ class IngestDriver:
     def prepare(self, messages: list[Any]) -> Prepared:
         """Validate, gate and turn a batch into rows and fan-out messages
         (:func:`~turnstream.streams.prepare.prepare_batch`), in the prepare process
-        when ``worker.prepare_process`` is on. Blocking; no store access, so it runs
+        when ``worker.prepare_process`` puts it there. Blocking; no store access, so it runs
         beside the store thread."""
         if self.process is not None and messages:
             return self.process.prepare(messages, self.fanout_max_bytes)

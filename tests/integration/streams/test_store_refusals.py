@@ -32,7 +32,9 @@ pytestmark = pytest.mark.integration
 SETTINGS = Settings.model_validate(
     {
         "identity": {"secret": "k"},
-        "worker": {"topic_prefix": "t"},
+        # Prepare on the calling thread: these tests are about the store's refusals (the
+        # child's own tests: test_prepare_process*.py), and start no child to stop.
+        "worker": {"topic_prefix": "t", "prepare_process": False},
         "spaces": {"acme": {"features": ["signals", "turns", "claims"]}},
     }
 )

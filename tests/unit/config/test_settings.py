@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -42,6 +43,7 @@ def test_features_are_off_unless_listed(tmp_path: Path) -> None:
         ("[worker]\npartitions = 0\n", "worker.partitions"),
         ("[worker]\nbatch_size = 10001\n", "worker.batch_size: Input should be less than"),
         ("[wroker]\n", "wroker"),
+        ('[worker]\nprepare_process = "sometimes"\n', "worker.prepare_process"),
         ("not toml at all [", "not valid TOML"),
     ],
 )
@@ -135,3 +137,28 @@ def test_the_identity_secret_is_never_an_exposure_key(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"may not be identity\.secret") as caught:
         load_settings(config, environ=env)
     assert "same-secret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("line", "cpus", "in_child"),
+    [
+        ("", 1, False),  # the default, "auto": a child only with a second CPU
+        ("", 2, True),
+        ('prepare_process = "auto"\n', 16, True),
+        ("prepare_process = true\n", 1, True),  # asked for: even on one CPU
+        ("prepare_process = false\n", 16, False),
+    ],
+)
+def test_where_batches_are_prepared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, cpus: int, in_child: bool
+) -> None:
+    monkeypatch.setattr("turnstream.config.settings._usable_cpus", lambda: cpus)
+    config = tmp_path / "t.toml"
+    config.write_text(f"[worker]\n{line}")
+    assert load_settings(config, environ={}).worker.prepares_in_child() is in_child
+
+
+def test_usable_cpus_are_this_process_s() -> None:
+    from turnstream.config.settings import _usable_cpus
+
+    assert 1 <= _usable_cpus() <= (os.cpu_count() or 1)
