@@ -11,13 +11,13 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import derive
-from turnstream.core.derivation.events import SignalEvent
+from turnstream.core.derivation.events import SignalEvent, parse_time
 from turnstream.core.derivation.exposure import ExposedItem
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.state import ProfileState, dispose_gift, fold
@@ -162,6 +162,83 @@ class SignalsEngine:
         if scheduled is None or due_at < scheduled:
             self._scheduled[key] = due_at
             heapq.heappush(self._heap, (due_at, key))
+
+    def offer_many(
+        self, received_at: datetime, offers: Iterable[tuple[Any, Iterable[SignalEvent]]]
+    ) -> None:
+        """Offer every event of ``offers`` (per position, its events) in order, all
+        received at ``received_at``: the same engine as :meth:`offer` for each event in
+        turn, but each session's pending items, due time and held list are updated once
+        per call, and each position is counted once."""
+        received_at = parse_time(received_at)
+        groups: dict[SessionKey, list[Held]] = {}
+        live = self._live
+        tombstones = None  # read (and loaded) at the first event, as offer does
+        for position, events in offers:
+            held = 0
+            for event in events:
+                if tombstones is None:
+                    tombstones = self.tombstones
+                if tombstones and self.erased_before(event):
+                    self.dropped_erased += 1
+                    continue
+                key = (event.space_id, event.profile_id, event.session)
+                group = groups.get(key)
+                if group is None:
+                    group = groups[key] = []
+                group.append(Held(event, position))
+                held += 1
+            if held and _is_offset(position):
+                slot = (position[0], position[1])
+                if not live[slot]:
+                    heapq.heappush(self._offsets.setdefault(slot[0], []), slot[1])
+                live[slot] += held
+        if not groups:
+            return
+        oldest = timedelta(seconds=self.config.oldest_pending_seconds)
+        quiet = timedelta(seconds=self.config.quiet_seconds)
+        pending, held_by, scheduled_by = self.pending, self.held, self._scheduled
+        for key, group in groups.items():
+            before = pending.get(key)
+            if before is None:
+                self._sessions[key[:2]] += 1
+                keys = tuple(dict.fromkeys(h.event.idempotency_key for h in group))
+                first = group[0].event
+                now = PendingSession(
+                    first.profile_id, first.session, received_at, received_at, len(keys), keys
+                )
+            else:
+                known = set(before.keys) if len(before.keys) > 8 else before.keys
+                new = [
+                    k
+                    for k in dict.fromkeys(h.event.idempotency_key for h in group)
+                    if k not in known
+                ]
+                # A key already pending counts once (add_pending), and leaves the times.
+                now = (
+                    PendingSession(
+                        before.profile_id,
+                        before.session,
+                        min(before.first_received, received_at),
+                        max(before.last_received, received_at),
+                        before.count + len(new),
+                        (*before.keys, *new),
+                    )
+                    if new
+                    else before
+                )
+            pending[key] = now
+            listed = held_by.get(key)
+            if listed is None:
+                held_by[key] = group
+            else:
+                listed.extend(group)
+            # As offer: reschedule only when earlier (next_due_at, with the deltas once).
+            due_at = min(now.first_received + oldest, now.last_received + quiet)
+            scheduled = scheduled_by.get(key)
+            if scheduled is None or due_at < scheduled:
+                scheduled_by[key] = due_at
+                heapq.heappush(self._heap, (due_at, key))
 
     def next_due(self) -> datetime | None:
         """When the next session may be due (never later than the real time; it may be
