@@ -140,7 +140,7 @@ class DerivationDriver:
         started = time.thread_time()
         # One call for the batch, each event held as offer holds it at ``(tp, offset)``
         # (bench/offer_cost.py: the cost per accepted message).
-        self.engine.offer_many(now, [((tp, offset), events) for tp, offset, events in parsed])
+        self.engine.offer_many(now, parsed)
         consumed = self._consumed
         for tp, offset, _ in parsed:
             consumed[tp] = offset + 1

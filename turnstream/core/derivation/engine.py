@@ -164,17 +164,21 @@ class SignalsEngine:
             heapq.heappush(self._heap, (due_at, key))
 
     def offer_many(
-        self, received_at: datetime, offers: Iterable[tuple[Any, Iterable[SignalEvent]]]
+        self, received_at: datetime, batch: Iterable[tuple[Any, Any, Sequence[SignalEvent]]]
     ) -> None:
-        """Offer every event of ``offers`` (per position, its events) in order, all
-        received at ``received_at``: the same engine as :meth:`offer` for each event in
-        turn, but each session's pending items, due time and held list are updated once
-        per call, and each position is counted once."""
+        """Offer every event of ``batch`` (per ``(partition, offset, events)``) in order,
+        all received at ``received_at`` and held at position ``(partition, offset)``: the
+        engine ends exactly as after :meth:`offer` for each event in turn, but each
+        session's pending items, due time and held list change once per call, and each
+        position is counted once."""
         received_at = parse_time(received_at)
         groups: dict[SessionKey, list[Held]] = {}
         live = self._live
         tombstones = None  # read (and loaded) at the first event, as offer does
-        for position, events in offers:
+        for partition, offset, events in batch:
+            if not events:
+                continue
+            position = (partition, offset)
             held = 0
             for event in events:
                 if tombstones is None:
@@ -185,35 +189,41 @@ class SignalsEngine:
                 key = (event.space_id, event.profile_id, event.session)
                 group = groups.get(key)
                 if group is None:
-                    group = groups[key] = []
-                group.append(Held(event, position))
+                    groups[key] = [Held(event, position)]
+                else:
+                    group.append(Held(event, position))
                 held += 1
-            if held and _is_offset(position):
-                slot = (position[0], position[1])
-                if not live[slot]:
-                    heapq.heappush(self._offsets.setdefault(slot[0], []), slot[1])
-                live[slot] += held
+            if held and isinstance(offset, int):  # as _hold
+                count = live.get(position)
+                if not count:
+                    heapq.heappush(self._offsets.setdefault(partition, []), offset)
+                    count = 0
+                live[position] = count + held
         if not groups:
             return
         oldest = timedelta(seconds=self.config.oldest_pending_seconds)
         quiet = timedelta(seconds=self.config.quiet_seconds)
+        fresh_due = received_at + min(oldest, quiet)  # next_due_at of a new session
         pending, held_by, scheduled_by = self.pending, self.held, self._scheduled
+        sessions, heap = self._sessions, self._heap
         for key, group in groups.items():
             before = pending.get(key)
+            if len(group) == 1:
+                new: Sequence[str] = (group[0].event.idempotency_key,)
+            else:
+                new = tuple(dict.fromkeys(h.event.idempotency_key for h in group))
             if before is None:
-                self._sessions[key[:2]] += 1
-                keys = tuple(dict.fromkeys(h.event.idempotency_key for h in group))
+                person = key[:2]
+                sessions[person] = sessions.get(person, 0) + 1
                 first = group[0].event
                 now = PendingSession(
-                    first.profile_id, first.session, received_at, received_at, len(keys), keys
+                    first.profile_id, first.session, received_at, received_at, len(new), new
                 )
+                held_by[key] = group
+                due_at = fresh_due
             else:
                 known = set(before.keys) if len(before.keys) > 8 else before.keys
-                new = [
-                    k
-                    for k in dict.fromkeys(h.event.idempotency_key for h in group)
-                    if k not in known
-                ]
+                new = [k for k in new if k not in known]
                 # A key already pending counts once (add_pending), and leaves the times.
                 now = (
                     PendingSession(
@@ -227,18 +237,14 @@ class SignalsEngine:
                     if new
                     else before
                 )
+                held_by.setdefault(key, []).extend(group)
+                due_at = min(now.first_received + oldest, now.last_received + quiet)
             pending[key] = now
-            listed = held_by.get(key)
-            if listed is None:
-                held_by[key] = group
-            else:
-                listed.extend(group)
-            # As offer: reschedule only when earlier (next_due_at, with the deltas once).
-            due_at = min(now.first_received + oldest, now.last_received + quiet)
+            # As offer: reschedule only when earlier.
             scheduled = scheduled_by.get(key)
             if scheduled is None or due_at < scheduled:
                 scheduled_by[key] = due_at
-                heapq.heappush(self._heap, (due_at, key))
+                heapq.heappush(heap, (due_at, key))
 
     def next_due(self) -> datetime | None:
         """When the next session may be due (never later than the real time; it may be

@@ -60,12 +60,11 @@ _event = st.builds(
     session=st.sampled_from(["s1", "s2"]),
     erase=st.integers(0, 7).map(lambda n: n == 0),  # now and then an erase
 )
-_position = st.sampled_from(["t0", "t1", None]).flatmap(
-    lambda p: st.just(None) if p is None else st.integers(0, 30).map(lambda o: (p, o))
-)
+_partition = st.sampled_from(["t0", "t1"])
+_offset = st.integers(0, 30) | st.just(None)  # None: a position that is not an offset
 _batch = st.tuples(
     st.integers(0, 400),  # received: may go back in time (a replay of an unsorted file)
-    st.lists(st.tuples(_position, st.lists(_event, max_size=4)), max_size=8),
+    st.lists(st.tuples(_partition, _offset, st.lists(_event, max_size=4)), max_size=8),
     st.integers(0, 600),  # a firing after the batch, at this time
 )
 
@@ -73,13 +72,13 @@ _batch = st.tuples(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_batch, max_size=6))
 def test_offer_many_is_offer_for_each_event_in_turn(
-    batches: list[tuple[int, list[tuple[Any, list[SignalEvent]]], int]],
+    batches: list[tuple[int, list[tuple[str, Any, list[SignalEvent]]], int]],
 ) -> None:
     one_by_one, batched = _engine(), _engine()
     for received, offers, fire_at in batches:
-        for position, events in offers:
+        for partition, offset, events in offers:
             for one in events:
-                one_by_one.offer(one, at(received), position=position)
+                one_by_one.offer(one, at(received), position=(partition, offset))
         batched.offer_many(at(received), offers)
         assert _snapshot(batched) == _snapshot(one_by_one)
         assert _fired(batched, fire_at) == _fired(one_by_one, fire_at)
@@ -90,6 +89,6 @@ def test_offer_many_is_offer_for_each_event_in_turn(
 def test_nothing_offered_reads_no_tombstones() -> None:
     reads: list[int] = []
     engine = SignalsEngine(CONFIG, load_tombstones=lambda: reads.append(1) or {})
-    engine.offer_many(at(0), [(("t0", 1), [])])
+    engine.offer_many(at(0), [("t0", 1, [])])
     assert reads == []
     assert engine.pending == {} and engine.oldest_held() == {}
