@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import derive
@@ -33,9 +33,11 @@ PersonKey = tuple[str, str]
 SessionKey = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
-class Held:
-    """A pending event and where it came from (the driver's own position, if any)."""
+class Held(NamedTuple):
+    """A pending event and where it came from (the driver's own position, if any).
+
+    A named tuple, not a frozen dataclass: one is made per event held, and a tuple is
+    made in a fraction of the time and memory (bench/offer_cost.py, bench/memory.py)."""
 
     event: SignalEvent
     position: Any = None
