@@ -11,13 +11,13 @@ import heapq
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import islice
-from typing import Any
+from typing import Any, NamedTuple
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import derive
-from turnstream.core.derivation.events import SignalEvent
+from turnstream.core.derivation.events import SignalEvent, parse_time
 from turnstream.core.derivation.exposure import ExposedItem
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.state import ProfileState, dispose_gift, fold
@@ -33,9 +33,11 @@ PersonKey = tuple[str, str]
 SessionKey = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
-class Held:
-    """A pending event and where it came from (the driver's own position, if any)."""
+class Held(NamedTuple):
+    """A pending event and where it came from (the driver's own position, if any).
+
+    A named tuple, not a frozen dataclass: one is made per event held, and a tuple is
+    made in a fraction of the time and memory (bench/offer_cost.py, bench/memory.py)."""
 
     event: SignalEvent
     position: Any = None
@@ -162,6 +164,89 @@ class SignalsEngine:
         if scheduled is None or due_at < scheduled:
             self._scheduled[key] = due_at
             heapq.heappush(self._heap, (due_at, key))
+
+    def offer_many(
+        self, received_at: datetime, batch: Iterable[tuple[Any, Any, Sequence[SignalEvent]]]
+    ) -> None:
+        """Offer every event of ``batch`` (per ``(partition, offset, events)``) in order,
+        all received at ``received_at`` and held at position ``(partition, offset)``: the
+        engine ends exactly as after :meth:`offer` for each event in turn, but each
+        session's pending items, due time and held list change once per call, and each
+        position is counted once."""
+        received_at = parse_time(received_at)
+        groups: dict[SessionKey, list[Held]] = {}
+        live = self._live
+        tombstones = None  # read (and loaded) at the first event, as offer does
+        for partition, offset, events in batch:
+            if not events:
+                continue
+            position = (partition, offset)
+            held = 0
+            for event in events:
+                if tombstones is None:
+                    tombstones = self.tombstones
+                if tombstones and self.erased_before(event):
+                    self.dropped_erased += 1
+                    continue
+                key = (event.space_id, event.profile_id, event.session)
+                group = groups.get(key)
+                if group is None:
+                    groups[key] = [Held(event, position)]
+                else:
+                    group.append(Held(event, position))
+                held += 1
+            if held and isinstance(offset, int):  # as _hold
+                count = live.get(position)
+                if not count:
+                    heapq.heappush(self._offsets.setdefault(partition, []), offset)
+                    count = 0
+                live[position] = count + held
+        if not groups:
+            return
+        oldest = timedelta(seconds=self.config.oldest_pending_seconds)
+        quiet = timedelta(seconds=self.config.quiet_seconds)
+        fresh_due = received_at + min(oldest, quiet)  # next_due_at of a new session
+        pending, held_by, scheduled_by = self.pending, self.held, self._scheduled
+        sessions, heap = self._sessions, self._heap
+        for key, group in groups.items():
+            before = pending.get(key)
+            if len(group) == 1:
+                new: Sequence[str] = (group[0].event.idempotency_key,)
+            else:
+                new = tuple(dict.fromkeys(h.event.idempotency_key for h in group))
+            if before is None:
+                person = key[:2]
+                sessions[person] = sessions.get(person, 0) + 1
+                first = group[0].event
+                now = PendingSession(
+                    first.profile_id, first.session, received_at, received_at, len(new), new
+                )
+                held_by[key] = group
+                due_at = fresh_due
+            else:
+                known = set(before.keys) if len(before.keys) > 8 else before.keys
+                new = [k for k in new if k not in known]
+                # A key already pending counts once (add_pending), and leaves the times.
+                now = (
+                    PendingSession(
+                        before.profile_id,
+                        before.session,
+                        min(before.first_received, received_at),
+                        max(before.last_received, received_at),
+                        before.count + len(new),
+                        (*before.keys, *new),
+                    )
+                    if new
+                    else before
+                )
+                held_by.setdefault(key, []).extend(group)
+                due_at = min(now.first_received + oldest, now.last_received + quiet)
+            pending[key] = now
+            # As offer: reschedule only when earlier.
+            scheduled = scheduled_by.get(key)
+            if scheduled is None or due_at < scheduled:
+                scheduled_by[key] = due_at
+                heapq.heappush(heap, (due_at, key))
 
     def next_due(self) -> datetime | None:
         """When the next session may be due (never later than the real time; it may be
