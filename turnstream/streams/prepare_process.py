@@ -4,13 +4,16 @@ Validating and preparing a batch is pure Python, ~150 µs of CPU per item, and t
 lets only one thread run Python at a time: on the prepare thread it competes with the
 store thread's own Python (clickhouse-connect's serialization) and the event loop. In a
 process it does not. What comes back is plain data, never a model: per message its key,
-profile id and refusal, the rows, the fan-out messages, whether it is accepted, its
-accepted item's subject and ``occurred_at`` and whether it erases (what the erase
-tombstone rules read: the parent applies them, since they depend on the keys taken and
-on the erasures of the batch written meanwhile). Pickling the whole
+profile id and refusal, the fan-out messages, whether it is accepted, its accepted item's
+subject and ``occurred_at`` and whether it erases (what the erase tombstone rules read:
+the parent applies them, since they depend on the keys taken and on the erasures of the
+batch written meanwhile); and each table's rows as the store inserts them, a
+:class:`~turnstream.sinks.rows.Block` of columns. Pickling the whole
 :class:`~turnstream.streams.prepare.Prepared` (decisions with their pydantic items) cost
 67 µs per item and unpickling it 95, more than half of what the child saves; the plain
-form costs 20 and 14 (docs/performance.md).
+form with a dict per row, 20 and 14; with columns and a list per field, the parent's
+whole share of the hand-back (its pickle, the unpickle, the decisions rebuilt, the rows
+to columns) fell from ~28 to ~7 µs per item (docs/performance.md, round eight).
 
 The child is started with ``spawn`` (forking a process that holds chDB and threads is
 unsafe), once per :class:`PrepareProcess`, and ends when its parent does: it watches its
