@@ -39,13 +39,19 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True, order=True, init=False)
 class Source:
     """Where a message came from: the unit of idempotent sinking."""
 
     topic: str
     partition: int
     offset: int
+
+    def __init__(self, topic: str, partition: int, offset: int) -> None:
+        # In one update of the instance's dict, as :class:`Decision`: 1.2 µs against 1.9
+        # through the frozen dataclass's own __init__ (one per message, in the parent
+        # too when the prepare process hands a batch back). Still frozen.
+        self.__dict__.update(topic=topic, partition=partition, offset=offset)
 
 
 class Reason(StrEnum):

@@ -44,7 +44,7 @@ from typing import Any
 from turnstream.core.ingest import Reason, Source
 from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
-from turnstream.sinks.rows import Rows
+from turnstream.sinks.rows import BatchRows, Rows, as_dicts
 from turnstream.sinks.writer import RawSink
 
 __all__ = ["Isolated", "Refused", "refused_before", "write_isolating"]
@@ -73,7 +73,7 @@ class Isolated:
 
 def write_isolating(
     sink: RawSink,
-    rows: Rows,
+    rows: BatchRows,
     order: Sequence[Source],
     replace: Callable[[Refused], Rows],
 ) -> Isolated:
@@ -88,13 +88,13 @@ def write_isolating(
         return done
     tagged: dict[str, list[tuple[int, dict[str, Any]]]] = {}
 
-    def part(lo: int, hi: int) -> Rows:
+    def part(lo: int, hi: int) -> BatchRows:
         if lo == 0 and hi == len(order):
             return rows  # the whole batch as it came: most batches are not refused
         if not tagged:  # index the rows by message once, at the first refusal
             index = {source: i for i, source in enumerate(order)}
             for table, batch in rows.items():
-                tagged[table] = [(index[_source(r)], r) for r in batch]
+                tagged[table] = [(index[_source(r)], r) for r in as_dicts(batch)]
         return {t: [r for i, r in batch if lo <= i < hi] for t, batch in tagged.items()}
 
     def attempt(lo: int, hi: int) -> None:

@@ -11,7 +11,10 @@ import hashlib
 import json
 import math
 from collections import defaultdict
+from collections.abc import Collection, Iterable
 from datetime import datetime
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from pydantic_core import to_json
@@ -31,9 +34,25 @@ from turnstream.models import (
 )
 from turnstream.models.common import Envelope
 
-__all__ = ["COLUMNS", "MS_TIMES", "Rows", "add_rows", "ms_ticks", "rows_for"]
+__all__ = [
+    "COLUMNS",
+    "MS_TIMES",
+    "BatchRows",
+    "Block",
+    "Rows",
+    "Spans",
+    "TableRows",
+    "add_rows",
+    "as_dicts",
+    "ms_ticks",
+    "rows_for",
+    "spans_of",
+    "table_columns",
+]
 
 Rows = dict[str, list[dict[str, Any]]]
+#: Each source (topic, partition)'s lowest and highest offset in some rows.
+Spans = dict[tuple[str, int], tuple[int, int]]
 
 _ENVELOPE = [
     "space_id",
@@ -149,19 +168,121 @@ COLUMNS: dict[str, list[str]] = {
 MS_TIMES = frozenset({"occurred_at", "ingested_at"})
 
 
-def ms_ticks(times: list[datetime]) -> list[int]:
+def ms_ticks(times: list[datetime | int]) -> list[int]:
     """Each (aware) time as clickhouse-connect writes a ``DateTime64(3)`` value: whole
     milliseconds since the epoch, by its own formula (``DateTime64._datetime64_ticks``,
     so the same bytes), each distinct time converted once.
 
     The distinct times by ``set`` and each value looked up by ``map`` (C): a batch has one
     ``ingested_at`` and an item's rows share its ``occurred_at``, so a look-up and an
-    append per value in Python were most of it (0.22 s of cProfile per 20,000 items)."""
+    append per value in Python were most of it (0.22 s of cProfile per 20,000 items).
+    A value already in ticks (an ``int``: a :class:`Block`'s row, as dicts) stays."""
     ticks = {
-        value: ((math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000) // 1_000_000
+        value: value
+        if isinstance(value, int)
+        else ((math.floor(value.timestamp()) * 1_000_000 + value.microsecond) * 1000) // 1_000_000
         for value in set(times)
     }
     return list(map(ticks.__getitem__, times))
+
+
+def _spans(topics: Iterable[str], partitions: Iterable[int], offsets: Iterable[int]) -> Spans:
+    """The spans of rows given by their source columns (see :func:`spans_of`)."""
+    pairs = sorted(zip(zip(topics, partitions, strict=True), offsets, strict=True))
+    highest = dict(pairs)
+    lowest = dict(reversed(pairs))
+    return {tp: (lowest[tp], hi) for tp, hi in highest.items()}
+
+
+def spans_of(rows: list[dict[str, Any]]) -> Spans:
+    """Each source (topic, partition)'s lowest and highest offset in ``rows``.
+
+    Sorted in C, not min/max per row in Python (0.19 s of cProfile per 20,000 items):
+    a batch's rows come in offset order per partition, which the sort finds as runs;
+    of the sorted pairs, a dict keeps each partition's last (highest), built backwards
+    its first (lowest)."""
+    return _spans(
+        map(itemgetter("_topic"), rows),
+        map(itemgetter("_partition"), rows),
+        map(itemgetter("_offset"), rows),
+    )
+
+
+def table_columns(table: str, rows: list[dict[str, Any]]) -> list[list[Any]]:
+    """``rows`` of ``table`` column by column, in the order of :data:`COLUMNS`, the times
+    of :data:`MS_TIMES` as milliseconds since the epoch (:func:`ms_ticks`): what the
+    store inserts, but ``_insert``.
+
+    Each column is read by ``map(itemgetter)`` (C)."""
+    columns: list[list[Any]] = []
+    for name in COLUMNS[table]:
+        column = list(map(itemgetter(name), rows))
+        columns.append(ms_ticks(column) if name in MS_TIMES else column)
+    return columns
+
+
+#: Where each table's source columns are in :data:`COLUMNS` (topic, partition, offset).
+_SOURCE_AT = {
+    table: (names.index("_topic"), names.index("_partition"), names.index("_offset"))
+    for table, names in COLUMNS.items()
+}
+
+
+class Block:
+    """One table's rows as the store inserts them: :func:`table_columns`, and their
+    :data:`Spans`. Built in the prepare process, whose hand-back it is: unpickling
+    columns costs the parent less than a dict per row, and the store thread inserts
+    them as they are (docs/performance.md, issue 14 round eight). Never empty."""
+
+    __slots__ = ("columns", "spans", "table")
+
+    def __init__(self, table: str, columns: list[list[Any]], spans: Spans) -> None:
+        self.table = table
+        self.columns = columns
+        self.spans = spans
+
+    @classmethod
+    def of(cls, table: str, rows: list[dict[str, Any]]) -> Block:
+        """``rows`` (not empty) of ``table`` as a block."""
+        return cls(table, table_columns(table, rows), spans_of(rows))
+
+    def __reduce__(self) -> tuple[type[Block], tuple[str, list[list[Any]], Spans]]:
+        return (Block, (self.table, self.columns, self.spans))
+
+    def __len__(self) -> int:
+        return len(self.columns[0])
+
+    def _sources(self) -> Iterable[tuple[str, int, int]]:
+        t, p, o = _SOURCE_AT[self.table]
+        return zip(self.columns[t], self.columns[p], self.columns[o], strict=True)
+
+    def without(self, sources: Collection[tuple[str, int, int]]) -> Block | None:
+        """The block but the rows from ``sources`` (topic, partition, offset); None when
+        none is left."""
+        keep = [source not in sources for source in self._sources()]
+        if all(keep):
+            return self
+        if not any(keep):
+            return None
+        columns = [list(compress(column, keep)) for column in self.columns]
+        t, p, o = _SOURCE_AT[self.table]
+        return Block(self.table, columns, _spans(columns[t], columns[p], columns[o]))
+
+    def dicts(self) -> list[dict[str, Any]]:
+        """The rows, a dict per row (times in ticks, which :func:`ms_ticks` keeps)."""
+        names = COLUMNS[self.table]
+        return [dict(zip(names, row, strict=True)) for row in zip(*self.columns, strict=True)]
+
+
+#: A table's rows: a dict per row, or a :class:`Block`.
+TableRows = list[dict[str, Any]] | Block
+#: A batch's rows per table, in either form.
+BatchRows = dict[str, TableRows]
+
+
+def as_dicts(rows: TableRows) -> list[dict[str, Any]]:
+    """A table's rows, a dict per row, whatever their form."""
+    return rows.dicts() if isinstance(rows, Block) else rows
 
 
 def _json(value: Any) -> str:

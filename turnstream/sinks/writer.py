@@ -29,12 +29,19 @@ import asyncio
 import hashlib
 import logging
 from collections.abc import Callable, Iterable
-from operator import itemgetter
 from typing import Any, TypeVar
 
 from turnstream.errors import StoreError
 from turnstream.sinks.failures import Failure, classify, short_message
-from turnstream.sinks.rows import COLUMNS, MS_TIMES, Rows, ms_ticks
+from turnstream.sinks.rows import (
+    COLUMNS,
+    BatchRows,
+    Block,
+    Spans,
+    as_dicts,
+    spans_of,
+    table_columns,
+)
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import AsyncStore, Store, insert_settings
 
@@ -65,33 +72,11 @@ def filter_new(rows: Iterable[dict[str, Any]], high_water: HighWater) -> list[di
     return [r for r in rows if r["_offset"] > high_water.get((r["_topic"], r["_partition"]), -1)]
 
 
-Spans = dict[tuple[str, int], tuple[int, int]]
-
-
 def token_of(table: str, spans: Spans, count: int) -> str:
     """The insert token of ``count`` rows spanning, per source (topic, partition), the
     offsets ``(lowest, highest)``."""
     text = ";".join(f"{t}:{p}:{lo}-{hi}" for (t, p), (lo, hi) in sorted(spans.items()))
     return f"{table}|{count}|" + hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def spans_of(rows: list[dict[str, Any]]) -> Spans:
-    """Each source (topic, partition)'s lowest and highest offset in ``rows``.
-
-    Sorted in C, not min/max per row in Python (0.19 s of cProfile per 20,000 items):
-    a batch's rows come in offset order per partition, which the sort finds as runs;
-    of the sorted pairs, a dict keeps each partition's last (highest), built backwards
-    its first (lowest)."""
-    pairs = sorted(
-        zip(
-            zip(map(itemgetter("_topic"), rows), map(itemgetter("_partition"), rows), strict=True),
-            map(itemgetter("_offset"), rows),
-            strict=True,
-        )
-    )
-    highest = dict(pairs)
-    lowest = dict(reversed(pairs))
-    return {tp: (lowest[tp], hi) for tp, hi in highest.items()}
 
 
 def token_for(table: str, rows: list[dict[str, Any]]) -> str:
@@ -116,10 +101,7 @@ def insert_columns(table: str, rows: list[dict[str, Any]], ident: int) -> list[l
     :data:`~turnstream.sinks.rows.MS_TIMES` go as milliseconds since the epoch, which
     clickhouse-connect writes as they are (as ``datetime`` it converts each value in
     Python)."""
-    columns: list[list[Any]] = []
-    for name in COLUMNS[table]:
-        column = list(map(itemgetter(name), rows))
-        columns.append(ms_ticks(column) if name in MS_TIMES else column)
+    columns = table_columns(table, rows)
     columns.append([ident] * len(rows))
     return columns
 
@@ -130,7 +112,8 @@ def insert_rows(table: str, rows: list[dict[str, Any]], ident: int) -> list[tupl
 
 
 class RawSink:
-    """Writes :data:`~turnstream.sinks.rows.Rows` to the raw tables. Blocking."""
+    """Writes rows (:data:`~turnstream.sinks.rows.BatchRows`: per table a dict per row or
+    a :class:`~turnstream.sinks.rows.Block`) to the raw tables. Blocking."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -224,7 +207,7 @@ class RawSink:
             MARK_COLUMNS,
         )
 
-    def write(self, rows: Rows) -> dict[str, int]:
+    def write(self, rows: BatchRows) -> dict[str, int]:
         """Insert what is new; returns the rows written per table."""
         written: dict[str, int] = {}
         done: list[tuple[str, str, int, int]] = []
@@ -235,19 +218,25 @@ class RawSink:
             batch = rows.get(table)
             if not batch:
                 continue
-            spans = spans_of(batch)
+            block = batch if isinstance(batch, Block) else None
+            spans = block.spans if block is not None else spans_of(batch)  # type: ignore[arg-type]
             if all(lo > marks.get(tp, -1) for tp, (lo, _) in spans.items()):
                 fresh = batch  # every row is above the marks: the usual batch
             else:
-                fresh = filter_new(batch, marks)
+                block = None
+                fresh = filter_new(as_dicts(batch), marks)
                 if not fresh:
                     continue
                 spans = spans_of(fresh)
             token = token_of(table, spans, len(fresh))
             ident = insert_id(token)
+            if block is not None:  # columns already: the prepare process made them
+                columns = [*block.columns, [ident] * len(block)]
+            else:
+                columns = insert_columns(table, fresh, ident)  # type: ignore[arg-type]
             self.store.insert(
                 table,
-                insert_columns(table, fresh, ident),
+                columns,
                 [*COLUMNS[table], "_insert"],
                 token,
                 column_oriented=True,

@@ -47,7 +47,7 @@ from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
 from turnstream.sinks.erasure import Erasure, erase_subjects
 from turnstream.sinks.failures import Failure, short_message
 from turnstream.sinks.keys import KeyRegistry
-from turnstream.sinks.rows import Rows, rows_for
+from turnstream.sinks.rows import BatchRows, Block, Rows, as_dicts, rows_for
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.writer import RawSink, retrying
 from turnstream.streams.batch_loop import Step
@@ -390,28 +390,37 @@ class IngestDriver:
         self.tombstones = None
 
 
-def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> Rows:
+def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> BatchRows:
     """The prepared rows of a batch but those of the messages settled as duplicates."""
     duplicates = {d.source for d in decisions if d.duplicate}
     if not duplicates:
         return prepared.rows
-    return {
-        table: [
-            r for r in batch if Source(r["_topic"], r["_partition"], r["_offset"]) not in duplicates
-        ]
-        for table, batch in prepared.rows.items()
-    }
+    out: BatchRows = {}
+    for table, batch in prepared.rows.items():
+        if isinstance(batch, Block):  # from the prepare process: its rows by a mask
+            left = batch.without({(s.topic, s.partition, s.offset) for s in duplicates})
+            if left is not None:
+                out[table] = left
+        else:
+            out[table] = [
+                r
+                for r in batch
+                if Source(r["_topic"], r["_partition"], r["_offset"]) not in duplicates
+            ]
+    return out
 
 
-def _swap_rows(rows: Rows, swapped: dict[Source, Rows]) -> Rows:
+def _swap_rows(rows: BatchRows, swapped: dict[Source, Rows]) -> BatchRows:
     """``rows`` with the rows of the ``swapped`` messages replaced by the ones given."""
-    out: Rows = {
+    out: dict[str, list[dict[str, Any]]] = {
         table: [
-            r for r in batch if Source(r["_topic"], r["_partition"], r["_offset"]) not in swapped
+            r
+            for r in as_dicts(batch)
+            if Source(r["_topic"], r["_partition"], r["_offset"]) not in swapped
         ]
         for table, batch in rows.items()
     }
     for replacement in swapped.values():
         for table, batch in replacement.items():
             out.setdefault(table, []).extend(batch)
-    return out
+    return out  # type: ignore[return-value]

@@ -14,7 +14,7 @@ from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts, erases, facts_of
 from turnstream.core.ingest import Decision, Source, judge, too_large_to_fan_out
 from turnstream.core.messages import accepted_for, dead_letter_for
-from turnstream.sinks.rows import Rows, add_rows
+from turnstream.sinks.rows import BatchRows, add_rows
 from turnstream.streams.fanout import Message
 from turnstream.streams.liveness import first_offsets
 from turnstream.streams.topology import TopicNames
@@ -34,7 +34,8 @@ class Prepared:
 
     messages: list[Any]
     judged: list[Decision]
-    rows: Rows
+    #: Per table: a dict per row (prepared here) or a block of columns (in the process).
+    rows: BatchRows
     #: Per message: (topic, value, key) of each fan-out message it sends.
     sends: list[list[Message]]
     #: Per message: whether its item (or part of it) is accepted.

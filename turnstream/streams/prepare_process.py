@@ -4,13 +4,16 @@ Validating and preparing a batch is pure Python, ~150 µs of CPU per item, and t
 lets only one thread run Python at a time: on the prepare thread it competes with the
 store thread's own Python (clickhouse-connect's serialization) and the event loop. In a
 process it does not. What comes back is plain data, never a model: per message its key,
-profile id and refusal, the rows, the fan-out messages, whether it is accepted, its
-accepted item's subject and ``occurred_at`` and whether it erases (what the erase
-tombstone rules read: the parent applies them, since they depend on the keys taken and
-on the erasures of the batch written meanwhile). Pickling the whole
+profile id and refusal, the fan-out messages, whether it is accepted, its accepted item's
+subject and ``occurred_at`` and whether it erases (what the erase tombstone rules read:
+the parent applies them, since they depend on the keys taken and on the erasures of the
+batch written meanwhile); and each table's rows as the store inserts them, a
+:class:`~turnstream.sinks.rows.Block` of columns. Pickling the whole
 :class:`~turnstream.streams.prepare.Prepared` (decisions with their pydantic items) cost
 67 µs per item and unpickling it 95, more than half of what the child saves; the plain
-form costs 20 and 14 (docs/performance.md).
+form with a dict per row, 20 and 14; with columns and a list per field, the parent's
+whole share of the hand-back (its pickle, the unpickle, the decisions rebuilt, the rows
+to columns) fell from ~28 to ~7 µs per item (docs/performance.md, round eight).
 
 The child is started with ``spawn`` (forking a process that holds chDB and threads is
 unsafe), once per :class:`PrepareProcess`, and ends when its parent does: it watches its
@@ -37,25 +40,29 @@ from typing import Any
 from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts
 from turnstream.core.ingest import Decision, Refusal, Source
-from turnstream.sinks.rows import Rows
+from turnstream.sinks.rows import BatchRows, Block
 from turnstream.streams.fanout import Message
 from turnstream.streams.prepare import Prepared, prepare_batch
 from turnstream.streams.topology import TopicNames
 
-__all__ = ["PrepareProcess"]
+__all__ = ["PrepareProcess", "records_of"]
 
 log = logging.getLogger(__name__)
 
 #: How often the child checks that its parent lives (seconds).
 PARENT_CHECK_SECONDS = 0.5
 
-#: A record as it crosses to the child: topic, partition, offset, value, key.
-_Record = tuple[str, int, int, bytes | None, bytes | None]
-#: What the child hands back: per message (key, profile id, refusal), the rows, the
-#: sends, accepted, erasure facts, erases, and the time the batch was taken.
+#: A batch's records as they cross to the child, a list per field: topics, partitions,
+#: offsets, values, keys.
+_Records = tuple[list[str], list[int], list[int], list[bytes | None], list[bytes | None]]
+#: What the child hands back, a list per field where it is per message: keys, profile
+#: ids, the refusals by message index (few), the rows as a block of columns per table,
+#: the sends, accepted, erasure facts, erases, and the time the batch was taken.
 _Slim = tuple[
-    list[tuple[str, str | None, Refusal | None]],
-    Rows,
+    list[str],
+    list[str | None],
+    dict[int, Refusal],
+    dict[str, Block],
     list[list[Message]],
     list[bool],
     list[ErasureFacts | None],
@@ -94,9 +101,7 @@ class PrepareProcess:
     def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
         """The batch prepared in the child. Blocking. Raises ``BrokenProcessPool`` when
         the child died (the next call starts a new one)."""
-        records: list[_Record] = [
-            (m.topic, m.partition, m.offset, m.value, m.key) for m in messages
-        ]
+        records = records_of(messages)
         pool = self._started()
         try:
             slim = pool.submit(_prepare_in_child, records, self.names, fanout_max_bytes).result()
@@ -122,18 +127,32 @@ class PrepareProcess:
             self._pool = None
 
 
+def records_of(messages: list[Any]) -> _Records:
+    """What crosses to the child of ``messages``: a list per field."""
+    return (
+        [m.topic for m in messages],
+        [m.partition for m in messages],
+        [m.offset for m in messages],
+        [m.value for m in messages],
+        [m.key for m in messages],
+    )
+
+
 def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
-    decided, rows, sends, accepted, facts, erasing, received_at = slim
+    keys, profile_ids, refusals, blocks, sends, accepted, facts, erasing, received_at = slim
     judged = [
         Decision(
             Source(m.topic, m.partition, m.offset),
             m.value or b"",
             key,
             profile_id=profile_id,
-            refusal=refusal,
         )
-        for m, (key, profile_id, refusal) in zip(messages, decided, strict=True)
+        for m, key, profile_id in zip(messages, keys, profile_ids, strict=True)
     ]
+    for i, refusal in refusals.items():  # few: a decision with a refusal built again
+        d = judged[i]
+        judged[i] = Decision(d.source, d.raw, d.dedup_key, profile_id=d.profile_id, refusal=refusal)
+    rows: BatchRows = dict(blocks)
     return Prepared(messages, judged, rows, sends, accepted, facts, erasing, received_at)
 
 
@@ -157,15 +176,25 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _prepare_in_child(records: list[_Record], names: TopicNames, fanout_max_bytes: int) -> _Slim:
+def _prepare_in_child(records: _Records, names: TopicNames, fanout_max_bytes: int) -> _Slim:
     messages = [
-        SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k) for t, p, o, v, k in records
+        SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k)
+        for t, p, o, v, k in zip(*records, strict=True)
     ]
     prepared = prepare_batch(messages, _child["settings"], names, fanout_max_bytes)
-    decided = [(d.dedup_key, d.profile_id, d.refusal) for d in prepared.judged]
+    judged = prepared.judged
+    # The rows as the store inserts them, built here: the parent's Python is the worker's
+    # bottleneck, this process has time to spare (docs/performance.md, round eight).
+    blocks = {
+        table: Block.of(table, batch)  # type: ignore[arg-type]
+        for table, batch in prepared.rows.items()
+        if batch
+    }
     return (
-        decided,
-        prepared.rows,
+        [d.dedup_key for d in judged],
+        [d.profile_id for d in judged],
+        {i: d.refusal for i, d in enumerate(judged) if d.refusal is not None},
+        blocks,
         prepared.sends,
         prepared.accepted,
         prepared.erasure_facts,

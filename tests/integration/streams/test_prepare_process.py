@@ -20,6 +20,7 @@ import pytest
 
 from turnstream.config import Settings
 from turnstream.dev.sample import mixed_items
+from turnstream.sinks.rows import COLUMNS, Block, spans_of, table_columns
 from turnstream.streams.prepare import Prepared, prepare_batch
 from turnstream.streams.prepare_process import PrepareProcess
 from turnstream.streams.topology import TopicNames
@@ -66,11 +67,18 @@ def _messages() -> list[Any]:
 
 
 def _comparable(prepared: Prepared) -> dict[str, Any]:
-    """Everything but the time the batch was taken (rows and dead letters carry it)."""
-    rows = {
-        table: [{k: v for k, v in row.items() if k != "ingested_at"} for row in batch]
-        for table, batch in prepared.rows.items()
-    }
+    """Everything but the time the batch was taken (rows and dead letters carry it); the
+    rows as the store inserts them (the child hands back columns, this process dicts)."""
+    rows = {}
+    for table, batch in prepared.rows.items():
+        if isinstance(batch, Block):
+            columns, spans = batch.columns, batch.spans
+        else:
+            columns, spans = table_columns(table, batch), spans_of(batch)
+        rows[table] = (
+            [c for name, c in zip(COLUMNS[table], columns, strict=True) if name != "ingested_at"],
+            spans,
+        )
     sends = [
         [
             (t, json.loads(v) | {"received_at": None} if t == NAMES.dead_letters else v, k)
@@ -109,6 +117,8 @@ def test_a_batch_prepared_in_the_child_is_the_batch_prepared_here() -> None:
     assert sum(there.erases) == 3
     assert sum(m is not None for m in there.erasure_facts) == sum(there.accepted) > 400
     assert {"turns", "interactions", "outcomes", "commands", "dead_letters"} <= set(there.rows)
+    # Handed back as the store inserts them: a block of columns per table.
+    assert all(isinstance(batch, Block) for batch in there.rows.values())
     assert any(d.refusal and d.refusal.reason == "too_large" for d in small.judged)
     # The parent gets no item back, only what the later stages read.
     assert all(d.item is None and d.token is None for d in there.judged)

@@ -11,7 +11,7 @@ import pytest
 from turnstream.core.ingest import Source
 from turnstream.errors import StoreError
 from turnstream.sinks.bisect import Refused, write_isolating
-from turnstream.sinks.rows import Rows
+from turnstream.sinks.rows import BatchRows, Block, Rows, as_dicts
 
 
 class _Sink:
@@ -22,8 +22,9 @@ class _Sink:
         self.landed: list[tuple[str, Source]] = []
         self.attempts = 0
 
-    def write(self, rows: Rows) -> dict[str, int]:
+    def write(self, rows: BatchRows) -> dict[str, int]:
         self.attempts += 1
+        rows = {t: as_dicts(b) for t, b in rows.items()}
         sources = {(t, _source(r)) for t, batch in rows.items() for r in batch}
         if any(s in self.poison for table, s in sources if table != "dead_letters"):
             raise StoreError("refused", code=self.code, table="interactions")
@@ -70,6 +71,22 @@ def test_refused_messages_are_found_and_everything_lands_in_order(poisoned: list
     bound = 1 + len(poisoned) * (2 * math.ceil(math.log2(1000)) + 1)
     assert done.writes == sink.attempts <= bound
     assert done.written["turns"] == 1000 - len(poisoned)
+
+
+def test_a_block_of_columns_is_bisected_as_its_rows() -> None:
+    """The prepare process hands back blocks: a refusal bisects them by message too."""
+    order = [Source("in", p, o) for p in (0, 1) for o in range(50)]
+    rows = [
+        {"dedup_key": f"k{s.offset}", "space_id": "a", "ingested_at": 0, **_row(s)} for s in order
+    ]
+    poison = {order[7], order[60]}
+    by_dicts, by_block = _Sink(poison), _Sink(poison)
+    done = write_isolating(by_dicts, {"idempotency_keys": rows}, order, _letter)  # type: ignore[arg-type]
+    block = Block.of("idempotency_keys", rows)
+    again = write_isolating(by_block, {"idempotency_keys": block}, order, _letter)  # type: ignore[arg-type]
+    assert [r.source for r in again.refused] == [r.source for r in done.refused] == order[7:61:53]
+    assert by_block.landed == by_dicts.landed
+    assert again.written == done.written and again.writes == done.writes
 
 
 def test_a_failure_that_is_not_a_refusal_is_raised_at_once() -> None:
