@@ -24,7 +24,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from turnstream.bootstrap import build_parts
-from turnstream.config import WorkerSettings, load_settings
+from turnstream.config import Settings, WorkerSettings, load_settings
 from turnstream.dev import LocalKafka, free_ports
 from turnstream.dev.deployment import SPACES, Deployment, new_deployment
 from turnstream.producer import Producer
@@ -39,6 +39,7 @@ __all__ = [
     "add_prepare_process",
     "cpu_seconds",
     "deploy",
+    "fanned_out",
     "in_process_loop",
     "load",
     "machine",
@@ -277,6 +278,23 @@ def store_query_ms(queries: int = 300) -> float:
             return (time.process_time() - started) * 1000 / queries
         finally:
             store.close()
+
+
+def fanned_out(items: int, prefix: str, batch: int = 5_000) -> tuple[list[Any], Settings]:
+    """Every (topic, value, key) the ingest driver fans out for ``items`` mixed items
+    (seed 7, 1% bad), prepared in this process in batches of ``batch``; and its settings."""
+    from turnstream.dev.sample import mixed_items
+    from turnstream.streams.topology import TopicNames
+
+    lines = list(mixed_items(n=items, bad=items // 100, seed=7).lines)
+    with in_process_loop(prefix) as loop:
+        loop.process = None
+        messages = records(lines, TopicNames(loop.settings.worker.topic_prefix).input("turn"))
+        out: list[Any] = []
+        for at in range(0, len(messages), batch):
+            prepared = loop.prepare(messages[at : at + batch])
+            out += [send for sends in prepared.sends for send in sends]
+        return out, loop.settings
 
 
 def add_prepare_process(parser: argparse.ArgumentParser) -> None:

@@ -30,11 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, load, machine, records
+from bench._harness import fanned_out, load, machine
 from turnstream.bootstrap import GC_YOUNG_THRESHOLD
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.dev.sample import mixed_items
 from turnstream.streams import derivation_driver
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.topology import TopicNames
@@ -44,16 +43,9 @@ BATCH = 5_000
 
 def accepted_messages(items: int) -> tuple[list[bytes], Settings]:
     """The accepted messages the ingest driver fans out for ``items`` mixed items."""
-    lines = list(mixed_items(n=items, bad=items // 100, seed=7).lines)
-    with in_process_loop("ts-derive-parse-") as loop:
-        loop.process = None
-        names = TopicNames(loop.settings.worker.topic_prefix)
-        messages = records(lines, names.input("turn"))
-        out = []
-        for at in range(0, len(messages), BATCH):
-            prepared = loop.prepare(messages[at : at + BATCH])
-            out += [v for sends in prepared.sends for t, v, _ in sends if t == names.accepted]
-        return out, loop.settings
+    sends, settings = fanned_out(items, "ts-derive-parse-", BATCH)
+    accepted = TopicNames(settings.worker.topic_prefix).accepted
+    return [value for topic, value, _ in sends if topic == accepted], settings
 
 
 def one_run(batches: list[list[Any]], settings: Settings) -> tuple[float, float]:

@@ -22,26 +22,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka.partitioner import DefaultPartitioner
 
-from bench._harness import in_process_loop, load, machine, records
-from turnstream.dev.sample import mixed_items
+from bench._harness import fanned_out, load, machine
 from turnstream.streams import fanout
-from turnstream.streams.topology import TopicNames
-
-BATCH = 5_000
 
 
 def _keys(items: int) -> list[bytes]:
     """The keys of the messages the ingest driver fans out for ``items`` mixed items."""
-    lines = list(mixed_items(n=items, bad=items // 100, seed=7).lines)
-    with in_process_loop("ts-partitioner-") as loop:
-        loop.process = None
-        names = TopicNames(loop.settings.worker.topic_prefix)
-        messages = records(lines, names.input("turn"))
-        keys = []
-        for at in range(0, len(messages), BATCH):
-            prepared = loop.prepare(messages[at : at + BATCH])
-            keys += [k for sends in prepared.sends for _, _, k in sends if k is not None]
-        return keys
+    sends, _ = fanned_out(items, "ts-partitioner-")
+    return [key for _, _, key in sends if key is not None]
 
 
 def _time(keys: list[bytes], cached: bool) -> float:
