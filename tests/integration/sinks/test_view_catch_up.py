@@ -186,3 +186,26 @@ def test_the_same_batch_again_counts_once_in_the_chained_weekly_roll_ups(store: 
     assert first[0] > 0 and first[0] == first[1]
     RawSink(store).write(rows)  # a fresh sink: only the insert token can stop it
     assert sums() == first
+
+
+def test_a_table_no_view_reads_is_not_pushed_again_when_it_lost_the_insert_s_token(
+    store: Store,
+) -> None:
+    """A SIGKILL between an insert's part and its deduplication log entry leaves the rows
+    in the table and their token unknown to it. A table no view reads has nothing to
+    catch up, so it is not pushed again (the push would land the rows twice)."""
+    rows = _rows()
+    table = "idempotency_keys"
+    assert not store.scalar(
+        "SELECT length(dependencies_table) FROM system.tables "
+        "WHERE database = currentDatabase() AND name = {table:String}",
+        {"table": table},
+    )
+    columns = COLUMNS[table]
+    token = token_for(table, rows[table])
+    block = [[*(r[c] for c in columns), insert_id(token)] for r in rows[table]]
+    store.insert(table, block, [*columns, "_insert"], None)  # the part, without its token
+    for _ in range(2):  # a start, then another one
+        RawSink(store).write(rows)
+        assert store.scalar(f"SELECT count() FROM {table}") == len(rows[table])
+    _check(store)
