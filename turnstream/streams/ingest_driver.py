@@ -396,9 +396,10 @@ def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> BatchRows:
     if not duplicates:
         return prepared.rows
     out: BatchRows = {}
+    sources = {(s.topic, s.partition, s.offset) for s in duplicates}  # as a Block names them
     for table, batch in prepared.rows.items():
         if isinstance(batch, Block):  # from the prepare process: its rows by a mask
-            left = batch.without({(s.topic, s.partition, s.offset) for s in duplicates})
+            left = batch.without(sources)
             if left is not None:
                 out[table] = left
         else:
