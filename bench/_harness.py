@@ -67,6 +67,8 @@ class Broker:
     bootstrap: str
     home: Path
     made: list[Deployment] = field(default_factory=list)
+    #: The broker's JVM (for its CPU time: it shares the machine's cores).
+    pid: int | None = None
 
 
 @contextmanager
@@ -77,7 +79,7 @@ def run_broker() -> Iterator[Broker]:
         port, controller = free_ports(2)
         kafka = LocalKafka(home=Path(tmp) / "kafka", port=port, controller_port=controller)
         kafka.up(timeout=120)
-        broker = Broker(kafka.bootstrap, Path(tmp))
+        broker = Broker(kafka.bootstrap, Path(tmp), pid=kafka.status().pid)
         try:
             yield broker
         finally:

@@ -75,6 +75,12 @@ def main() -> None:
     parser.add_argument("items", nargs="?", type=int, default=60_000)
     parser.add_argument("--folded", type=Path, help="keep the folded stacks (flame graphs)")
     parser.add_argument("--prepare-process", choices=("on", "off"), help="worker.prepare_process")
+    parser.add_argument(
+        "--subprocesses", action="store_true", help="sample the prepare child too (py-spy -s)"
+    )
+    parser.add_argument(
+        "--gil", action="store_true", help="only the thread holding the GIL (py-spy --gil)"
+    )
     args = parser.parse_args()
     print(machine())
     batch = mixed_items(n=args.items, bad=args.items // 100, seed=7)
@@ -89,7 +95,9 @@ def main() -> None:
         deployment.worker.start()
         pid = worker_pid(deployment)
         spy = subprocess.Popen(
-            [str(PY_SPY), "record", "-p", str(pid), "-r", "100", "-t", "-f", "raw", "-o", str(raw)],
+            [str(PY_SPY), "record", "-p", str(pid), "-r", "100", "-t", "-f", "raw", "-o", str(raw)]
+            + (["-s"] if args.subprocesses else [])
+            + (["--gil"] if args.gil else []),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

@@ -166,12 +166,12 @@ class IdentitySettings(_Section):
     secret: SecretStr | None = None
 
 
-#: The largest ``worker.batch_size``: the largest batch the fault tests write (10,000
+#: The largest ``worker.batch_size``: the largest batch the fault tests write (20,000
 #: idempotency keys of 256 characters in one batch, tests/chaos/test_long_keys.py). A
-#: bigger batch gains little (batches of 5,000 already spend most of their time per
-#: item) and holds a rebalance longer: partitions move only once the batches in flight
-#: are written and committed.
-MAX_BATCH_SIZE = 10_000
+#: bigger batch holds a rebalance longer (partitions move only once the batches in
+#: flight are written and committed: ~1 s each at 20,000) for little: the store's fixed
+#: cost per batch is ~10 µs an item at 20,000.
+MAX_BATCH_SIZE = 20_000
 
 
 class WorkerSettings(_Section):
@@ -180,8 +180,10 @@ class WorkerSettings(_Section):
     partitions: int = Field(default=4, ge=1)
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=1, le=65535)
-    #: Messages per batch, at most :data:`MAX_BATCH_SIZE`.
-    batch_size: int = Field(default=5000, ge=1, le=MAX_BATCH_SIZE)
+    #: Messages per batch, at most :data:`MAX_BATCH_SIZE`. A batch is what the fetch
+    #: returned within ``batch_seconds``: this many only with a backlog. Each batch costs
+    #: the store ~200 ms of CPU whatever its size (docs/performance.md, round nine).
+    batch_size: int = Field(default=20_000, ge=1, le=MAX_BATCH_SIZE)
     batch_seconds: float = Field(default=0.5, gt=0)
     #: Faust's own data directory; default: ``<store path>.faust`` beside an embedded
     #: store, ``var/faust`` with a server.

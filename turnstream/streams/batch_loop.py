@@ -7,11 +7,16 @@ replays from the last commit, and the idempotent sinks make the replay a no-op. 
 driver may commit less than it consumed (derivation commits below the oldest event it
 still holds).
 
-Two stages overlap, one batch apart: while batch N is finished (the driver's store work
-on the store thread, the sends and the commit on the event loop), batch N+1 is fetched
-and prepared (pure work: validation, parsing) on a thread of its own. chDB releases the
-GIL while it inserts, so the two stages share the machine's cores. Batches still finish
-strictly in order.
+Three stages overlap: while batch N is finished (the driver's store work, on the store
+thread), batch N-1's messages are sent and its offsets committed (on the event loop),
+and the next batches are fetched and prepared (pure work: validation, parsing), as many
+at once as the driver's ``prepare_concurrency`` (the ingest driver's prepare process
+takes the next batch while it hands the last one back). chDB releases the GIL while it
+inserts, so the stages share the machine's cores. Batches still finish, send and commit
+strictly in fetch order: N's sends start once N-1's are acknowledged and committed.
+Measured with a backlog (issue 14, round nine): the overlap of N's store work with N-1's
+delivery x1.14 items/s; the prepare process, which had waited on the parent's hand-back
+~40% of the time, then busy throughout.
 
 When partitions move (a rebalance), the batches in flight finish and commit first, then
 the driver is told which partitions it lost or got. A failure ends the run (consumer
@@ -95,8 +100,15 @@ class BatchDriver(Protocol[P]):
     max_records: int | None
     #: Options of the producer the loop sends the driver's messages with.
     producer_options: Mapping[str, Any]
+    #: Options of the consumer beyond the loop's own (fetch sizes).
+    consumer_options: Mapping[str, Any]
     #: Whether a poll that fetched nothing still reaches :meth:`finish` (a timer).
     tick_when_idle: bool
+    #: Batches that may be in :meth:`prepare` at once (each on a thread of its own):
+    #: 1 when prepare is Python on the prepare thread (more would only share the GIL);
+    #: 2 when it hands the batch to another process, which then takes the next batch
+    #: while the last one is handed back.
+    prepare_concurrency: int
     #: Its failures and progress, served at ``/v1/status`` (the loop notes both too).
     liveness: Liveness
 
@@ -153,7 +165,9 @@ class BatchLoop(Generic[P]):
         self.settings = settings
         self.driver = driver
         self._on_held = on_held
-        self._prepare_thread = ThreadPoolExecutor(1, thread_name_prefix=f"turnstream-{driver.name}")
+        self._prepare_threads = ThreadPoolExecutor(
+            driver.prepare_concurrency, thread_name_prefix=f"turnstream-{driver.name}"
+        )
         self._in_flight = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -212,6 +226,7 @@ class BatchLoop(Generic[P]):
             max_poll_records=self.driver.max_records,
             session_timeout_ms=int(w.session_timeout * 1000),
             heartbeat_interval_ms=int(w.session_timeout * 250),
+            **self.driver.consumer_options,
         )
         producer = AIOKafkaProducer(
             bootstrap_servers=self.settings.broker.bootstrap, **self.driver.producer_options
@@ -227,41 +242,83 @@ class BatchLoop(Generic[P]):
             raise
         self.driver.liveness.reached(time.time(), idle=False)
         watch = asyncio.create_task(self._watch(consumer))
-        # One batch prepared ahead: at most one in the queue, one being prepared.
-        ready: asyncio.Queue[P] = asyncio.Queue(maxsize=1)
+        # Batches fetched ahead, in fetch order, each as its prepare's future: as many
+        # in the queue as may be prepared at once, and one more fetched.
+        ready: asyncio.Queue[asyncio.Future[P]] = asyncio.Queue(
+            maxsize=self.driver.prepare_concurrency
+        )
         fetcher = asyncio.create_task(self._fetch(consumer, ready))
         get: asyncio.Future[P] | None = None
+        # The previous batch's sends and commit, running while this batch is finished.
+        delivering: asyncio.Task[None] | None = None
         committed: dict[TopicPartition, int] = {}
         try:
             while True:
-                get = asyncio.ensure_future(ready.get())
-                await asyncio.wait({get, fetcher}, return_when=asyncio.FIRST_COMPLETED)
+                if get is None:
+                    get = asyncio.ensure_future(_prepared(ready))
+                watched: set[asyncio.Future[Any]] = {get, fetcher}
+                if delivering is not None:
+                    watched.add(delivering)
+                await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+                if delivering is not None and delivering.done():
+                    delivering, done = None, delivering
+                    done.result()  # a send or commit that failed ends the run here
                 if not get.done():
-                    get.cancel()
-                    fetcher.result()  # the fetcher failed: raise its error
-                    raise RuntimeError(f"the {self.driver.name} fetcher stopped")
-                step = await self.driver.finish(get.result())
-                await send_all(producer, step.messages)  # the broker has them before the commit
-                if await self._commit(consumer, step, committed):
-                    self.driver.liveness.progressed(time.time())
-                if step.done is not None:
-                    step.done()
-                self._in_flight -= 1
-                if self._in_flight <= 0:
-                    self._in_flight = 0
-                    self._idle.set()
+                    if fetcher.done():
+                        fetcher.result()  # the fetcher failed: raise its error
+                        raise RuntimeError(f"the {self.driver.name} fetcher stopped")
+                    continue  # only the delivery finished: wait on for the next batch
+                prepared, get = get.result(), None
+                # Batch N+1's store work overlaps batch N's sends and commit: measured
+                # (bench/batch_phases.py, 50,000 items, load 5), the sends and the commit
+                # were 502 ms of a batch's 1,645 on the loop, the store thread idle for
+                # them. Sends and commits still go strictly in batch order: N+1's start
+                # once N's are acknowledged and committed.
+                step = await self.driver.finish(prepared)
+                if delivering is not None:
+                    delivering, previous = None, delivering
+                    await previous
+                delivering = asyncio.create_task(self._deliver(producer, consumer, step, committed))
         finally:
             await self.holding(set())  # a stopped consumer holds nothing
             if get is not None and not get.done():
                 get.cancel()
+            if delivering is not None:
+                delivering.cancel()
+                with contextlib.suppress(BaseException):
+                    await delivering
             fetcher.cancel()
             with contextlib.suppress(BaseException):
                 await fetcher
+            while not ready.empty():  # batches prepared for a run that ended: dropped
+                left = ready.get_nowait()
+                left.cancel()
+                with contextlib.suppress(BaseException):
+                    await left
             watch.cancel()  # waited for within a bound: a probe is a client call in flight
             await asyncio.wait({watch}, timeout=PROBE_SECONDS)
             self._in_flight = 0
             self._idle.set()
             await self._stop(producer, consumer)
+
+    async def _deliver(
+        self,
+        producer: AIOKafkaProducer,
+        consumer: AIOKafkaConsumer,
+        step: Step,
+        committed: dict[TopicPartition, int],
+    ) -> None:
+        """Send a finished batch's messages, then commit its offsets (the broker has the
+        messages before the commit); the batch is then no longer in flight."""
+        await send_all(producer, step.messages)
+        if await self._commit(consumer, step, committed):
+            self.driver.liveness.progressed(time.time())
+        if step.done is not None:
+            step.done()
+        self._in_flight -= 1
+        if self._in_flight <= 0:
+            self._in_flight = 0
+            self._idle.set()
 
     async def _stop(self, producer: AIOKafkaProducer, consumer: AIOKafkaConsumer) -> None:
         # Side by side, each within a bound: with the broker down, a plain stop waits
@@ -272,7 +329,9 @@ class BatchLoop(Generic[P]):
             stop_within(consumer, f"{name} consumer"),
         )
 
-    async def _fetch(self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[P]) -> None:
+    async def _fetch(
+        self, consumer: AIOKafkaConsumer, ready: asyncio.Queue[asyncio.Future[P]]
+    ) -> None:
         loop = asyncio.get_running_loop()
         while True:
             fetched = await consumer.getmany(
@@ -284,12 +343,16 @@ class BatchLoop(Generic[P]):
                 continue
             self._in_flight += 1
             self._idle.clear()
+            prepared: asyncio.Future[P]
             if messages:
-                prepared = await loop.run_in_executor(
-                    self._prepare_thread, self.driver.prepare, messages
+                # Not awaited here: the next batch is fetched (and its prepare started)
+                # while this one is prepared; the queue keeps them in fetch order.
+                prepared = loop.run_in_executor(
+                    self._prepare_threads, self.driver.prepare, messages
                 )
             else:
-                prepared = self.driver.prepare(messages)
+                prepared = loop.create_future()
+                prepared.set_result(self.driver.prepare(messages))
             await ready.put(prepared)
 
     async def _watch(self, consumer: AIOKafkaConsumer) -> None:
@@ -330,6 +393,11 @@ class BatchLoop(Generic[P]):
                 "%s commit failed, the batch will be consumed again: %s", self.driver.name, exc
             )
             return False
+
+
+async def _prepared(ready: asyncio.Queue[asyncio.Future[P]]) -> P:
+    """The next fetched batch, once prepared (its prepare's error, if it failed)."""
+    return await (await ready.get())
 
 
 def _describe(exc: BaseException) -> str:

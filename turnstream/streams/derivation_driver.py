@@ -24,6 +24,7 @@ from turnstream.core.derivation.engine import Derivation, SignalsEngine
 from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.batch_loop import Step
+from turnstream.streams.kafka_clients import BACKLOG_FETCH
 from turnstream.streams.liveness import Liveness
 from turnstream.streams.topology import Topology
 
@@ -91,6 +92,8 @@ class DerivationDriver:
 
     name = "derivation"
     tick_when_idle = True
+    prepare_concurrency = 1
+    consumer_options = BACKLOG_FETCH
     max_records: int | None = None
     producer_options = {"acks": "all"}
 

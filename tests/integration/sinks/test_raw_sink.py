@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from turnstream.config import Settings
+from turnstream.config import MAX_BATCH_SIZE, Settings
 from turnstream.core.ingest import Source, decide
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.rows import Rows, rows_for
@@ -110,10 +110,11 @@ def test_a_taken_key_is_found_whatever_its_characters(store: Store, key: str) ->
     assert found == {key: Source("in", 1, 7)}
 
 
-def test_ten_thousand_keys_of_256_characters_in_one_look_up(store: Store) -> None:
-    # 2.6 MB of keys: ten times ClickHouse's max_query_size, had they gone into the SQL.
-    # A dedup key is the space and the producer's key, which may be 256 characters.
-    keys = [f"k\x1facme\x1f{i:05d}" + "'\\\tç😀"[i % 5] * 251 for i in range(10_000)]
+def test_a_largest_batch_of_keys_of_256_characters_in_one_look_up(store: Store) -> None:
+    # 5 MB of keys (a batch of MAX_BATCH_SIZE): twenty times ClickHouse's max_query_size,
+    # had they gone into the SQL. A dedup key is the space and the producer's key, which
+    # may be 256 characters.
+    keys = [f"k\x1facme\x1f{i:05d}" + "'\\\tç😀"[i % 5] * 251 for i in range(MAX_BATCH_SIZE)]
     assert {len(k) - len("k\x1facme\x1f") for k in keys} == {256}
     cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
     now = datetime.now(UTC)

@@ -28,6 +28,8 @@ class Recorder:
 
     name = "recorder"
     tick_when_idle = False
+    prepare_concurrency = 1
+    consumer_options: dict[str, Any] = {}
     max_records: int | None = 40
     producer_options = {"acks": "all"}
 
@@ -164,19 +166,21 @@ def test_a_failed_batch_is_consumed_again_after_a_restart(kafka_broker: str) -> 
 
 
 class Ordered(Recorder):
-    """Sends each value on under its input key; the first delivery of ``oversize_on``
-    sends a message larger than the broker takes (``message.max.bytes``, 1 MiB): the
-    delivery fails."""
+    """Sends each value on under its input key, notes how many batches were delivered
+    when each finish began; the first delivery of ``oversize_on`` sends a message larger
+    than the broker takes (``message.max.bytes``, 1 MiB): the delivery fails."""
 
     def __init__(self, topic: str, out: str, oversize_on: bytes | None = None) -> None:
         super().__init__(topic, out)
         self.oversize_on = oversize_on
+        self.delivered_at_finish: list[int] = []
 
     def prepare(self, messages: list[Any]) -> list[tuple[TopicPartition, int, bytes]]:
         return [(TopicPartition(m.topic, m.partition), m.offset, m.value, m.key) for m in messages]
 
     async def finish(self, prepared: list[Any]) -> Step:
-        await asyncio.sleep(0.05)  # store work
+        self.delivered_at_finish.append(self.batches_done)
+        await asyncio.sleep(0.05)  # store work: the previous batch's delivery runs meanwhile
         self.finished.extend(value for _, _, value, _ in prepared)
         offsets: dict[TopicPartition, int] = {}
         for tp, offset, _, _ in prepared:
@@ -199,6 +203,29 @@ async def _run_ordered(bootstrap: str, oversize_on: bytes | None) -> tuple[Order
     driver = Ordered(topic, out, oversize_on)
     await _drain(bootstrap, driver)
     return driver, await _read(bootstrap, out, MESSAGES)
+
+
+def _in_order_per_key(sent: list[bytes]) -> None:
+    """Per input key (n % 7, one output partition each) the values in input order."""
+    by_key: dict[int, list[int]] = {}
+    for value in sent:
+        n = int(value[1:])
+        by_key.setdefault(n % 7, []).append(n)
+    for key, numbers in by_key.items():
+        assert numbers == sorted(numbers), f"key {key} out of order: {numbers[:20]}"
+
+
+def test_the_next_batch_is_finished_while_the_last_is_delivered_in_order(
+    kafka_broker: str,
+) -> None:
+    driver, sent = asyncio.run(_run_ordered(kafka_broker, oversize_on=None))
+    assert sorted(driver.finished) == sorted(f"m{n}".encode() for n in range(MESSAGES))
+    assert sorted(sent) == sorted(f"m{n}".encode() for n in range(MESSAGES))
+    _in_order_per_key(sent)
+    # Some batch was finished before the previous one was sent and committed (the
+    # overlap), and never more than one batch ahead of the deliveries.
+    behind = [i - delivered for i, delivered in enumerate(driver.delivered_at_finish)]
+    assert max(behind) == 1 and min(behind) >= 0
 
 
 def test_a_failed_delivery_ends_the_run_and_the_batch_is_consumed_again(

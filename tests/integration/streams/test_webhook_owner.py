@@ -37,6 +37,8 @@ class Idle:
 
     name = "member"
     tick_when_idle = False
+    prepare_concurrency = 1
+    consumer_options: dict[str, Any] = {}
     max_records: int | None = 100
     producer_options: dict[str, Any] = {"acks": "all"}
 

@@ -41,7 +41,7 @@ def test_features_are_off_unless_listed(tmp_path: Path) -> None:
         ('[spaces.acme]\nfeatures = ["telepathy"]\n', "spaces.acme.features"),
         ('[spaces.acme]\nlanguage = "de"\n', "spaces.acme.language"),
         ("[worker]\npartitions = 0\n", "worker.partitions"),
-        ("[worker]\nbatch_size = 10001\n", "worker.batch_size: Input should be less than"),
+        ("[worker]\nbatch_size = 20001\n", "worker.batch_size: Input should be less than"),
         ("[wroker]\n", "wroker"),
         ('[worker]\nprepare_process = "sometimes"\n', "worker.prepare_process"),
         ("not toml at all [", "not valid TOML"),
@@ -62,7 +62,7 @@ def test_a_missing_config_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_largest_batch_size_is_accepted(tmp_path: Path) -> None:
     config = tmp_path / "t.toml"
     config.write_text(f"[worker]\nbatch_size = {MAX_BATCH_SIZE}\n")
-    assert load_settings(config, environ={}).worker.batch_size == MAX_BATCH_SIZE == 10_000
+    assert load_settings(config, environ={}).worker.batch_size == MAX_BATCH_SIZE == 20_000
 
 
 def test_the_secret_is_read_from_the_file_turnstream_secret_file_names(tmp_path: Path) -> None:
