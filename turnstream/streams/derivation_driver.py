@@ -19,7 +19,7 @@ import msgspec
 from aiokafka import TopicPartition
 
 from turnstream.config import Settings
-from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation import events_from_accepted, holds_no_events
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
 from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.store import AsyncStore
@@ -76,6 +76,9 @@ def parse_accepted(messages: list[Any]) -> Parsed:
         tp = partitions.get((m.topic, m.partition))
         if tp is None:
             tp = partitions[(m.topic, m.partition)] = TopicPartition(m.topic, m.partition)
+        if m.value is not None and holds_no_events(m.value):  # a turn without interactions
+            out.append((tp, m.offset, []))
+            continue
         try:
             events = events_from_accepted(_loads(m.value))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -65,6 +65,7 @@ __all__ = [
     "IngestStats",
     "Prepared",
     "Settled",
+    "next_offsets",
     "rows_to_write",
 ]
 
@@ -308,9 +309,10 @@ class IngestDriver:
         return self.write_settled(prepared, self.settle(prepared)).decisions
 
     def _failed(
-        self, stuck_at: dict[tuple[str, int], int]
+        self, stuck_at: Callable[[], dict[tuple[str, int], int]]
     ) -> Callable[[StoreError, Failure], None]:
-        """The ``on_failure`` of a store call for a batch stuck at ``stuck_at``."""
+        """The ``on_failure`` of a store call for a batch stuck at ``stuck_at()`` (found
+        only when a call fails: a walk over the batch's messages)."""
 
         def note(exc: StoreError, failure: Failure) -> None:
             # A failure may have landed some tables: read the marks again before retrying.
@@ -319,7 +321,7 @@ class IngestDriver:
                 short_message(str(exc)),
                 failure.value,
                 time.time(),
-                stuck_at,
+                stuck_at(),
                 error_class=type(exc).__name__,
             )
 
@@ -339,24 +341,26 @@ class IngestDriver:
     async def finish(self, prepared: Prepared) -> Step:
         """Settle, write and erase one prepared batch, each until it succeeds (backing
         off while the store fails); its fan-out and offsets."""
-        noted = self._failed(prepared.stuck_at())
+        noted = self._failed(prepared.stuck_at)
         decisions = await retrying(
             self.store, lambda: self.settle(prepared), "key look-up", on_failure=noted
         )
         settled = await self._write(prepared, decisions, noted)
         # The batch's erases, from the prepared facts (a batch prepared in the child has
         # no items): those still accepted after the store, not duplicates.
-        tombstones = tombstones_left(
-            (facts, erasing)
-            for facts, erasing, d, ok in zip(
-                prepared.erasure_facts,
-                prepared.erases,
-                settled.decisions,
-                settled.accepted,
-                strict=True,
+        tombstones: dict[Subject, datetime] = {}
+        if any(prepared.erases):  # most batches erase nobody: no walk over them
+            tombstones = tombstones_left(
+                (facts, erasing)
+                for facts, erasing, d, ok in zip(
+                    prepared.erasure_facts,
+                    prepared.erases,
+                    settled.decisions,
+                    settled.accepted,
+                    strict=True,
+                )
+                if ok and not d.duplicate
             )
-            if ok and not d.duplicate
-        )
         if tombstones:  # every erase of the batch in one go: one statement per table
 
             def erase() -> list[Erasure]:
@@ -373,10 +377,6 @@ class IngestDriver:
                 len(erasures),
                 sum(sum(e.deleted.values()) for e in erasures),
             )
-        offsets: dict[TopicPartition, int] = {}
-        for m in prepared.messages:
-            tp = TopicPartition(m.topic, m.partition)
-            offsets[tp] = max(offsets.get(tp, 0), m.offset + 1)
         return Step(
             messages=(
                 m
@@ -384,7 +384,7 @@ class IngestDriver:
                 if not d.duplicate
                 for m in out
             ),
-            offsets=offsets,
+            offsets=next_offsets(prepared.messages),
             done=lambda: self.stats.count(settled.decisions, settled.written, settled.accepted),
         )
 
@@ -399,6 +399,16 @@ class IngestDriver:
         erase tombstones) again."""
         self.sink.forget()
         self.tombstones = None
+
+
+def next_offsets(messages: list[Any]) -> dict[TopicPartition, int]:
+    """The offset to commit per partition: past the highest offset of ``messages``."""
+    highest: dict[tuple[str, int], int] = {}
+    for m in messages:
+        tp = (m.topic, m.partition)
+        if m.offset >= highest.get(tp, -1):
+            highest[tp] = m.offset
+    return {TopicPartition(t, p): offset + 1 for (t, p), offset in highest.items()}
 
 
 def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> BatchRows:

@@ -6,6 +6,7 @@ driver's liveness record shows the failure, then the progress."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import uuid
 from typing import Any
@@ -240,3 +241,49 @@ def test_a_failed_delivery_ends_the_run_and_the_batch_is_consumed_again(
     assert set(driver.finished) == {f"m{n}".encode() for n in range(MESSAGES)}
     assert set(sent) >= {f"m{n}".encode() for n in range(MESSAGES)}
     assert live.failing_since is None and live.last_progress_at is not None
+
+
+class TwoAtOnce(Ordered):
+    """Prepares two batches at once, the first of every two slowly, so that the second
+    is ready before it; notes how many prepares ran at once."""
+
+    prepare_concurrency = 2
+
+    def __init__(self, topic: str, out: str) -> None:
+        super().__init__(topic, out)
+        self._lock = threading.Lock()
+        self._running = 0
+        self._calls = 0
+        self.most_at_once = 0
+
+    def prepare(self, messages: list[Any]) -> list[tuple[TopicPartition, int, bytes]]:
+        with self._lock:
+            self._calls += 1
+            slow = self._calls % 2 == 1
+            self._running += 1
+            self.most_at_once = max(self.most_at_once, self._running)
+        try:
+            time.sleep(0.15 if slow else 0.0)
+            return super().prepare(messages)
+        finally:
+            with self._lock:
+                self._running -= 1
+
+
+def test_batches_prepared_two_at_once_finish_and_are_sent_in_fetch_order(
+    kafka_broker: str,
+) -> None:
+    async def run() -> tuple[TwoAtOnce, list[bytes]]:
+        name = f"bt{uuid.uuid4().hex[:8]}"
+        topic, out = f"{name}.in", f"{name}.out"
+        await _publish(kafka_broker, topic, out)
+        driver = TwoAtOnce(topic, out)
+        await _drain(kafka_broker, driver)
+        return driver, await _read(kafka_broker, out, MESSAGES)
+
+    driver, sent = asyncio.run(run())
+    assert driver.most_at_once == 2  # the second batch was prepared beside the first
+    assert sorted(driver.finished) == sorted(f"m{n}".encode() for n in range(MESSAGES))
+    _in_order_per_key(driver.finished)  # finished in fetch order, though ready out of it
+    _in_order_per_key(sent)
+    assert sorted(sent) == sorted(driver.finished)

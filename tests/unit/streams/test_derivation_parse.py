@@ -10,7 +10,7 @@ from typing import Any
 from aiokafka import TopicPartition
 
 from tests.unit.core.derivation.test_events import ENVELOPE, PRESENTED, accepted
-from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation import events_from_accepted, holds_no_events
 from turnstream.streams.derivation_driver import parse_accepted
 
 TOPIC = "t.accepted"
@@ -86,3 +86,48 @@ def test_an_unreadable_message_gives_no_events_and_the_rest_go_on() -> None:
     parsed = parse_accepted(records([*unreadable, good]))
     assert [events for _, _, events in parsed][:4] == [[], [], [], []]
     assert parsed[4][2] == standard(good)
+
+
+def _accepted_messages(n: int) -> list[bytes]:
+    """The accepted messages the ingest rule makes of ``n`` mixed items."""
+    from tests.unit.core.test_accepted_message import SETTINGS
+    from turnstream.core.ingest import Source, decide
+    from turnstream.core.messages import accepted_for
+    from turnstream.dev.sample import mixed_items
+
+    out = []
+    for i, raw in enumerate(mixed_items(n=n, bad=n // 100, seed=11).lines):
+        decision = decide(raw, Source("t.in", 0, i), SETTINGS, lambda _key: None)
+        if decision.item is not None and decision.profile_id is not None:
+            out.append(accepted_for(decision))
+    return out
+
+
+def test_a_message_read_as_eventless_from_its_bytes_gives_no_events() -> None:
+    values = _accepted_messages(2_000)
+    skipped = [v for v in values if holds_no_events(v)]
+    # The fast path takes every turn without interactions, and only messages without events.
+    eventless_turns = [
+        v for v in values if json.loads(v)["type"] == "turn" and not json.loads(v)["interactions"]
+    ]
+    assert skipped == eventless_turns and len(skipped) > 100
+    assert all(standard(v) == [] for v in skipped)
+    parsed = parse_accepted(records(values))
+    assert [events for _, _, events in parsed] == [standard(v) for v in values]
+
+
+def test_a_turn_with_interactions_is_read_whatever_its_values_spell() -> None:
+    turn = {**ENVELOPE, "type": "turn", "turn_id": "t-2", "agent": "seller"}
+    message = accepted({**turn, "interactions": [PRESENTED]})
+    # A key "interactions" holding [] somewhere inside the turn's own interactions (the
+    # contract's shown values are scalars, so only a hand-made message has one): the
+    # turn's interactions are not empty, and the message is read.
+    message["interactions"][0]["items"][0]["interactions"] = []
+    value = json.dumps(message, separators=(",", ":")).encode()
+    assert value.startswith(b'{"type":"turn"') and b'"interactions":[]' in value
+    assert not holds_no_events(value)
+    assert len(parse_accepted(records([value]))[0][2]) == 1
+    # An empty turn spelled otherwise than the ingest spells it (spaces): read, not skipped.
+    empty = accepted({**turn, "interactions": []})
+    assert not holds_no_events(json.dumps(empty).encode())
+    assert holds_no_events(json.dumps(empty, separators=(",", ":")).encode())

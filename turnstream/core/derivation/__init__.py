@@ -10,6 +10,7 @@ from turnstream.core.derivation.events import (
     SignalEvent,
     events_from_accepted,
     format_time,
+    holds_no_events,
     parse_time,
     session_of,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "exposed_positions",
     "fold",
     "format_time",
+    "holds_no_events",
     "inference_id",
     "is_exposed",
     "next_due_at",
