@@ -2,8 +2,9 @@
 
     .venv/bin/python bench/memory.py [--sessions 10000,100000]
 
-The worker runs with its default batch settings and triggers that never fire during the
-run (``quiet_seconds`` and ``oldest_pending_seconds`` = 3600), so every session stays
+The worker runs with its default batch settings (``--batch-size`` sets another) and
+triggers that never fire during the run (``quiet_seconds`` and
+``oldest_pending_seconds`` = 3600), so every session stays
 pending in the derivation driver. The script publishes one interaction for each of N distinct
 people (one session each): a list presented with 4 items (~650 bytes on the wire), the
 usual first event of a session. After each step it waits until the worker reports that
@@ -36,6 +37,7 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import (
+    DEFAULT_BATCH_SIZE,
     deploy,
     dumps,
     machine,
@@ -145,6 +147,9 @@ def in_process(settings: Settings, count: int) -> tuple[float, float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sessions", default="10000,100000")
+    parser.add_argument(
+        "--batch-size", type=int, default=DEFAULT_BATCH_SIZE, help="worker.batch_size"
+    )
     args = parser.parse_args()
     steps = [int(s) for s in args.sessions.split(",")]
     print(machine())
@@ -157,7 +162,7 @@ def main() -> None:
     lines = [session_line(n, rand) for n in range(max(steps))]
     rows: list[tuple[int, int]] = []
     with run_broker() as broker:
-        deployment = deploy(broker, extra=EXTRA)
+        deployment = deploy(broker, batch_size=args.batch_size, extra=EXTRA)
         deployment.worker.start()
         pid = worker_pid(deployment)
         print(f"  worker started: RSS {rss_bytes(pid) / 2**20:.0f} MiB", flush=True)
