@@ -321,3 +321,45 @@ def test_derivation_follows_only_a_valid_token(key: str, attributed: bool) -> No
     gift_outcomes = buckets["gift"].event_counts.get("outcome", 0)
     own_outcomes = buckets["self"].event_counts.get("outcome", 0) if "self" in buckets else 0
     assert (gift_outcomes, own_outcomes) == ((1, 0) if attributed else (0, 1))
+
+
+def test_a_batch_judged_through_one_gate_is_judged_as_message_by_message() -> None:
+    from turnstream.core.ingest import Gate, judge
+    from turnstream.dev.sample import mixed_items
+
+    lines = [
+        *mixed_items(n=2_000, bad=40, seed=5).lines,
+        _pref(space_id="quiet"),  # signals off
+        _pref(space_id="nowhere"),  # not configured
+        _pref(space_id="turnsonly"),
+    ]
+    settings = Settings.model_validate(
+        {
+            "identity": {"secret": "s3cret"},
+            "spaces": {
+                "acme": {"features": ["signals", "claims", "turns"]},
+                "lumen": {"features": ["signals", "turns"]},
+                "vida": {"features": ["claims"]},  # turns refused
+                "quiet": {"features": []},
+                "turnsonly": {"features": ["turns"]},
+            },
+        }
+    )
+    gate = Gate(settings)
+    shared = [judge(raw, Source("t", 0, i), settings, gate) for i, raw in enumerate(lines)]
+    alone = [judge(raw, Source("t", 0, i), settings) for i, raw in enumerate(lines)]
+    assert shared == alone
+    reasons = {d.refusal.reason for d in shared if d.refusal is not None}
+    assert {Reason.invalid, Reason.unknown_space, Reason.signals_disabled} <= reasons
+    assert Reason.turns_disabled in reasons
+
+
+def test_a_gate_without_a_secret_refuses_at_the_first_handle_as_before() -> None:
+    from turnstream.core.ingest import Gate, judge
+    from turnstream.errors import ConfigError
+
+    settings = Settings.model_validate({"spaces": {"acme": {"features": ["signals"]}}})
+    gate = Gate(settings)
+    assert judge(b"{", SRC, settings, gate).refusal is not None  # invalid: no secret read
+    with pytest.raises(ConfigError, match=r"identity\.secret is not set"):
+        judge(_pref(), SRC, settings, gate)
