@@ -300,17 +300,25 @@ def fanned_out(items: int, prefix: str, batch: int = 5_000) -> tuple[list[Any], 
 
 
 def add_prepare_process(parser: argparse.ArgumentParser) -> None:
-    """``--prepare-process on|off``: the worker's ``prepare_process`` (default: its own)."""
+    """``--prepare-process on|off`` and ``--prepare-children N``: the worker's
+    ``prepare_process`` and ``prepare_children`` (default: its own)."""
     parser.add_argument(
         "--prepare-process", choices=("on", "off"), help="worker.prepare_process (default: auto)"
     )
+    parser.add_argument(
+        "--prepare-children", type=int, help="worker.prepare_children (default: auto)"
+    )
 
 
-def prepare_process_line(choice: str | None) -> str:
-    """The ``[worker]`` line for ``--prepare-process``; empty for the worker's default."""
-    if choice is None:
-        return ""
-    return f"prepare_process = {'true' if choice == 'on' else 'false'}\n"
+def prepare_process_line(choice: str | None, children: int | None = None) -> str:
+    """The ``[worker]`` lines for ``--prepare-process`` and ``--prepare-children``; empty
+    for the worker's defaults."""
+    lines = ""
+    if choice is not None:
+        lines += f"prepare_process = {'true' if choice == 'on' else 'false'}\n"
+    if children is not None:
+        lines += f"prepare_children = {children}\n"
+    return lines
 
 
 def load() -> str:

@@ -1,12 +1,13 @@
 """Where the machine's CPU goes while the worker drains a backlog: per process, per thread.
 
     .venv/bin/python bench/cpu_split.py [ITEMS] [--batch-size N] [--prepare-process on|off]
+        [--prepare-children N]
 
 Publishes ITEMS (default 200,000) ``mixed_items`` lines, starts a worker (its defaults
 unless told otherwise), and reads ``/proc`` at the worker's first counted batch and at its
 last: the CPU time of the worker's threads by name (``python``: its Python threads;
 ``Unknown``: the store thread while chDB runs a call on it, chDB names it so;
-``MergeMutate``, ``ThreadPool``...: chDB's own), of the prepare child, and of the broker's
+``MergeMutate``, ``ThreadPool``...: chDB's own), of each prepare child, and of the broker's
 JVM threads, which share the machine's two cores. Prints, per process, cores used and µs
 of CPU per item over that span, and the rate; beside ``bench/throughput.py``, whose
 RATIO this explains. Starts its own broker on free ports in a temporary directory and
@@ -54,14 +55,15 @@ def thread_cpu(pid: int) -> Counter[str]:
     return out
 
 
-def prepare_child(pid: int) -> int | None:
-    """The worker's prepare process (spawned by multiprocessing), if it runs."""
+def prepare_children(pid: int) -> list[int]:
+    """The worker's prepare processes (spawned by multiprocessing), if they run."""
+    found = []
     for task in Path(f"/proc/{pid}/task").glob("*/children"):
         for child in task.read_text().split():
             with contextlib.suppress(OSError):
                 if b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    return int(child)
-    return None
+                    found.append(int(child))
+    return sorted(found)
 
 
 def main() -> None:
@@ -76,15 +78,14 @@ def main() -> None:
         deployment = deploy(
             broker,
             batch_size=args.batch_size,
-            worker_extra=prepare_process_line(args.prepare_process),
+            worker_extra=prepare_process_line(args.prepare_process, args.prepare_children),
         )
         publish(deployment, batch.lines)
         deployment.worker.start()
         pid = worker_pid(deployment)
         procs = {"worker": pid}
-        child = prepare_child(pid)
-        if child is not None:
-            procs["prepare child"] = child
+        for n, child in enumerate(prepare_children(pid), 1):
+            procs[f"prepare child {n}"] = child
         if broker.pid is not None:
             procs["broker"] = broker.pid
         first: tuple[float, int, dict[str, Counter[str]]] | None = None

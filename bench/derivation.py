@@ -172,7 +172,9 @@ def main() -> None:
     background = background_lines(int(args.background * args.seconds))
     with run_broker() as broker:
         deployment = deploy(
-            broker, extra=extra, worker_extra=prepare_process_line(args.prepare_process)
+            broker,
+            extra=extra,
+            worker_extra=prepare_process_line(args.prepare_process, args.prepare_children),
         )
         deployment.worker.start()
         publish(deployment, mixed_items(n=200, bad=0, seed=22).lines)

@@ -125,7 +125,9 @@ def main() -> None:
         return dumps(item)
 
     with run_broker() as broker:
-        deployment = deploy(broker, worker_extra=prepare_process_line(args.prepare_process))
+        deployment = deploy(
+            broker, worker_extra=prepare_process_line(args.prepare_process, args.prepare_children)
+        )
         deployment.worker.start()
         publish(deployment, warm)
         wait_drained(deployment)

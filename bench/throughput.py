@@ -1,6 +1,7 @@
 """Throughput: the worker against a bare aiokafka consumer, on the same published items.
 
     .venv/bin/python bench/throughput.py [ITEMS] [--batch-sizes 1000,5000] [--prepare-process off]
+        [--prepare-children N]
 
 Generates ITEMS (default 150,000) lines with ``turnstream.dev.sample.mixed_items`` (1% of them
 invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 3.5 :
@@ -15,7 +16,8 @@ invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 
 (b) with the turnstream worker (its defaults: batch_size 20,000, batch_seconds 0.5, unless
     ``--batch-sizes`` says otherwise), until its consumer group has committed everything,
     then checks that every row is in ClickHouse; ``--prepare-process on|off`` sets
-    ``worker.prepare_process`` (default: the worker's own, ``auto``: on with two CPUs).
+    ``worker.prepare_process`` (default: the worker's own, ``auto``: on with two CPUs),
+    ``--prepare-children N`` ``worker.prepare_children`` (default ``auto``: one per CPU).
 
 Rates leave the group join and the start-up out (the figure with start-up is printed
 too). The bare consumer's runs from its first fetched batch (the items after it) to its
@@ -50,10 +52,12 @@ from bench._harness import (
     DEFAULT_BATCH_SECONDS,
     DEFAULT_BATCH_SIZE,
     Broker,
+    add_prepare_process,
     cpu_seconds,
     deploy,
     load,
     machine,
+    prepare_process_line,
     publish,
     run_broker,
     sql,
@@ -242,11 +246,9 @@ def main() -> None:
     parser.add_argument("items", nargs="?", type=int, default=150_000)
     parser.add_argument("--batch-sizes", default=str(DEFAULT_BATCH_SIZE))
     parser.add_argument("--no-floors", action="store_true", help="leave the store floors out")
-    parser.add_argument("--prepare-process", choices=("on", "off"), help="worker.prepare_process")
+    add_prepare_process(parser)
     args = parser.parse_args()
-    worker_extra = ""
-    if args.prepare_process is not None:
-        worker_extra = f"prepare_process = {'true' if args.prepare_process == 'on' else 'false'}"
+    worker_extra = prepare_process_line(args.prepare_process, args.prepare_children)
     print(machine())
     t = time.monotonic()
     batch = mixed_items(n=args.items, bad=args.items // 100, seed=7)
@@ -258,8 +260,10 @@ def main() -> None:
     )
     with run_broker() as broker:
         for size in (int(s) for s in args.batch_sizes.split(",")):
+            children = args.prepare_children or "default"
             print(f"batch_size {size}, batch_seconds {DEFAULT_BATCH_SECONDS}, "
-                  f"prepare_process {args.prepare_process or 'default'}:", flush=True)  # fmt: skip
+                  f"prepare_process {args.prepare_process or 'default'}, "
+                  f"prepare_children {children}:", flush=True)  # fmt: skip
             run_one(broker, batch, size, floors=not args.no_floors, worker_extra=worker_extra)
 
 

@@ -252,6 +252,15 @@ class Block:
     def __len__(self) -> int:
         return len(self.columns[0])
 
+    def joined(self, after: Block) -> Block:
+        """This block's rows, then ``after``'s (the same table)."""
+        spans = dict(self.spans)
+        for tp, (lo, hi) in after.spans.items():
+            had = spans.get(tp)
+            spans[tp] = (lo, hi) if had is None else (min(had[0], lo), max(had[1], hi))
+        columns = [a + b for a, b in zip(self.columns, after.columns, strict=True)]
+        return Block(self.table, columns, spans)
+
     def _sources(self) -> Iterable[tuple[str, int, int]]:
         t, p, o = _SOURCE_AT[self.table]
         return zip(self.columns[t], self.columns[p], self.columns[o], strict=True)

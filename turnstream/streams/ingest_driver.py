@@ -187,7 +187,9 @@ class IngestDriver:
         self.max_records: int | None = settings.worker.batch_size
         #: Where batches are prepared: a child process, or (None) the calling thread.
         self.process = (
-            PrepareProcess(settings, self.names) if settings.worker.prepares_in_child() else None
+            PrepareProcess(settings, self.names, settings.worker.prepare_children_count())
+            if settings.worker.prepares_in_child()
+            else None
         )
         #: In the child, the next batch is prepared while the last one is handed back
         #: (the child waited on the parent's pickling ~40% of the time, round nine).

@@ -54,11 +54,16 @@ class Prepared:
 
 
 def prepare_batch(
-    messages: list[Any], settings: Settings, names: TopicNames, fanout_max_bytes: int
+    messages: list[Any],
+    settings: Settings,
+    names: TopicNames,
+    fanout_max_bytes: int,
+    received_at: datetime | None = None,
 ) -> Prepared:
     """Validate, gate and turn a batch of consumer records into rows and fan-out
     messages; an accepted message past ``fanout_max_bytes`` becomes a ``too_large``
-    dead letter. Blocking; no store access."""
+    dead letter. ``received_at``: when the batch was taken (default: now; the chunks of
+    one batch, prepared apart, share the batch's). Blocking; no store access."""
     # Each step over the whole batch before the next: interleaved per message, the
     # same calls took 18% more CPU (190 against 160 µs per item, the same process,
     # alternating, on mixed_items; the validator's and the serializer's code stays
@@ -68,7 +73,8 @@ def prepare_batch(
         judge(m.value or b"", Source(m.topic, m.partition, m.offset), settings, gate)
         for m in messages
     ]
-    received_at = datetime.now(UTC)
+    if received_at is None:
+        received_at = datetime.now(UTC)
     sends: list[list[Message]] = []
     for i, (message, decision) in enumerate(zip(messages, judged, strict=True)):
         out: list[Message] = []

@@ -1,4 +1,4 @@
-"""The prepare stage in a process of its own, so that it runs on a second core.
+"""The prepare stage in processes of their own, so that it runs on the other cores.
 
 Validating and preparing a batch is pure Python, ~150 µs of CPU per item, and the GIL
 lets only one thread run Python at a time: on the prepare thread it competes with the
@@ -15,8 +15,17 @@ form with a dict per row, 20 and 14; with columns and a list per field, the pare
 whole share of the hand-back (its pickle, the unpickle, the decisions rebuilt, the rows
 to columns) fell from ~28 to ~7 µs per item (docs/performance.md, round eight).
 
-The child is started with ``spawn`` (forking a process that holds chDB and threads is
-unsafe), once per :class:`PrepareProcess`, and ends when its parent does: it watches its
+With more than one child (``worker.prepare_children``; by default one per usable CPU), a
+batch of at least ``2 * MIN_CHUNK`` messages is cut into contiguous chunks, one per child,
+prepared side by side and joined in order (:func:`joined`: the lists concatenated, the
+refusals' indices shifted, each table's blocks joined); every chunk is stamped with the
+batch's one ``received_at``, so the joined batch is the batch prepared whole (tested).
+With one child, the first batch of a backlog kept one core busy and the other idle until
+it was prepared (~0.9 s at 20,000 items), and the child was the stage the store waited on;
+two children drained a sustained backlog x1.24 as fast (docs/performance.md, round ten).
+
+The children are started with ``spawn`` (forking a process that holds chDB and threads is
+unsafe), once per :class:`PrepareProcess`, and each ends when its parent does: it watches its
 parent's pid, so a SIGKILLed worker leaves no child behind. A child that dies raises
 :class:`~concurrent.futures.process.BrokenProcessPool` in the batch that waited on it (a
 loud error: the batch loop's run fails, is noted as a crash and starts again, with a new
@@ -33,7 +42,8 @@ import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from datetime import datetime
+from datetime import UTC, datetime
+from itertools import pairwise
 from types import SimpleNamespace
 from typing import Any
 
@@ -74,11 +84,14 @@ _child: dict[str, Any] = {}
 
 
 class PrepareProcess:
-    """One child process that prepares batches (``prepare_batch``) for this one."""
+    """Child processes that prepare batches (``prepare_batch``) for this one: a batch
+    of at least ``2 * MIN_CHUNK`` messages is split into contiguous chunks, one per
+    child, prepared side by side and joined in order."""
 
-    def __init__(self, settings: Settings, names: TopicNames) -> None:
+    def __init__(self, settings: Settings, names: TopicNames, children: int = 1) -> None:
         self.settings = settings
         self.names = names
+        self.children = children
         self._pool: ProcessPoolExecutor | None = None
         # Two batches may be handed over at once (the batch loop's prepare_concurrency):
         # one of them starts a child that is not there yet.
@@ -91,7 +104,7 @@ class PrepareProcess:
     def _start_locked(self) -> ProcessPoolExecutor:
         if self._pool is None:
             self._pool = ProcessPoolExecutor(
-                1,
+                self.children,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_start_child,
                 # The parent's collector thresholds (the worker's tune_gc): with CPython's
@@ -103,15 +116,24 @@ class PrepareProcess:
     def start(self) -> None:
         """Start the child and wait until it is ready (a spawned interpreter imports
         turnstream: ~1 to 2 s, better before the first batch than in it)."""
-        self._started().submit(_ready).result()
+        pool = self._started()
+        for ready in [pool.submit(_ready) for _ in range(self.children)]:
+            ready.result()
 
     def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
-        """The batch prepared in the child. Blocking. Raises ``BrokenProcessPool`` when
-        the child died (the next call starts a new one)."""
-        records = records_of(messages)
+        """The batch prepared in the children (in chunks: :func:`chunked`). Blocking.
+        Raises ``BrokenProcessPool`` when a child died (the next call starts new ones)."""
+        received_at = datetime.now(UTC)
+        chunks = chunked(messages, self.children)
         pool = self._started()
         try:
-            slim = pool.submit(_prepare_in_child, records, self.names, fanout_max_bytes).result()
+            calls = [
+                pool.submit(
+                    _prepare_in_child, records_of(c), self.names, fanout_max_bytes, received_at
+                )
+                for c in chunks
+            ]
+            slim = joined([call.result() for call in calls])
         except BrokenProcessPool:
             log.error("the prepare process died; a new one starts with the next batch")
             with self._starting:
@@ -122,11 +144,16 @@ class PrepareProcess:
         return _from_slim(messages, slim)
 
     @property
-    def pid(self) -> int | None:
-        """The child's process id, once started (for ``ps`` and the tests)."""
+    def pids(self) -> list[int]:
+        """The children's process ids, once started (for ``ps`` and the tests)."""
         if self._pool is None:
-            return None
-        pids = [p.pid for p in getattr(self._pool, "_processes", {}).values()]
+            return []
+        return sorted(p.pid for p in getattr(self._pool, "_processes", {}).values())
+
+    @property
+    def pid(self) -> int | None:
+        """The first child's process id, once started."""
+        pids = self.pids
         return pids[0] if pids else None
 
     def close(self) -> None:
@@ -134,6 +161,44 @@ class PrepareProcess:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
+
+
+#: The fewest messages a chunk holds: a smaller batch goes to one child whole.
+MIN_CHUNK = 1_000
+
+
+def chunked(messages: list[Any], children: int) -> list[list[Any]]:
+    """``messages`` in contiguous chunks of about equal size, one per child, none
+    under :data:`MIN_CHUNK` (a batch that small is one chunk)."""
+    count = max(1, min(children, len(messages) // MIN_CHUNK))
+    size, longer = divmod(len(messages), count)  # the first ``longer`` chunks take one more
+    bounds = [i * size + min(i, longer) for i in range(count + 1)]
+    return [messages[a:b] for a, b in pairwise(bounds)]
+
+
+def joined(slims: list[_Slim]) -> _Slim:
+    """The hand-backs of a batch's chunks, in order, as one."""
+    if len(slims) == 1:
+        return slims[0]
+    keys: list[str] = []
+    profile_ids: list[str | None] = []
+    refusals: dict[int, Refusal] = {}
+    blocks: dict[str, Block] = {}
+    sends: list[list[Message]] = []
+    accepted: list[bool] = []
+    facts: list[ErasureFacts | None] = []
+    erasing: list[bool] = []
+    for slim in slims:
+        refusals.update((len(keys) + i, r) for i, r in slim[2].items())
+        keys += slim[0]
+        profile_ids += slim[1]
+        for table, block in slim[3].items():
+            blocks[table] = block if table not in blocks else blocks[table].joined(block)
+        sends += slim[4]
+        accepted += slim[5]
+        facts += slim[6]
+        erasing += slim[7]
+    return (keys, profile_ids, refusals, blocks, sends, accepted, facts, erasing, slims[0][8])
 
 
 def records_of(messages: list[Any]) -> _Records:
@@ -191,13 +256,17 @@ def _watch_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _prepare_in_child(records: _Records, names: TopicNames, fanout_max_bytes: int) -> _Slim:
+def _prepare_in_child(
+    records: _Records, names: TopicNames, fanout_max_bytes: int, received_at: datetime
+) -> _Slim:
     gc.collect()  # the collector is off in the child: the last batch's cycles go now
     messages = [
         SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k)
         for t, p, o, v, k in zip(*records, strict=True)
     ]
-    prepared = prepare_batch(messages, _child["settings"], names, fanout_max_bytes)
+    prepared = prepare_batch(
+        messages, _child["settings"], names, fanout_max_bytes, received_at=received_at
+    )
     judged = prepared.judged
     # The rows as the store inserts them, built here: the parent's Python is the worker's
     # bottleneck, this process has time to spare (docs/performance.md, round eight).

@@ -1,5 +1,6 @@
-"""The prepare stage in a child process: the same batch as prepared in-process, a child
-that dies is a loud error (not a hang), and a SIGKILLed parent leaves no child behind.
+"""The prepare stage in child processes: the same batch as prepared in-process (by one
+child, or cut in two chunks for two), a child that dies is a loud error (not a hang), and
+a SIGKILLed parent leaves no child behind.
 Real processes (``spawn``); no broker, no store."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from turnstream.config import Settings
 from turnstream.dev.sample import mixed_items
 from turnstream.sinks.rows import COLUMNS, Block, spans_of, table_columns
 from turnstream.streams.prepare import Prepared, prepare_batch
-from turnstream.streams.prepare_process import PrepareProcess
+from turnstream.streams.prepare_process import PrepareProcess, chunked
 from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.integration
@@ -55,8 +56,8 @@ def _erase(n: int) -> bytes:
     ).encode()
 
 
-def _messages() -> list[Any]:
-    lines = list(mixed_items(n=600, bad=40, seed=3, start=START).lines)
+def _messages(n: int = 600) -> list[Any]:
+    lines = list(mixed_items(n=n, bad=n // 15, seed=3, start=START).lines)
     # Commands that erase someone, bytes that are no item, an item in Portuguese at the
     # limits of a key: what the parent rebuilds from the plain form must match.
     lines[10:10] = [_erase(1), b"\xff not json", _erase(2), _erase(1)]
@@ -124,6 +125,32 @@ def test_a_batch_prepared_in_the_child_is_the_batch_prepared_here() -> None:
     assert all(d.item is None and d.token is None for d in there.judged)
 
 
+def test_a_batch_prepared_by_two_children_is_the_batch_prepared_here() -> None:
+    # Large enough to be cut in two (2 * MIN_CHUNK), with the erasures, the bytes that are
+    # no item and a refusal in each half.
+    messages = _messages(2_400)
+    assert len(chunked(messages, 2)) == 2
+    process = PrepareProcess(SETTINGS, NAMES, children=2)
+    try:
+        process.start()
+        assert len(process.pids) == 2
+        there = process.prepare(messages, 4 << 20)
+    finally:
+        process.close()
+    assert process.pids == []
+    here = prepare_batch(messages, SETTINGS, NAMES, 4 << 20)
+    assert _comparable(there) == _comparable(here)
+    half = len(messages) // 2
+    refused = [i for i, d in enumerate(there.judged) if d.refusal is not None]
+    assert min(refused) < half <= max(refused)
+    assert sum(there.erases) == 3
+    # Both chunks carry the batch's one time: every row's ingested_at is the same.
+    for table, block in there.rows.items():
+        assert isinstance(block, Block)
+        times = block.columns[COLUMNS[table].index("ingested_at")]
+        assert len(set(times)) == 1, table
+
+
 def test_a_child_that_dies_is_an_error_and_the_next_batch_gets_a_new_child() -> None:
     messages = _messages()[:50]
     process = PrepareProcess(SETTINGS, NAMES)
@@ -140,6 +167,23 @@ def test_a_child_that_dies_is_an_error_and_the_next_batch_gets_a_new_child() -> 
     finally:
         process.close()
     assert process.pid is None
+
+
+def test_one_of_two_children_that_dies_is_an_error_and_new_children_start() -> None:
+    messages = _messages(2_400)
+    process = PrepareProcess(SETTINGS, NAMES, children=2)
+    try:
+        process.start()
+        first = process.pids
+        assert len(first) == 2
+        os.kill(first[1], signal.SIGKILL)
+        with pytest.raises(BrokenProcessPool):
+            process.prepare(messages, 4 << 20)
+        again = process.prepare(messages, 4 << 20)
+        assert len(again.judged) == len(messages)
+        assert set(process.pids).isdisjoint(first) and len(process.pids) == 2
+    finally:
+        process.close()
 
 
 def _alive(pid: int) -> bool:
@@ -162,21 +206,22 @@ def test_a_sigkilled_parent_leaves_no_child() -> None:
 
         if __name__ == "__main__":
             settings = Settings.model_validate({"identity": {"secret": "k"}})
-            process = PrepareProcess(settings, TopicNames("t"))
+            process = PrepareProcess(settings, TopicNames("t"), children=2)
             process.start()
-            print(process.pid, flush=True)
+            print(*process.pids, flush=True)
             time.sleep(600)
         """
     )
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     try:
         assert parent.stdout is not None
-        child = int(parent.stdout.readline())
-        assert _alive(child)
+        children = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(children) == 2 and all(_alive(child) for child in children)
     finally:
         parent.send_signal(signal.SIGKILL)
         parent.wait()
     deadline = time.monotonic() + 30
-    while _alive(child) and time.monotonic() < deadline:
+    while any(_alive(child) for child in children) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not _alive(child), f"the prepare process {child} outlived its SIGKILLed parent"
+    left = [child for child in children if _alive(child)]
+    assert not left, f"the prepare processes {left} outlived their SIGKILLed parent"

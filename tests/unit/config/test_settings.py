@@ -44,6 +44,8 @@ def test_features_are_off_unless_listed(tmp_path: Path) -> None:
         ("[worker]\nbatch_size = 20001\n", "worker.batch_size: Input should be less than"),
         ("[wroker]\n", "wroker"),
         ('[worker]\nprepare_process = "sometimes"\n', "worker.prepare_process"),
+        ("[worker]\nprepare_children = 0\n", "worker.prepare_children"),
+        ('[worker]\nprepare_children = "many"\n', "worker.prepare_children"),
         ("not toml at all [", "not valid TOML"),
     ],
 )
@@ -162,3 +164,23 @@ def test_usable_cpus_are_this_process_s() -> None:
     from turnstream.config.settings import _usable_cpus
 
     assert 1 <= _usable_cpus() <= (os.cpu_count() or 1)
+
+
+@pytest.mark.parametrize(
+    ("line", "cpus", "children"),
+    [
+        ("", 1, 1),  # the default, "auto": one per usable CPU
+        ("", 2, 2),
+        ("", 64, 4),  # at most MAX_PREPARE_CHILDREN
+        ('prepare_children = "auto"\n', 3, 3),
+        ("prepare_children = 1\n", 16, 1),
+        ("prepare_children = 6\n", 2, 6),  # asked for: even with fewer CPUs
+    ],
+)
+def test_how_many_children_prepare_batches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, cpus: int, children: int
+) -> None:
+    monkeypatch.setattr("turnstream.config.settings._usable_cpus", lambda: cpus)
+    config = tmp_path / "t.toml"
+    config.write_text(f"[worker]\n{line}")
+    assert load_settings(config, environ={}).worker.prepare_children_count() == children

@@ -90,3 +90,19 @@ def test_the_sink_writes_a_block_as_it_writes_its_rows() -> None:
         assert written == by_dicts.write({"idempotency_keys": rows})
         assert block_store.inserts == dict_store.inserts
         assert written["idempotency_keys"] == (12 if not marks else 9)
+
+
+def test_two_blocks_joined_are_the_block_of_their_rows_in_order() -> None:
+    rows = _rows()
+    # Cut where partition 1's offsets are split across the two (its span is the join's).
+    first, second = rows[:8], rows[8:]
+    joined = Block.of("idempotency_keys", first).joined(Block.of("idempotency_keys", second))
+    whole = Block.of("idempotency_keys", rows)
+    assert joined.columns == whole.columns
+    assert joined.spans == whole.spans == {("t", 0): (0, 10), ("t", 1): (1, 11)}
+    assert joined.table == "idempotency_keys" and len(joined) == len(rows)
+    # A partition only in the second block keeps its own span.
+    other = [dict(r, _partition=7) for r in rows[:2]]
+    with_other = Block.of("idempotency_keys", rows).joined(Block.of("idempotency_keys", other))
+    assert with_other.spans[("t", 7)] == (0, 2)
+    assert with_other.spans[("t", 0)] == whole.spans[("t", 0)]
