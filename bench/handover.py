@@ -22,6 +22,7 @@ import pickle
 import statistics
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,12 @@ def _round(batches: list[list[Any]], names: Any, max_bytes: int) -> dict[str, fl
         call = timed(
             "pickle records",
             lambda m=messages: pickle.dumps(
-                (_prepare_in_child, _records_of(m), names, max_bytes),
+                (_prepare_in_child, _records_of(m), names, max_bytes, datetime.now(UTC)),
                 pickle.HIGHEST_PROTOCOL,
             ),
         )
-        fn, recs, names_, max_ = timed("unpickle records", lambda c=call: pickle.loads(c))
-        slim = timed("prepare", lambda f=fn, a=(recs, names_, max_): f(*a))
+        fn, *args = timed("unpickle records", lambda c=call: pickle.loads(c))
+        slim = timed("prepare", lambda f=fn, a=args: f(*a))
         back = timed("pickle result", lambda s=slim: pickle.dumps(s, pickle.HIGHEST_PROTOCOL))
         result = timed("unpickle result", lambda b=back: pickle.loads(b))
         prepared = timed("_from_slim", lambda m=messages, r=result: _from_slim(m, r))

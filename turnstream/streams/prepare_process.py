@@ -62,6 +62,15 @@ log = logging.getLogger(__name__)
 #: How often the child checks that its parent lives (seconds).
 PARENT_CHECK_SECONDS = 0.5
 
+#: How much lower than the parent's the children's scheduling priority is (``nice``).
+#: With two children the parent is the stage the others wait on, and its Python holds one
+#: GIL: when the machine is full, a parent thread preempted by a child while it holds the
+#: GIL stalls every thread of the parent (py-spy saw the hand-back's unpickling take ~5x
+#: its in-process time in the worker). At 10 the kernel runs a child when the parent has
+#: nothing to run, and the parent first otherwise: a 50,000-item backlog drained x1.10 as
+#: fast, ahead in 8 of 10 alternating pairs (docs/performance.md, round ten).
+CHILD_NICENESS = 10
+
 #: A batch's records as they cross to the child, a list per field: topics, partitions,
 #: offsets, values, keys.
 _Records = tuple[list[str], list[int], list[int], list[bytes | None], list[bytes | None]]
@@ -114,11 +123,14 @@ class PrepareProcess:
         return self._pool
 
     def start(self) -> None:
-        """Start the child and wait until it is ready (a spawned interpreter imports
+        """Start the children and wait until each is ready (a spawned interpreter imports
         turnstream: ~1 to 2 s, better before the first batch than in it)."""
         pool = self._started()
-        for ready in [pool.submit(_ready) for _ in range(self.children)]:
-            ready.result()
+        # A child takes calls only once it is ready, and a ready child may answer them
+        # all: ask until every child has answered once.
+        answered: set[int] = set()
+        while len(answered) < self.children:
+            answered.update(f.result() for f in [pool.submit(_ready) for _ in range(self.children)])
 
     def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
         """The batch prepared in the children (in chunks: :func:`chunked`). Blocking.
@@ -232,6 +244,8 @@ def _from_slim(messages: list[Any], slim: _Slim) -> Prepared:
 
 def _start_child(settings: Settings, parent: int, thresholds: tuple[int, int, int]) -> None:
     _child["settings"] = settings
+    # Below the parent: see CHILD_NICENESS.
+    os.nice(CHILD_NICENESS)
     gc.collect()
     gc.freeze()
     gc.set_threshold(*thresholds)
@@ -244,8 +258,9 @@ def _start_child(settings: Settings, parent: int, thresholds: tuple[int, int, in
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
-def _ready() -> bool:
-    return True
+def _ready() -> int:
+    time.sleep(0.01)  # long enough for a child that is ready too to take the next call
+    return os.getpid()
 
 
 def _watch_parent(parent: int) -> None:

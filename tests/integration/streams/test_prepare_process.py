@@ -23,7 +23,7 @@ from turnstream.config import Settings
 from turnstream.dev.sample import mixed_items
 from turnstream.sinks.rows import COLUMNS, Block, spans_of, table_columns
 from turnstream.streams.prepare import Prepared, prepare_batch
-from turnstream.streams.prepare_process import PrepareProcess, chunked
+from turnstream.streams.prepare_process import CHILD_NICENESS, PrepareProcess, chunked
 from turnstream.streams.topology import TopicNames
 
 pytestmark = pytest.mark.integration
@@ -134,6 +134,11 @@ def test_a_batch_prepared_by_two_children_is_the_batch_prepared_here() -> None:
     try:
         process.start()
         assert len(process.pids) == 2
+        # Each child runs below the parent's priority, so a full machine runs the parent
+        # (the stage the others wait on) first.
+        own = os.getpriority(os.PRIO_PROCESS, 0)
+        for child in process.pids:
+            assert os.getpriority(os.PRIO_PROCESS, child) == min(own + CHILD_NICENESS, 19)
         there = process.prepare(messages, 4 << 20)
     finally:
         process.close()
