@@ -206,7 +206,7 @@ class WorkerSettings(_Section):
     #: children: a batch of 2,000 messages or more is split into that many contiguous
     #: chunks, prepared side by side and joined in order. ``"auto"`` (the default): one
     #: per CPU this process may run on, at most :data:`MAX_PREPARE_CHILDREN`. On the
-    #: 2-core machine two children drained a sustained backlog x1.24 as fast as one
+    #: 2-core machine two children drained a sustained backlog x1.15 to x1.24 as fast as one
     #: (docs/performance.md, round ten); each child is ~130 MiB of memory.
     prepare_children: Annotated[int, Field(ge=1, le=16)] | Literal["auto"] = "auto"
     #: Seconds a loop may retry (or the store not answer) before ``/v1/status`` answers

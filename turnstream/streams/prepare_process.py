@@ -22,7 +22,7 @@ refusals' indices shifted, each table's blocks joined); every chunk is stamped w
 batch's one ``received_at``, so the joined batch is the batch prepared whole (tested).
 With one child, the first batch of a backlog kept one core busy and the other idle until
 it was prepared (~0.9 s at 20,000 items), and the child was the stage the store waited on;
-two children drained a sustained backlog x1.24 as fast (docs/performance.md, round ten).
+two children drained a sustained backlog x1.15 to x1.24 as fast (docs/performance.md, round ten).
 
 The children are started with ``spawn`` (forking a process that holds chDB and threads is
 unsafe), once per :class:`PrepareProcess`, and each ends when its parent does: it watches its
