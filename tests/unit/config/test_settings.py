@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -154,10 +155,15 @@ def test_the_identity_secret_is_never_an_exposure_key(tmp_path: Path) -> None:
 def test_where_batches_are_prepared(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, cpus: int, in_child: bool
 ) -> None:
+    assert _worker(tmp_path, monkeypatch, line, cpus).prepares_in_child() is in_child
+
+
+def _worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, cpus: int) -> Any:
+    """The ``[worker]`` settings of a config with ``line``, on a machine of ``cpus``."""
     monkeypatch.setattr("turnstream.config.settings._usable_cpus", lambda: cpus)
     config = tmp_path / "t.toml"
     config.write_text(f"[worker]\n{line}")
-    assert load_settings(config, environ={}).worker.prepares_in_child() is in_child
+    return load_settings(config, environ={}).worker
 
 
 def test_usable_cpus_are_this_process_s() -> None:
@@ -180,7 +186,4 @@ def test_usable_cpus_are_this_process_s() -> None:
 def test_how_many_children_prepare_batches(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, cpus: int, children: int
 ) -> None:
-    monkeypatch.setattr("turnstream.config.settings._usable_cpus", lambda: cpus)
-    config = tmp_path / "t.toml"
-    config.write_text(f"[worker]\n{line}")
-    assert load_settings(config, environ={}).worker.prepare_children_count() == children
+    assert _worker(tmp_path, monkeypatch, line, cpus).prepare_children_count() == children
