@@ -6,6 +6,7 @@ __all__ = [
     "ConfigError",
     "DataError",
     "InvalidItem",
+    "SqlRefused",
     "StoreError",
     "TurnstreamError",
     "UnknownJob",
@@ -71,3 +72,8 @@ class InvalidItem(TurnstreamError):
 
 class WorkerFailing(TurnstreamError):
     """The worker answers but its ingest loop keeps failing (``turnstream wait`` exits 3)."""
+
+
+class SqlRefused(TurnstreamError):
+    """An analyst's statement that the SQL gate refuses (the message names what:
+    ``turnstream.core.sql_gate``); the worker answers it 400."""

@@ -35,6 +35,7 @@ __all__ = [
     "RuleConfig",
     "Settings",
     "SpaceConfig",
+    "SqlSettings",
     "StoreSettings",
     "WebhookConfig",
     "WorkerSettings",
@@ -268,6 +269,30 @@ class ApiSettings(_Section):
     key: SecretStr | None = None
 
 
+class SqlSettings(_Section):
+    """Analysts' SQL (``POST /v1/sql``, ``turnstream sql``): its limits, and its
+    connections of their own (docs/analysts.md)."""
+
+    #: Seconds a query may run (``max_execution_time``).
+    timeout: float = Field(default=30.0, gt=0, le=3600)
+    #: Bytes of memory a query may take (``max_memory_usage``).
+    max_memory: int = Field(default=1 << 30, ge=16 << 20)
+    #: Rows and bytes of an answer (``max_result_rows``/``max_result_bytes``); beyond
+    #: them the query fails (400) rather than answer a cut result.
+    max_rows: int = Field(default=100_000, ge=1)
+    max_bytes: int = Field(default=64 << 20, ge=1 << 20)
+    #: Threads of one query (``max_threads``), at nice +``niceness`` (``os_thread_priority``):
+    #: the ingest path keeps the CPU it needs.
+    max_threads: int = Field(default=1, ge=1, le=64)
+    niceness: int = Field(default=10, ge=0, le=19)
+    #: Queries at once, each on its own connection and thread; more wait their turn.
+    concurrency: int = Field(default=2, ge=1, le=16)
+    #: With a ClickHouse server: the DSN of the read-only user analysts' queries use
+    #: (``turnstream sql-user`` prints the SQL that makes it); ``TURNSTREAM_SQL_DSN``
+    #: beats the file. Without it they use the store's DSN, on a session of their own.
+    dsn: SecretStr | None = None
+
+
 class Settings(_Section):
     """Everything turnstream is configured with."""
 
@@ -278,6 +303,7 @@ class Settings(_Section):
     signals: SignalsConfig = SignalsConfig()
     jobs: JobsSettings = JobsSettings()
     api: ApiSettings = ApiSettings()
+    sql: SqlSettings = SqlSettings()
     spaces: dict[
         Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")], SpaceConfig
     ] = Field(default_factory=dict)
@@ -411,6 +437,7 @@ def load_settings(
         ("broker", "bootstrap"): broker or env.get("TURNSTREAM_BROKER"),
         ("identity", "secret"): env.get("TURNSTREAM_SECRET") or _secret_file(env),
         ("api", "key"): env.get("TURNSTREAM_API_KEY"),
+        ("sql", "dsn"): env.get("TURNSTREAM_SQL_DSN"),
     }
     for (section, key), value in overrides.items():
         if value:
