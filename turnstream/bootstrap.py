@@ -25,6 +25,7 @@ from turnstream.jobs.runner import run_job_here
 from turnstream.models.object_types import ObjectTypes
 from turnstream.producer import Producer
 from turnstream.replay import Replay
+from turnstream.sinks.analyst_sql import AnalystSql
 from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.priors import PriorsCache
@@ -133,6 +134,7 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
     """Open the store, apply migrations, then run the Faust worker until stopped."""
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
     parts: WorkerParts | None = None
+    analysts: AnalystSql | None = None
     try:
         applied = store.call(prepare_store, store.store, settings)
         if applied:
@@ -160,8 +162,17 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
                 "turnstream keys create",
                 keys.path,
             )
+        # Analysts' SQL on connections of its own, never the store thread's.
+        analysts = AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
         app = build_app(
-            settings, store, parts.ingest, parts.derivation, parts.producer, run_job_here, keys
+            settings,
+            store,
+            parts.ingest,
+            parts.derivation,
+            parts.producer,
+            run_job_here,
+            keys,
+            analysts,
         )
         url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
         store.call(store.store.claim_ownership, url)
@@ -170,6 +181,8 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
         worker.execute_from_commandline()
     finally:
+        if analysts is not None:
+            analysts.close()
         if parts is not None:
             parts.ingest.close()
         store.call(store.store.release_ownership)

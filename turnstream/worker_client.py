@@ -21,7 +21,8 @@ from typing import Any
 from turnstream.config import Settings
 from turnstream.errors import StoreError
 from turnstream.processes import pid_alive
-from turnstream.sinks.store import QueryResult, Store, chdb_path, owner_file
+from turnstream.sinks.analyst_sql import AnalystSql
+from turnstream.sinks.store import QueryResult, chdb_path, owner_file
 
 __all__ = ["WorkerClient", "WorkerError", "owner_url", "read_query"]
 
@@ -136,8 +137,9 @@ def read_query(
     url = owner_url(settings)
     if url is not None:
         return WorkerClient(url, settings.api_key()).sql(sql, parameters, timeout)
-    store = Store(settings.store.dsn, settings.store.database)
+    # No worker: the same gate and limits as /v1/sql, on a connection of this process.
+    analysts = AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
     try:
-        return store.read_only(sql, parameters)
+        return analysts.run(sql, parameters)
     finally:
-        store.close()
+        analysts.close()

@@ -266,7 +266,8 @@ def _check_node(node: Mapping[str, Any], database: str) -> None:
         raise SqlRefused("INTO OUTFILE is not allowed")
     kind = node.get("type")
     if kind == "SetQuery":
-        names = ", ".join(str(c.get("name")) for c in node.get("changes") or () if isinstance(c, Mapping))
+        changes = node.get("changes") or ()
+        names = ", ".join(str(c.get("name")) for c in changes if isinstance(c, Mapping))
         raise SqlRefused(f"a SETTINGS clause is not allowed ({names}): the worker sets the limits")
     if kind == "QueryParameter":
         if "identifier" in str(node.get("param_type", "")).lower():

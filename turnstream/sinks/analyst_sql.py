@@ -190,5 +190,5 @@ def _checked(parameters: dict[str, Any] | None) -> dict[str, Any]:
     params = dict(parameters or {})
     for name in params:
         if not isinstance(name, str) or not _PARAMETER.match(name):
-            raise SqlRefused(f"parameters: {name!r} is not a parameter name ([A-Za-z_][A-Za-z0-9_]*)")
+            raise SqlRefused(f"parameters: {name!r} is not a name ([A-Za-z_][A-Za-z0-9_]*)")
     return params

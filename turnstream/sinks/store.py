@@ -52,9 +52,6 @@ _UNKNOWN_TABLE = 60
 #: Statements that may change a table's columns: the cached types are dropped first.
 _CHANGES_COLUMNS = re.compile(r"\s*(ALTER|CREATE|DROP|RENAME|EXCHANGE|REPLACE)\b", re.IGNORECASE)
 
-#: The settings of :meth:`Store.read_only`, in this order.
-READ_ONLY_SETTINGS: dict[str, Any] = {"max_execution_time": 60, "readonly": 1}
-
 
 def store_time(value: T) -> T:
     """A time read from the store, as an aware UTC datetime; anything else as it is.
@@ -216,18 +213,6 @@ class Store:
             [t.name for t in result.column_types],
             [tuple(r) for r in result.result_rows],
         )
-
-    def read_only(self, sql: str, parameters: dict[str, Any] | None = None) -> QueryResult:
-        """Run an analyst's query with ClickHouse's own read-only guard.
-
-        ``readonly=1``, not 2: at 2 a query may still call table functions, and
-        ``file('/etc/passwd')`` or ``url(...)`` read the worker's disk and network
-        (measured on chDB 26.9); at 1 every write, DDL, ``SET`` and table function is
-        refused by the store (READONLY, code 164). ``max_execution_time`` comes first:
-        once ``readonly`` is 1 no later setting may change; 60 s, the clients' own
-        timeout, so an analyst's query cannot hold the worker's store thread longer.
-        """
-        return self.query(sql, parameters, settings=READ_ONLY_SETTINGS)
 
     def insert(
         self,

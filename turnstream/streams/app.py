@@ -21,7 +21,8 @@ from faust.web.base import BlueprintManager
 from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
 from turnstream.core.access import Role
-from turnstream.errors import StoreError, TurnstreamError, UnknownJob
+from turnstream.errors import SqlRefused, StoreError, TurnstreamError, UnknownJob
+from turnstream.sinks.analyst_sql import AnalystSql
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import auth_middleware, caller
 from turnstream.streams.batch_loop import BatchLoop
@@ -61,9 +62,12 @@ def build_app(
     producer: Publisher,
     run_job: JobRunner,
     keys: KeyFile,
+    analysts: AnalystSql | None = None,
 ) -> faust.App:
     """The worker's Faust app: the two drivers on their batch loops, and the routes,
-    each asking for a key of ``keys`` with the role ``streams/access.ROUTES`` gives it."""
+    each asking for a key of ``keys`` with the role ``streams/access.ROUTES`` gives it.
+    ``analysts`` runs ``/v1/sql`` on connections of its own (made from ``settings``
+    when not given), never on the store's thread."""
     w = settings.worker
     app = _App(
         f"{w.app_id}-worker",
@@ -99,6 +103,7 @@ def build_app(
     app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
 
     register_routes(app, settings, store, producer)
+    sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 
     endpoints = endpoints_of(settings)
     if endpoints:  # review-request webhooks: signed, retried, recorded (streams/webhooks.py)
@@ -167,9 +172,13 @@ def build_app(
             if not isinstance(parameters, dict):
                 return _refuse(self, 422, "parameters", "an object of {name: value}")
             try:
-                result = await store.run(store.store.read_only, sql, parameters)
+                # Judged, then run on a connection of its own (sinks/analyst_sql.py).
+                result = await sql_lanes.run_async(sql, parameters)
+            except SqlRefused as exc:
+                field = "parameters" if str(exc).startswith("parameters:") else "sql"
+                return _refuse(self, 400, field, str(exc))
             except StoreError as exc:
-                # The store's own refusal (syntax, readonly=1, an unknown table...).
+                # The store's own refusal (an unknown table, a limit reached...).
                 return _refuse(self, 400, "sql", str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
             return self.bytes(
