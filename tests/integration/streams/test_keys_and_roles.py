@@ -1,6 +1,7 @@
 """Keys and roles against a running worker on the real broker: every route with the right
 key, no key, a bad key, a key without the role, another space's key; revocation through
-the CLI without a restart; ``/v1/sql`` kept read-only by the store itself."""
+the CLI without a restart; ``/v1/sql`` kept read-only by the SQL gate, and ingestion
+going on after its refusals."""
 
 from __future__ import annotations
 
@@ -234,26 +235,51 @@ def test_the_operators_first_key_from_a_file_is_added_once(worker, tmp_path) -> 
 
 
 @pytest.mark.parametrize(
-    "sql",
+    ("sql", "named"),
     [
-        "INSERT INTO dead_letters (reason) VALUES ('forged')",
-        "DROP TABLE turns",
-        "CREATE TABLE forged (a Int32) ENGINE = Memory",
-        "ALTER TABLE turns DELETE WHERE 1",
-        "TRUNCATE TABLE turns",
-        "SELECT * FROM file('/etc/hostname', 'LineAsString')",
-        "SELECT 1 SETTINGS readonly = 0",
-        "SET readonly = 0",
+        ("INSERT INTO dead_letters (reason) VALUES ('forged')", "Insert"),
+        ("DROP TABLE turns", "Drop"),
+        ("CREATE TABLE forged (a Int32) ENGINE = Memory", "Create"),
+        ("ALTER TABLE turns DELETE WHERE 1", "Alter"),
+        ("TRUNCATE TABLE turns", "Drop"),
+        ("SELECT * FROM file('/etc/hostname', 'LineAsString')", "file()"),
+        ("SELECT 1 SETTINGS readonly = 0", "SETTINGS"),
+        ("SET readonly = 0", "Set"),
+        ("SET max_threads = 1", "Set"),
+        ("KILL QUERY WHERE 1", "Kill"),
     ],
 )
-def test_sql_writes_ddl_and_table_functions_are_refused_by_the_store(worker, sql: str) -> None:  # type: ignore[no-untyped-def]
-    before = call(worker, "POST", "/v1/sql",
-                  {"sql": "SELECT count() FROM system.tables WHERE database = currentDatabase()"},
-                  worker.operator_key)[1]["rows"]  # fmt: skip
+def test_sql_writes_ddl_and_table_functions_are_refused(worker, sql: str, named: str) -> None:  # type: ignore[no-untyped-def]
+    count = {"sql": "SELECT count() FROM system.tables WHERE database = currentDatabase()"}
+    before = call(worker, "POST", "/v1/sql", count, worker.operator_key)[1]["rows"]
     status, answer, _ = call(worker, "POST", "/v1/sql", {"sql": sql}, worker.operator_key)
-    # Refused by ClickHouse's readonly=1 (code 164), not by reading the text.
-    assert status == 400 and "readonly" in answer["error"].lower(), answer
-    after = call(worker, "POST", "/v1/sql",
-                 {"sql": "SELECT count() FROM system.tables WHERE database = currentDatabase()"},
-                 worker.operator_key)[1]["rows"]  # fmt: skip
+    # Refused by the gate, which names what (ClickHouse's parse, not a reading of the text).
+    assert status == 400 and named in answer["error"], answer
+    assert answer["errors"] == [{"field": "sql", "message": answer["error"]}]
+    after = call(worker, "POST", "/v1/sql", count, worker.operator_key)[1]["rows"]
     assert after == before
+
+
+def test_ingestion_goes_on_after_the_refused_statements(worker) -> None:  # type: ignore[no-untyped-def]
+    # Before the gate, one refused INSERT or SET left the worker's own store session
+    # read-only: every later insert failed. Refuse each kind again, then publish.
+    for sql in ("INSERT INTO dead_letters (reason) VALUES ('x')", "SET max_threads = 1",
+                "SELECT 1; DROP TABLE turns"):  # fmt: skip
+        assert call(worker, "POST", "/v1/sql", {"sql": sql}, worker.operator_key)[0] == 400
+    before = worker.counts().get("interactions", 0)
+    at = "2026-12-01T10:00:00Z"
+    worker.publish(
+        [
+            json.dumps(
+                {"type": "interaction", "space_id": "acme", "profile_id": f"p_after_{i}",
+                 "source": "web", "session_id": "s", "occurred_at": at,
+                 "idempotency_key": f"after-refusals-{i}",
+                 "interaction": {"kind": "engaged", "ref": "item_variant:acme:1",
+                                 "action": "click"}}
+            ).encode()
+            for i in range(20)
+        ]
+    )  # fmt: skip
+    worker.drain(timeout=90)
+    assert worker.counts()["interactions"] == before + 20
+    assert call(worker, "GET", "/v1/status")[1]["healthy"] is True
