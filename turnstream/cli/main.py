@@ -32,6 +32,7 @@ from turnstream.cli.infra import infra_app
 from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
 from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
+from turnstream.cli.sql_user import sql_user
 from turnstream.cli.tools import tools_app
 from turnstream.config import Settings
 from turnstream.jsonl import read_lines, validate_lines
@@ -56,6 +57,7 @@ app.add_typer(priors_app, name="priors")
 app.add_typer(retention_app, name="retention")
 app.add_typer(experiments_app, name="experiments")
 app.command()(scheduler)
+app.command("sql-user")(sql_user)
 
 __all__ = ["app", "main"]
 

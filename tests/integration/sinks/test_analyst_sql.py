@@ -15,6 +15,7 @@ import pytest
 from turnstream.config import SqlSettings
 from turnstream.errors import SqlRefused, StoreError
 from turnstream.sinks.analyst_sql import AnalystSql
+from turnstream.sinks.analyst_user import analyst_user_sql
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
@@ -245,3 +246,15 @@ def test_the_limits_hold(store: Store, chdb_path: Path) -> None:
     # And the store's session has none of them.
     assert store.scalar("SELECT getSetting('readonly')") == 0
     store.insert("dead_letters", [("after",)], ["reason"])
+
+
+def test_the_read_only_users_sql_parses_in_clickhouse(store: Store) -> None:
+    # No server here: ClickHouse's own parser (the same grammar) takes every statement,
+    # and formats each back with the same grants and caps.
+    statements = analyst_user_sql(store.database, "turnstream_analyst", "ab" * 32, SqlSettings())
+    for statement in statements:
+        [(formatted,)] = store.query("SELECT formatQuery({q:String})", {"q": statement}).rows
+        assert formatted.split()[0] == statement.split()[0]
+    assert "readonly = 2" in statements[0] and f"ON {store.database}.*" in store.scalar(
+        "SELECT formatQuery({q:String})", {"q": statements[3]}
+    )
