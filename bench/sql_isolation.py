@@ -1,17 +1,23 @@
 """Analysts' SQL off the ingest path: ``POST /v1/constraints`` latency with and without a
 10 s analyst query running.
 
-    .venv/bin/python bench/sql_isolation.py [--pairs 3] [--seconds 10] [--rate 20] [--analysts 1]
+    .venv/bin/python bench/sql_isolation.py [--rounds 4] [--seconds 10] [--rate 20] [--analysts 1]
 
-A worker (the default ``[sql]`` limits but ``timeout = SECONDS``) on its own broker gets a
-sample day (2,000 items), drained and derived. Then, in alternating pairs (quiet, busy;
-busy, quiet; ...), a client asks ``POST /v1/constraints`` for one of the sample's people
-RATE times a second for SECONDS - 1 s, one request at a time; in a *busy* window
-ANALYSTS threads each send ``/v1/sql`` a CPU-bound query that runs until the time limit
-stops it (``SELECT count() FROM numbers(1e12) WHERE NOT ignore(cityHash64(number))``:
-SECONDS s of a core, then a 400 "timeout"). Prints p50/p99/max per condition, the p99
-difference (the goal: under 50 ms) and each pair's own difference, and how long each
-analyst query ran. Starts its own broker and stops it; asserts nothing.
+A worker (the default ``[sql]`` limits but ``timeout = SECONDS``) on its own broker gets
+2,000 items of a sample day, drained and derived. Then, in rounds whose order rotates, a
+client asks ``POST /v1/constraints`` for one of the sample's people RATE times a second
+for SECONDS - 1 s, one request at a time, under three conditions:
+
+* **quiet**: nothing else;
+* **sleep**: ANALYSTS ``/v1/sql`` queries that wait (``sleepEachRow``) until the time
+  limit stops them: what blocking alone costs (the old design ran analysts' queries on
+  the store thread: a 60 s query held ``SELECT 1`` 52 s);
+* **cpu**: ANALYSTS CPU-bound queries (``cityHash64`` over ``numbers(1e12)``) until the
+  time limit: blocking plus their share of the CPU (one thread each, nice +19).
+
+Each analyst query ends with the time limit's 400 after SECONDS s. Prints p50/p99/max per
+condition, the p99 differences against quiet (the goal: under 50 ms), each round's own,
+and how long the analyst queries ran. Starts its own broker and stops it; asserts nothing.
 """
 
 from __future__ import annotations
@@ -33,7 +39,12 @@ from bench._harness import deploy, machine, percentile, publish, run_broker, wai
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import sample_day
 
-ANALYST_SQL = "SELECT count() FROM numbers(1e12) WHERE NOT ignore(cityHash64(number))"
+#: What each condition's analysts send; both run until the time limit stops them.
+ANALYST_SQL = {
+    "quiet": None,
+    "sleep": "SELECT count() FROM numbers(1e12) WHERE sleepEachRow(0.00001) = 0",
+    "cpu": "SELECT count() FROM numbers(1e12) WHERE NOT ignore(cityHash64(number))",
+}
 
 
 def _post(deployment: Deployment, path: str, body: dict[str, Any], timeout: float) -> int:
@@ -86,16 +97,16 @@ def _people(lines: list[bytes]) -> list[str]:
     return sorted(found)[:50] or ["p_none"]
 
 
-def _analyst(deployment: Deployment, ran: list[float]) -> None:
+def _analyst(deployment: Deployment, query: str, ran: list[float]) -> None:
     started = time.monotonic()
-    status = _post(deployment, "/v1/sql", {"sql": ANALYST_SQL}, 120)
+    status = _post(deployment, "/v1/sql", {"sql": query}, 120)
     ran.append(time.monotonic() - started)
     assert status == 400, f"the query was meant to hit the time limit, got {status}"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=20.0)
     parser.add_argument("--analysts", type=int, default=1)
@@ -115,33 +126,34 @@ def main() -> None:
         people = _people(lines)
         _window(deployment, people, 3, args.rate)  # warm-up
 
-        quiet: list[float] = []
-        busy: list[float] = []
-        pairs: list[tuple[float, float]] = []
+        got: dict[str, list[float]] = {c: [] for c in ANALYST_SQL}
+        rounds: list[dict[str, float]] = []
         ran: list[float] = []
-        for pair in range(args.pairs):
-            order = ("quiet", "busy") if pair % 2 == 0 else ("busy", "quiet")
-            got: dict[str, list[float]] = {}
+        conditions = list(ANALYST_SQL)
+        for number in range(args.rounds):
+            shift = number % len(conditions)
+            order = conditions[shift:] + conditions[:shift]
+            p99: dict[str, float] = {}
             for condition in order:
-                threads = []
-                if condition == "busy":
-                    threads = [
-                        threading.Thread(target=_analyst, args=(deployment, ran))
-                        for _ in range(args.analysts)
-                    ]
-                    for t in threads:
-                        t.start()
-                    time.sleep(0.3)  # the query is running
-                got[condition] = _window(deployment, people, args.seconds - 1, args.rate)
+                query = ANALYST_SQL[condition]
+                threads = [
+                    threading.Thread(target=_analyst, args=(deployment, query, ran))
+                    for _ in range(args.analysts if query else 0)
+                ]
+                for t in threads:
+                    t.start()
+                if threads:
+                    time.sleep(0.3)  # the queries are running
+                window = _window(deployment, people, args.seconds - 1, args.rate)
                 for t in threads:
                     t.join()
+                got[condition] += window
+                p99[condition] = percentile(window, 99)
                 time.sleep(1)
-            quiet += got["quiet"]
-            busy += got["busy"]
-            pairs.append((percentile(got["quiet"], 99), percentile(got["busy"], 99)))
+            rounds.append(p99)
             print(
-                f"pair {pair + 1} ({'/'.join(order)}): p99 quiet {pairs[-1][0]:.1f} ms, "
-                f"busy {pairs[-1][1]:.1f} ms ({pairs[-1][1] - pairs[-1][0]:+.1f} ms)"
+                f"round {number + 1} ({'/'.join(order)}): p99 "
+                + ", ".join(f"{c} {p99[c]:.1f} ms" for c in conditions)
             )
 
     def line(name: str, values: list[float]) -> str:
@@ -150,13 +162,20 @@ def main() -> None:
             f"p99 {percentile(values, 99):.1f} ms, max {max(values):.1f} ms"
         )
 
-    print(line("quiet", quiet))
-    print(line(f"busy ({args.analysts} analyst query of {args.seconds:.0f} s)", busy))
+    for condition in conditions:
+        print(line(condition, got[condition]))
+    quiet = percentile(got["quiet"], 99)
+    for condition in conditions[1:]:
+        per_round = sorted(r[condition] - r["quiet"] for r in rounds)
+        print(
+            f"p99 {condition} - quiet: {percentile(got[condition], 99) - quiet:+.1f} ms "
+            f"over all requests (goal: < 50 ms); per round "
+            + ", ".join(f"{d:+.1f}" for d in per_round)
+            + f" (median {per_round[len(per_round) // 2]:+.1f})"
+        )
     print(
-        f"p99 difference: {percentile(busy, 99) - percentile(quiet, 99):+.1f} ms "
-        f"(goal: < 50 ms); per pair: "
-        + ", ".join(f"{b - q:+.1f}" for q, b in pairs)
-        + f"; analyst queries ran {min(ran):.1f}-{max(ran):.1f} s"
+        f"{args.analysts} analyst quer{'y' if args.analysts == 1 else 'ies'} at a time, "
+        f"each ran {min(ran):.1f}-{max(ran):.1f} s"
     )
 
 

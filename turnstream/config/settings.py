@@ -282,9 +282,9 @@ class SqlSettings(_Section):
     max_rows: int = Field(default=100_000, ge=1)
     max_bytes: int = Field(default=64 << 20, ge=1 << 20)
     #: Threads of one query (``max_threads``), at nice +``niceness`` (``os_thread_priority``):
-    #: the ingest path keeps the CPU it needs.
+    #: the ingest path keeps the CPU it needs (19: an analyst's query takes what is idle).
     max_threads: int = Field(default=1, ge=1, le=64)
-    niceness: int = Field(default=10, ge=0, le=19)
+    niceness: int = Field(default=19, ge=0, le=19)
     #: Queries at once, each on its own connection and thread; more wait their turn.
     concurrency: int = Field(default=2, ge=1, le=16)
     #: With a ClickHouse server: the DSN of the read-only user analysts' queries use
