@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -35,7 +36,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import deploy, machine, percentile, publish, run_broker, wait_drained
+from bench._harness import (
+    deploy,
+    machine,
+    percentile,
+    publish,
+    run_broker,
+    wait_drained,
+    worker_pid,
+)
 from turnstream.dev.deployment import Deployment
 from turnstream.dev.sample import sample_day
 
@@ -77,6 +86,21 @@ def _window(deployment: Deployment, people: list[str], seconds: float, rate: flo
         out.append((time.perf_counter() - sent) * 1000)
         assert status == 200, status
         n += 1
+    return out
+
+
+def _cpu_by_niceness(pid: int) -> dict[str, float]:
+    """CPU seconds of the worker's threads so far: at nice 0 and at a higher nice (the
+    analysts' query threads run at +19; the prepare children are other processes)."""
+    out = {"nice 0": 0.0, "niced": 0.0}
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the thread just ended
+        seconds = (int(fields[11]) + int(fields[12])) / tick
+        out["nice 0" if int(fields[16]) <= 0 else "niced"] += seconds
     return out
 
 
@@ -134,6 +158,7 @@ def main() -> None:
             shift = number % len(conditions)
             order = conditions[shift:] + conditions[:shift]
             p99: dict[str, float] = {}
+            cpu: dict[str, dict[str, float]] = {}
             for condition in order:
                 query = ANALYST_SQL[condition]
                 threads = [
@@ -144,9 +169,12 @@ def main() -> None:
                     t.start()
                 if threads:
                     time.sleep(0.3)  # the queries are running
+                cpu_before = _cpu_by_niceness(worker_pid(deployment))
                 window = _window(deployment, people, args.seconds - 1, args.rate)
+                cpu_after = _cpu_by_niceness(worker_pid(deployment))
                 for t in threads:
                     t.join()
+                cpu[condition] = {k: cpu_after[k] - cpu_before[k] for k in cpu_after}
                 got[condition] += window
                 p99[condition] = percentile(window, 99)
                 time.sleep(1)
@@ -154,6 +182,8 @@ def main() -> None:
             print(
                 f"round {number + 1} ({'/'.join(order)}): p99 "
                 + ", ".join(f"{c} {p99[c]:.1f} ms" for c in conditions)
+                + "; worker CPU s (nice 0/niced) "
+                + ", ".join(f"{c} {cpu[c]['nice 0']:.1f}/{cpu[c]['niced']:.1f}" for c in conditions)
             )
 
     def line(name: str, values: list[float]) -> str:
