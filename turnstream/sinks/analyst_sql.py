@@ -110,16 +110,19 @@ class _Lane:
             raise SqlRefused(f"not one statement ClickHouse can parse: {message}") from None
         return rows.result_rows[0][0]
 
-    def close(self) -> None:
+    def close(self, wait: float = 2.0) -> None:
+        """Close the connection on its thread, waiting at most ``wait`` seconds for a
+        query in flight (at shutdown its answer is not awaited anyway)."""
+
         def _close() -> None:
             if self._client is not None:
                 with contextlib.suppress(Exception):
                     self._client.close()
                 self._client = None
 
-        with contextlib.suppress(RuntimeError):
-            self.executor.submit(_close).result()
-        self.executor.shutdown(wait=True)
+        with contextlib.suppress(RuntimeError, TimeoutError):
+            self.executor.submit(_close).result(timeout=wait)
+        self.executor.shutdown(wait=False, cancel_futures=True)
 
 
 class AnalystSql:

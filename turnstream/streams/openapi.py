@@ -121,8 +121,9 @@ def _paths() -> dict[str, dict[str, Any]]:
         },
         "/v1/sql": {
             "post": {
-                "summary": "A read-only query on the store (readonly=1: the store refuses "
-                "writes, DDL, SET and table functions)",
+                "summary": "One read-only statement on the store, judged by ClickHouse's "
+                "parser and refused (400, naming what) unless it only reads the project's "
+                "tables, within the [sql] limits (docs/analysts.md)",
                 "requestBody": _SQL_BODY,
                 "responses": _responses("200", "400", "422"),
             }
