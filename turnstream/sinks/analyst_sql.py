@@ -135,8 +135,10 @@ class AnalystSql:
         self.database = database
         self.limits = limits
         self.path = chdb_path(dsn)
-        self._server_dsn = limits.dsn.get_secret_value() if limits.dsn is not None else None
-        # A server's read-only user has readonly in its profile (turnstream sql-user).
+        # [sql] dsn names a server's read-only user; an embedded store has no users.
+        given = limits.dsn.get_secret_value() if limits.dsn is not None else None
+        self._server_dsn = given if self.path is None else None
+        # That user has readonly in its profile (turnstream sql-user): a query may not set it.
         self.settings = limit_settings(limits, readonly=self._server_dsn is None)
         self._lanes = [_Lane(self, n) for n in range(limits.concurrency)]
         self._idle: queue.Queue[_Lane] = queue.Queue()
