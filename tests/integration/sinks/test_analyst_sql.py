@@ -258,3 +258,20 @@ def test_the_read_only_users_sql_parses_in_clickhouse(store: Store) -> None:
     assert "readonly = 2" in statements[0] and f"ON {store.database}.*" in store.scalar(
         "SELECT formatQuery({q:String})", {"q": statements[3]}
     )
+
+
+ODD_INPUTS: list[tuple[str, dict[str, object] | None]] = [
+    ("SELECT '\udcff'", None),  # a lone surrogate
+    ("SELECT {x:String}", {"x": "\udcff"}),
+    ("SELECT {x:UInt8}", {"x": None}),
+    ("SELECT 1" + " " * 300_000, None),  # past max_query_size (256 KiB)
+    ("SELECT " + "(" * 5000 + "1" + ")" * 5000, None),  # past max_parser_depth
+    ("\x00SELECT 1", None),
+]
+
+
+def test_odd_inputs_are_refusals_not_crashes(gate: AnalystSql) -> None:
+    for sql, parameters in ODD_INPUTS:
+        with pytest.raises((StoreError, SqlRefused)):  # either way a 400, never a 500
+            gate.run(sql, parameters)
+        assert gate.run("SELECT 1").rows == [(1,)]  # the lane goes on
