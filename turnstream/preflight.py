@@ -31,6 +31,7 @@ from turnstream.config import (
 )
 from turnstream.core.access import ALL_SPACES
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
+from turnstream.core.destinations import host_refusal
 from turnstream.core.object_types import unbound_fields
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
@@ -301,6 +302,17 @@ def _webhooks(settings: Settings) -> Iterator[Finding]:
                 yield Finding(f"{setting}.url", f"endpoint {hook.id!r}: not a port", Level.error)
                 continue
             where = f"{url.scheme}://{url.hostname}{f':{port}' if port else ''}"
+            refused = host_refusal(url.hostname or "", hook.allow_internal)
+            if refused is not None:
+                allow = (
+                    "" if hook.allow_internal else " (allow_internal = true for your own network)"
+                )
+                yield Finding(
+                    f"{setting}.url",
+                    f"endpoint {hook.id!r}: {refused}: webhooks go to public addresses{allow}",
+                    Level.error,
+                )
+                continue
             if hook.secret is None:
                 yield Finding(
                     f"{setting}.secret",

@@ -225,3 +225,56 @@ def test_a_damaged_keys_file_is_refused_naming_the_setting(tmp_path: Path) -> No
     config = _config(tmp_path, f'[spaces.acme]\n[api]\nkeys_file = "{keys}"\n')
     [text] = _errors(config)["api.keys_file"]
     assert "is damaged" in text
+
+
+# -- webhooks to addresses that are not public -------------------------------------------
+
+
+def _hook(tmp_path: Path, host: str, allow: str = "") -> Path:
+    return _config(
+        tmp_path,
+        f'[spaces.acme]\n[[spaces.acme.webhooks]]\nid = "desk"\nurl = "https://{host}/hook"\n'
+        f'secret = "long-enough-secret-123"\n{allow}',
+    )
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "169.254.169.254",
+        "2852039166",  # the same, in decimal
+        "127.0.0.1:8443",
+        "0x7f000001",
+        "0177.0.0.1",
+        "[::ffff:127.0.0.1]",
+        "[::1]",
+        "10.0.0.8",
+        "192.168.0.10",
+        "localhost",
+        "metadata.google.internal",
+        "desk.example.com@169.254.169.254",  # the host is after the @
+    ],
+)
+def test_a_webhook_to_a_host_that_is_not_public_is_refused_naming_its_url(
+    tmp_path: Path, host: str
+) -> None:
+    [text] = _errors(_hook(tmp_path, host))["spaces.acme.webhooks.0.url"]
+    assert text.startswith("endpoint 'desk': ") and "webhooks go to public addresses" in text
+    assert "allow_internal = true" in text
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1:8443", "10.0.0.8", "[fd12::1]", "localhost"])
+def test_an_endpoint_allowed_the_internal_network_passes(tmp_path: Path, host: str) -> None:
+    assert _errors(_hook(tmp_path, host, "allow_internal = true\n")) == {}
+
+
+@pytest.mark.parametrize("host", ["169.254.169.254", "0xa9fea9fe", "metadata.google.internal"])
+def test_a_metadata_service_is_refused_even_to_an_internal_endpoint(
+    tmp_path: Path, host: str
+) -> None:
+    [text] = _errors(_hook(tmp_path, host, "allow_internal = true\n"))["spaces.acme.webhooks.0.url"]
+    assert "metadata" in text
+
+
+def test_a_public_webhook_host_passes(tmp_path: Path) -> None:
+    assert _errors(_hook(tmp_path, "desk.example.com")) == {}

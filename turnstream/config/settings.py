@@ -106,6 +106,10 @@ class WebhookConfig(_Section):
     #: ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>`` beats the file.
     secret: WebhookSecret | None = None
     events: frozenset[Literal["review_request.created", "review_request.resolved"]] = WEBHOOK_EVENTS
+    #: The endpoint may be on the operator's own network: its host may be or resolve to a
+    #: loopback, private or link-local address (refused otherwise, at config check and at
+    #: every attempt). A cloud metadata address is refused whatever this says.
+    allow_internal: bool = False
 
 
 class SpaceConfig(_Section):

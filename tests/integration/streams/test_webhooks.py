@@ -113,6 +113,7 @@ def test_review_request_events_are_signed_retried_and_delivered_once(
 id = "desk"
 url = "http://127.0.0.1:{receiver.port}/hooks/turnstream"
 secret = "{SECRET}"
+allow_internal = true
 """
     deployment = new_deployment(kafka_broker, tmp_path, extra=extra)
     deployment.worker.start()
