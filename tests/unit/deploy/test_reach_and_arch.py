@@ -34,11 +34,13 @@ from packaging.utils import canonicalize_name
 from tests.fixtures.compose import ContainerView, read_compose, services_built_here
 from turnstream.config import load_settings
 from turnstream.streams.access import OPEN, ROUTES
+from turnstream.streams.topology import TopicNames
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"
 BEFORE = ROOT / "tests" / "fixtures" / "compose" / "docker-compose.before-issue-19.yml"
 DEPLOYMENT_DOC = ROOT / "docs" / "deployment.md"
+ERASURE_DOC = ROOT / "docs" / "erasure.md"
 
 
 # -- published ports --------------------------------------------------------------------
@@ -238,6 +240,11 @@ def test_replication_factor_and_retention_are_stated_in_compose_and_docs() -> No
     doc = " ".join(DEPLOYMENT_DOC.read_text().split())
     assert f"replication factor {factor}" in doc
     assert f"{hours} hours ({hours // 24} days)" in doc
+    erasure = " ".join(ERASURE_DOC.read_text().split())
+    assert f"{hours // 24} days ({hours} hours) with the compose file's broker" in erasure
+    # "turnstream creates its topics without a retention of their own": true of the code.
+    for topic, config in TopicNames().configs().items():
+        assert not any(key.startswith("retention.") for key in config), topic
 
 
 # -- the image's dependencies on amd64 and arm64 -----------------------------------------
