@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from aiokafka.conn import collect_hosts
 from pydantic import TypeAdapter, ValidationError
 
+from turnstream.api_keys import KeyFile
 from turnstream.config import (
     Feature,
     Settings,
@@ -28,7 +29,9 @@ from turnstream.config import (
     exposure_keys_variable,
     webhook_secret_variable,
 )
+from turnstream.core.access import ALL_SPACES
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
+from turnstream.core.destinations import host_refusal
 from turnstream.core.object_types import unbound_fields
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
@@ -174,7 +177,25 @@ def _store(settings: Settings) -> Iterator[Finding]:
             Level.error,
         )
         return
+    try:
+        parts.port  # noqa: B018 -- the parse the driver makes: a port of letters raises
+    except ValueError:
+        port = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+        yield Finding(
+            "store.dsn",
+            f"{describe_dsn(dsn)}: the port {port!r} is not a number from 1 to 65535",
+            Level.error,
+        )
+        return
     yield Finding("store.dsn", f"{describe_dsn(dsn)} (ClickHouse server, {where})")
+    password = (parts.password or "").lower()
+    if any(mark in password for mark in PLACEHOLDER_MARKS):
+        yield Finding(
+            "store.dsn",
+            "the password is a placeholder shipped with turnstream "
+            "(deploy/secrets/clickhouse_password): set your own",
+            Level.warning,
+        )
 
 
 def _secret(settings: Settings) -> Iterator[Finding]:
@@ -281,6 +302,17 @@ def _webhooks(settings: Settings) -> Iterator[Finding]:
                 yield Finding(f"{setting}.url", f"endpoint {hook.id!r}: not a port", Level.error)
                 continue
             where = f"{url.scheme}://{url.hostname}{f':{port}' if port else ''}"
+            refused = host_refusal(url.hostname or "", hook.allow_internal)
+            if refused is not None:
+                allow = (
+                    "" if hook.allow_internal else " (allow_internal = true for your own network)"
+                )
+                yield Finding(
+                    f"{setting}.url",
+                    f"endpoint {hook.id!r}: {refused}: webhooks go to public addresses{allow}",
+                    Level.error,
+                )
+                continue
             if hook.secret is None:
                 yield Finding(
                     f"{setting}.secret",
@@ -299,6 +331,66 @@ def _webhooks(settings: Settings) -> Iterator[Finding]:
                     "travel unencrypted; the signature proves who sent them, not who read them",
                     Level.warning,
                 )
+
+
+def _measurement_spaces(settings: Settings) -> Iterator[Finding]:
+    """Each experiment of the measurement document runs over a configured space: one
+    naming another is never assigned, and its results would read as an empty test."""
+    path = settings.jobs.measurement
+    if not path:
+        return
+    try:
+        doc = load_measurement(path)
+    except TurnstreamError:
+        return  # said by the document's own check
+    for i, experiment in enumerate(doc.experiments):
+        if experiment.space_id not in settings.spaces:
+            yield Finding(
+                "jobs.measurement",
+                f"{path}: experiments.{i}.space_id: experiment {experiment.id!r} names space "
+                f"{experiment.space_id!r}, which is not configured "
+                f"({_configured(settings)})",
+                Level.error,
+            )
+
+
+def _configured(settings: Settings) -> str:
+    spaces = ", ".join(sorted(settings.spaces))
+    return f"configured: {spaces}" if spaces else "no space is configured"
+
+
+def _stray_variables(settings: Settings) -> Iterator[Finding]:
+    """A ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` or ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>``
+    set for no configured space or endpoint: a typo, or a section removed from the file,
+    whose keys would silently go unused."""
+    for name in settings.stray_variables:
+        yield Finding(
+            name,
+            f"set, but it names no configured space or webhook endpoint ({_configured(settings)})",
+            Level.error,
+        )
+
+
+def _key_spaces(settings: Settings) -> Iterator[Finding]:
+    """Every active API key is for every space or for a configured one: a key of a space
+    removed from the file still authenticates, for nothing the operator meant."""
+    path = settings.keys_path()
+    try:
+        keys = KeyFile(path).list()
+    except TurnstreamError as exc:
+        yield Finding("api.keys_file", str(exc), Level.error)
+        return
+    except OSError as exc:
+        yield Finding("api.keys_file", f"{path} cannot be read ({exc.strerror})", Level.error)
+        return
+    for key in keys:
+        if key.active and key.space != ALL_SPACES and key.space not in settings.spaces:
+            yield Finding(
+                "api.keys_file",
+                f"{path}: key {key.id} is for space {key.space!r}, which is not configured "
+                f"({_configured(settings)}): revoke it (turnstream keys revoke {key.id})",
+                Level.error,
+            )
 
 
 def _types(doc: ObjectTypes) -> str:
@@ -355,4 +447,7 @@ CHECKS: tuple[Check, ...] = (
     Check("spaces.*.webhooks", _webhooks),
     Check("jobs", _jobs),
     document("jobs.measurement", lambda s: s.jobs.measurement, load_measurement, _experiments),
+    Check("jobs.measurement", _measurement_spaces),
+    Check("environment", _stray_variables),
+    Check("api.keys_file", _key_spaces),
 )

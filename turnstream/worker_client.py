@@ -58,8 +58,11 @@ class WorkerClient:
     @classmethod
     def configured(cls, settings: Settings) -> WorkerClient:
         """The worker at the configured ``worker.web_host`` and ``worker.web_port``, with
-        the configured key."""
-        url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+        the configured key; a worker listening on every interface (``0.0.0.0``, ``::``)
+        is asked on loopback."""
+        host = settings.worker.web_host
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "": "127.0.0.1"}.get(host, host)
+        url = f"http://{host}:{settings.worker.web_port}"
         return cls(url, settings.api_key())
 
     def status(self, timeout: float = 5.0) -> dict[str, Any]:

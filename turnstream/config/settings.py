@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from pydantic import (
     AfterValidator,
@@ -106,6 +107,10 @@ class WebhookConfig(_Section):
     #: ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>`` beats the file.
     secret: WebhookSecret | None = None
     events: frozenset[Literal["review_request.created", "review_request.resolved"]] = WEBHOOK_EVENTS
+    #: The endpoint may be on the operator's own network: its host may be or resolve to a
+    #: loopback, private or link-local address (refused otherwise, at config check and at
+    #: every attempt). A cloud metadata address is refused whatever this says.
+    allow_internal: bool = False
 
 
 class SpaceConfig(_Section):
@@ -309,6 +314,9 @@ class Settings(_Section):
     ] = Field(default_factory=dict)
     #: Where the file came from (None: built-in defaults).
     source: Path | None = None
+    #: ``TURNSTREAM_EXPOSURE_KEYS_*`` and ``TURNSTREAM_WEBHOOK_SECRET_*`` variables set (not
+    #: empty) that name no configured space or endpoint (``config check`` refuses them).
+    stray_variables: tuple[str, ...] = ()
 
     def sensitive_names(self) -> frozenset[str]:
         """The sensitive types and ``type.field`` names ``[signals] sensitive`` lists: never
@@ -403,6 +411,64 @@ def webhook_secret_variable(space_id: str, endpoint_id: str) -> str:
     return _variable("TURNSTREAM_WEBHOOK_SECRET_", space_id, endpoint_id)
 
 
+def _store_password_file(env: Mapping[str, str]) -> str | None:
+    """The store's password in the file ``TURNSTREAM_STORE_PASSWORD_FILE`` names (a Docker
+    secret), without the whitespace around it."""
+    name = env.get("TURNSTREAM_STORE_PASSWORD_FILE")
+    if not name:
+        return None
+    try:
+        password = Path(name).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(
+            f"store.dsn: TURNSTREAM_STORE_PASSWORD_FILE names {name}, which cannot be read "
+            f"({reason})"
+        ) from None
+    if not password:
+        raise ConfigError(f"store.dsn: TURNSTREAM_STORE_PASSWORD_FILE names {name}, which is empty")
+    return password
+
+
+def dsn_with_password(dsn: str, password: str) -> str:
+    """``dsn`` (a server's, ``http(s)://user@host:port``) with ``password`` in it, quoted;
+    a DSN that has one already, or an embedded store's, is a configuration error."""
+    parts = urlsplit(dsn)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            "store.dsn: TURNSTREAM_STORE_PASSWORD_FILE is for a server's DSN "
+            "(http(s)://user@host:port), not this one"
+        )
+    if parts.password is not None:
+        raise ConfigError(
+            "store.dsn: a password in the DSN and in TURNSTREAM_STORE_PASSWORD_FILE: keep one"
+        )
+    user = parts.username or "default"
+    host = parts.netloc.rpartition("@")[2]
+    netloc = f"{quote(user, safe='')}:{quote(password, safe='')}@{host}"
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def _stray_variables(env: Mapping[str, str], spaces: Mapping[object, object]) -> tuple[str, ...]:
+    """The exposure-key and webhook-secret variables set for no space or endpoint of
+    ``spaces`` (the file's sections, before validation)."""
+    known = set()
+    for space_id, space in spaces.items():
+        known.add(exposure_keys_variable(str(space_id)))
+        hooks = space.get("webhooks") if isinstance(space, dict) else None
+        for hook in hooks if isinstance(hooks, list) else ():
+            if isinstance(hook, dict) and isinstance(hook.get("id"), str):
+                known.add(webhook_secret_variable(str(space_id), hook["id"]))
+    prefixes = ("TURNSTREAM_EXPOSURE_KEYS_", "TURNSTREAM_WEBHOOK_SECRET_")
+    return tuple(
+        sorted(
+            name
+            for name, value in env.items()
+            if name.startswith(prefixes) and value.strip() and name not in known
+        )
+    )
+
+
 def load_settings(
     path: str | Path | None = None,
     *,
@@ -417,6 +483,7 @@ def load_settings(
     secret, such as a Docker secret), which beats the file's secret; ``TURNSTREAM_API_KEY``
     beats ``[api] key``; ``TURNSTREAM_EXPOSURE_KEYS_<SPACE>`` a configured space's
     ``exposure_keys``; and ``TURNSTREAM_WEBHOOK_SECRET_<SPACE>_<ID>`` a webhook's secret.
+    ``TURNSTREAM_STORE_PASSWORD_FILE`` (a Docker secret) puts a password in a server's DSN.
     """
     env = os.environ if environ is None else environ
     chosen = path or env.get("TURNSTREAM_CONFIG")
@@ -442,6 +509,10 @@ def load_settings(
     for (section, key), value in overrides.items():
         if value:
             data.setdefault(section, {})[key] = value
+    store_password = _store_password_file(env)
+    if store_password is not None:
+        store = data.setdefault("store", {})
+        store["dsn"] = dsn_with_password(str(store.get("dsn", StoreSettings().dsn)), store_password)
     spaces = data.get("spaces")
     for space_id, space in spaces.items() if isinstance(spaces, dict) else ():
         keys = env.get(exposure_keys_variable(str(space_id)))
@@ -453,6 +524,7 @@ def load_settings(
                 secret = env.get(webhook_secret_variable(str(space_id), hook["id"]))
                 if secret:
                     hook["secret"] = secret.strip()
+    data["stray_variables"] = _stray_variables(env, spaces if isinstance(spaces, dict) else {})
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

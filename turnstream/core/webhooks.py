@@ -150,6 +150,9 @@ class Endpoint:
     url: str
     secret: bytes
     events: frozenset[str]
+    #: May resolve to the operator's own network (loopback, private, link-local), as the
+    #: configuration allows by name (``allow_internal``); never a metadata service.
+    allow_internal: bool = False
 
     @property
     def key(self) -> str:

@@ -21,6 +21,7 @@ __all__ = [
     "inference_dicts",
     "load_inferences",
     "load_inputs",
+    "profile_known",
 ]
 
 _INFERENCE_COLUMNS = (
@@ -83,6 +84,22 @@ def inference_bucket(store: Store, space_id: str, profile_id: str, inference_id:
         _who(space_id, profile_id, inference_id=inference_id),
     ).rows
     return rows[0][0] if rows else None
+
+
+#: The tables whose rows make a person known in a space: what they did and said (raw
+#: items), what was derived or stated about them. Not ``review_requests``: an erase keeps
+#: them, and an erased person is no longer known.
+_KNOWN_FROM = ("interactions", "outcomes", "commands", "turns", "inferences", "stated")
+
+
+def profile_known(store: Store, space_id: str, profile_id: str) -> bool:
+    """Whether the store holds anything of this person in this space."""
+    union = " UNION ALL ".join(
+        f"(SELECT 1 FROM {table} WHERE {_WHO} LIMIT 1)" for table in _KNOWN_FROM
+    )
+    return bool(
+        store.query(f"SELECT count() FROM ({union})", _who(space_id, profile_id)).rows[0][0]
+    )
 
 
 def inference_dicts(inferences: list[Inference]) -> list[dict[str, Any]]:

@@ -206,13 +206,17 @@ class Store:
         parameters, never in ``sql``."""
         try:
             result = self._client.query(sql, parameters=parameters, settings=settings)
+            # The rows are read here, in the try: an answer the driver cannot decode (two
+            # statements' blocks of different columns) fails while they are read.
+            return QueryResult(
+                list(result.column_names),
+                [t.name for t in result.column_types],
+                [tuple(r) for r in result.result_rows],
+            )
         except (ClickHouseError, OSError) as exc:
             raise _store_error(exc) from exc
-        return QueryResult(
-            list(result.column_names),
-            [t.name for t in result.column_types],
-            [tuple(r) for r in result.result_rows],
-        )
+        except (IndexError, KeyError, TypeError, ValueError) as exc:  # the driver's decoding
+            raise _store_error(exc, "the store's answer could not be read: ") from exc
 
     def insert(
         self,

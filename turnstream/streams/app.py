@@ -20,6 +20,7 @@ from faust.web.base import BlueprintManager
 
 from turnstream.api_keys import KeyFile
 from turnstream.config import Settings
+from turnstream.core import json_values
 from turnstream.core.access import Role
 from turnstream.errors import SqlRefused, StoreError, TurnstreamError, UnknownJob
 from turnstream.sinks.analyst_sql import AnalystSql
@@ -181,9 +182,8 @@ def build_app(
                 # The store's own refusal (an unknown table, a limit reached...).
                 return _refuse(self, 400, "sql", str(exc))
             payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
-            return self.bytes(
-                json.dumps(payload, default=str).encode(), content_type="application/json"
-            )
+            # NaN and ±Infinity as strings: bare, they are not JSON (core/json_values.py).
+            return self.bytes(json_values.dumps(payload), content_type="application/json")
 
     return app
 

@@ -22,6 +22,7 @@ from faust.web import Request, Response, View
 from pydantic import BaseModel, ValidationError
 
 from turnstream.config import Feature, Settings
+from turnstream.core import json_values
 from turnstream.core.access import ALL_SPACES
 from turnstream.core.constraints import (
     BlockRequest,
@@ -54,6 +55,7 @@ from turnstream.sinks.profile_reads import (
     inference_dicts,
     load_inferences,
     load_inputs,
+    profile_known,
 )
 from turnstream.sinks.review_requests import (
     ReviewAlreadyResolved,
@@ -104,6 +106,11 @@ def _scope(request: Request, space_id: str) -> None:
     refusal = refuse_space(request, space_id)
     if refusal is not None:
         raise _HttpError(refusal.status, {"error": refusal.reason})
+
+
+def _not_found(field: str, message: str) -> _HttpError:
+    """A 404 naming the path parameter that names nothing."""
+    return _HttpError(404, {"error": message, "errors": [{"field": field, "message": message}]})
 
 
 def _now() -> datetime:
@@ -277,9 +284,7 @@ def register_routes(
     commands = _Commands(producer)
 
     def _json(view: View, data: Any, status: int = 200) -> Response:
-        return view.bytes(
-            json.dumps(data, default=str).encode(), content_type="application/json", status=status
-        )
+        return view.bytes(json_values.dumps(data), content_type="application/json", status=status)
 
     async def _guard(view: View, work: Any) -> Response:
         try:
@@ -332,6 +337,10 @@ def register_routes(
                 corrected = await store.run(
                     inference_bucket, store.store, body.space_id, profile_id, inference_id
                 )
+                if corrected is None:
+                    raise _not_found(
+                        "inference_id", f"no inference {inference_id!r} for this profile"
+                    )
                 try:
                     for_ = correction_for(body.replacement.for_, corrected)
                 except CorrectionConflict as exc:
@@ -353,6 +362,13 @@ def register_routes(
                 space_id = request.query.get("space_id", "")
                 _scope(request, space_id)
                 _space(settings, space_id)
+                found = await store.run(
+                    inference_bucket, store.store, space_id, profile_id, inference_id
+                )
+                if found is None:
+                    raise _not_found(
+                        "inference_id", f"no inference {inference_id!r} for this profile"
+                    )
                 key = await commands.send(space_id, profile_id, "delete", inference_id=inference_id)
                 return 202, {"command_id": key, "status": "accepted"}
 
@@ -377,6 +393,8 @@ def register_routes(
                 body = await _body(request, ReviewRequestIn)
                 _scope(request, body.space_id)
                 _space(settings, body.space_id)
+                if not await store.run(profile_known, store.store, body.space_id, profile_id):
+                    raise _not_found("profile_id", f"no profile {profile_id!r} in this space")
                 return 201, await store.run(open_review, store.store, profile_id, body)
 
             return await _guard(self, work)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 
 import aiohttp
@@ -32,6 +32,7 @@ from turnstream.core.webhooks import (
 )
 from turnstream.sinks.store import AsyncStore
 from turnstream.sinks.webhooks import pending_work, record_attempt
+from turnstream.streams.egress import POST_OPTIONS, destination_refusal, guarded_session
 from turnstream.streams.ownership import PartitionRole
 
 __all__ = ["WebhookSender", "endpoints_of"]
@@ -53,6 +54,7 @@ def endpoints_of(settings: Settings) -> list[Endpoint]:
             hook.url,
             hook.secret.get_secret_value().encode(),
             frozenset(hook.events),
+            hook.allow_internal,
         )
         for space_id, space in sorted(settings.spaces.items())
         for hook in space.webhooks
@@ -81,7 +83,10 @@ class WebhookSender:
     ) -> None:
         """Pass after pass until told to stop, while this worker holds ``role`` (every
         pass without one); a failing pass is logged and retried."""
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=ATTEMPT_TIMEOUT)) as s:
+        # One session per rule: an endpoint allowed the internal network never shares
+        # a connection (or a DNS cache entry) with one that is not.
+        sessions = {allow: guarded_session(allow, ATTEMPT_TIMEOUT) for allow in (False, True)}
+        try:
             sending = False
             while not should_stop():
                 if (role is None or role.held()) != sending:
@@ -89,21 +94,26 @@ class WebhookSender:
                     log.info("webhook sender %s", "active" if sending else "standing by")
                 if sending:
                     try:
-                        await self.run_once(s, role)
+                        await self.run_once(sessions, role)
                     except Exception:  # the store is down: the loops report it; try again
                         log.exception("webhook pass failed")
                 await asyncio.sleep(POLL_SECONDS)
+        finally:
+            for session in sessions.values():
+                await session.close()
 
     async def run_once(
-        self, session: aiohttp.ClientSession, role: PartitionRole | None = None
+        self, sessions: Mapping[bool, aiohttp.ClientSession], role: PartitionRole | None = None
     ) -> int:
-        """One pass: every attempt due now, each while ``role`` is held; returns how
-        many were made."""
+        """One pass: every attempt due now, each while ``role`` is held, through the
+        session of its endpoint's rule (``sessions[allow_internal]``); returns how many
+        were made."""
         now = self.clock()
         events, deliveries = await self.store.run(pending_work, self.store.store, self.spaces, now)
         due = due_deliveries(events, deliveries, self.endpoints, now)
         made = 0
         for one in due:
+            session = sessions[one.endpoint.allow_internal]
             if role is None:
                 await self._attempt(session, one)
             else:
@@ -122,10 +132,16 @@ class WebhookSender:
         headers = headers_for(due.endpoint.secret, event["event_id"], event["type"],
                               due.attempt, int(started.timestamp()), body)  # fmt: skip
         began = time.monotonic()
+        refused = destination_refusal(due.endpoint.url, due.endpoint.allow_internal)
         try:
-            async with session.post(due.endpoint.url, data=body, headers=headers) as answer:
+            if refused is not None:  # an address in the URL: aiohttp would not resolve it
+                raise OSError(f"refused: {refused}")
+            post = session.post(due.endpoint.url, data=body, headers=headers, **POST_OPTIONS)
+            async with post as answer:
                 await answer.read()
                 error = "" if 200 <= answer.status < 300 else f"HTTP {answer.status}"
+                if 300 <= answer.status < 400:
+                    error += " (a redirect: not followed)"
                 result = Attempted(answer.status, error)
         except (aiohttp.ClientError, TimeoutError, OSError) as exc:
             result = Attempted(0, f"{type(exc).__name__}: {exc}"[:1024])

@@ -68,13 +68,15 @@ CASES = [
          lambda s: (f"{P}/inferences?space_id={s}", None), 200),
     Case("POST", "/v1/profiles/{profile_id}/inferences/{inference_id}/correct",
          lambda s: (f"{P}/inferences/inf_1/correct",
-                    {"space_id": s, "replacement": REPLACEMENT}), 202),
+                    {"space_id": s, "replacement": REPLACEMENT}), 404),  # passed: no such
     Case("DELETE", "/v1/profiles/{profile_id}/inferences/{inference_id}",
-         lambda s: (f"{P}/inferences/inf_1?space_id={s}", None), 202),
+         lambda s: (f"{P}/inferences/inf_1?space_id={s}", None), 404),  # passed: no such
     Case("POST", "/v1/profiles/{profile_id}/traits/opt-out",
          lambda s: (f"{P}/traits/opt-out", {"space_id": s}), 202),
     Case("POST", "/v1/profiles/{profile_id}/review-requests",
-         lambda s: (f"{P}/review-requests", {"space_id": s, "receipts": ["r1"]}), 201),
+         lambda s: ("/v1/profiles/p_nobody/review-requests",
+                    {"space_id": s, "receipts": ["r1"]}),
+         404),  # passed the keys: nobody the store knows (p_roles's opt-out makes it known)
     Case("POST", "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve",
          lambda s: (f"{P}/review-requests/rr_none/resolve",
                     {"space_id": s, "decision": "upheld"}), 404),  # passed the keys: no such

@@ -240,7 +240,12 @@ def test_a_beneficiarys_correction_is_stated_for_the_beneficiary(worker) -> None
 
 def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-untyped-def]
     port = worker
+    gil = Person(worker, "acme", "p_gil")
     body = {"space_id": "acme", "receipts": ["rcpt_1", "rcpt_2"], "reason": "why this offer?"}
+    # Nobody the store knows: 404 naming the profile, nothing opened.
+    status, unknown = _call(port, "POST", "/v1/profiles/p_gil/review-requests", body)
+    assert status == 404 and unknown["errors"][0]["field"] == "profile_id", unknown
+    gil.publish(gil.engaged(0, "item_variant:acme:8"))
     status, opened = _call(port, "POST", "/v1/profiles/p_gil/review-requests", body)
     assert status == 201 and opened["status"] == "open"
     resolve = f"/v1/profiles/p_gil/review-requests/{opened['id']}/resolve"
@@ -252,3 +257,52 @@ def test_a_review_request_is_resolved_once(worker) -> None:  # type: ignore[no-u
     assert status == 409
     status, _ = _call(port, "POST", "/v1/profiles/p_gil/review-requests/rr_nope/resolve", decision)
     assert status == 404
+
+
+def test_unknown_inference_ids_are_404_naming_the_field(worker) -> None:  # type: ignore[no-untyped-def]
+    ivo = Person(worker, "acme", "p_ivo")
+    ivo.publish(ivo.engaged(0, "item_variant:acme:2"), ivo.engaged(1, "item_variant:acme:2"))
+    [interest] = [i for i in ivo.inferences() if i["kind"] == "interest"]
+    replacement = {"kind": "preference", "attr": "item_variant.color", "op": "in",
+                   "values": ["blue"], "strength": "prefer", "source": "correction"}  # fmt: skip
+    body = {"space_id": "acme", "replacement": replacement}
+    for inference_id in ("inf_nope", "x" * 200, interest["id"] + "0"):
+        path = f"/v1/profiles/p_ivo/inferences/{inference_id}"
+        status, answer = _call(worker, "POST", f"{path}/correct", body)
+        assert status == 404 and answer["errors"][0]["field"] == "inference_id", answer
+        status, answer = _call(worker, "DELETE", f"{path}?space_id=acme")
+        assert status == 404 and answer["errors"][0]["field"] == "inference_id", answer
+    # The person's own inference, asked as another person's or in another space: unknown.
+    other = f"/v1/profiles/p_cid/inferences/{interest['id']}/correct"
+    assert _call(worker, "POST", other, body)[0] == 404
+    lumen = f"/v1/profiles/p_ivo/inferences/{interest['id']}?space_id=lumen"
+    assert _call(worker, "DELETE", lumen)[0] == 404
+    assert {i["id"]: i["status"] for i in ivo.inferences()}[interest["id"]] == "active"
+
+
+def _strict_json(raw: bytes) -> Any:
+    def refuse(name: str) -> None:
+        raise ValueError(f"not JSON: {name}")
+
+    return json.loads(raw, parse_constant=refuse)
+
+
+def test_sql_answers_non_finite_numbers_as_json_and_no_5xx(worker) -> None:  # type: ignore[no-untyped-def]
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{worker.worker.web_port}/v1/sql",
+        data=json.dumps(
+            {"sql": "SELECT nan AS n, inf AS i, -inf AS m, [nan, 1] AS a, NULL AS z"}
+        ).encode(),
+        headers={"Content-Type": "application/json", **worker.headers()},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        answer = _strict_json(response.read())
+    assert answer["rows"] == [["NaN", "Infinity", "-Infinity", ["NaN", 1.0], None]]
+    assert answer["types"][:3] == ["Float64", "Float64", "Float64"]
+    # Statements whose columns differ: refused, never a 500 (and one statement goes on).
+    for sql in ("SELECT 1 AS a; SELECT 1 AS a, 2 AS b", "SELECT 'x' AS b; SELECT 1 AS a"):
+        status, body = _call(worker, "POST", "/v1/sql", {"sql": sql})
+        assert 400 <= status < 500 and body["errors"][0]["field"] == "sql", (status, body)
+    status, body = _call(worker, "POST", "/v1/sql", {"sql": "SELECT 1 AS one"})
+    assert status == 200 and body["rows"] == [[1]]

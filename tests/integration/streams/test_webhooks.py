@@ -12,6 +12,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -113,10 +114,19 @@ def test_review_request_events_are_signed_retried_and_delivered_once(
 id = "desk"
 url = "http://127.0.0.1:{receiver.port}/hooks/turnstream"
 secret = "{SECRET}"
+allow_internal = true
 """
     deployment = new_deployment(kafka_broker, tmp_path, extra=extra)
     deployment.worker.start()
     try:
+        # A person the store knows (a review request of nobody is a 404).
+        seen = {"type": "interaction", "space_id": "acme", "idempotency_key": "ivy-1",
+                "profile_id": "p_ivy", "source": "web", "conversation_id": "c1",
+                "occurred_at": datetime.now(UTC).isoformat(),
+                "interaction": {"kind": "engaged", "ref": "item_variant:acme:1",
+                                "action": "click"}}  # fmt: skip
+        deployment.publish([json.dumps(seen).encode()])
+        deployment.drain()
         body = {"space_id": "acme", "receipts": ["rcpt_1"], "reason": "por que esta oferta?"}
         status, opened = _post(deployment, "/v1/profiles/p_ivy/review-requests", body)
         assert status == 201, opened

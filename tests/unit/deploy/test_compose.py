@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"
 BEFORE = ROOT / "tests" / "fixtures" / "compose"
 PLACEHOLDER = ROOT / "deploy" / "secrets" / "turnstream_secret"
+STORE_PASSWORD = ROOT / "deploy" / "secrets" / "clickhouse_password"
 
 SERVICES = {view.name: view for view in services_built_here(COMPOSE)}
 
@@ -50,11 +51,16 @@ def test_each_service_passes_config_check_as_the_container_sees_it(
     # It read the mounted file and the documents it names, from the image's /app.
     assert "spaces.acme: pt;" in result.stdout
     assert "jobs.measurement: examples/measurement.toml: 1 experiment" in result.stdout
-    assert "store.dsn: http://clickhouse:8123" in result.stdout
+    if name == "keys":  # it never opens the store: no password
+        assert "store.dsn: http://clickhouse:8123" in result.stdout
+    else:  # the store's password comes from the secret clickhouse_password, masked
+        assert "store.dsn: http://turnstream:***@clickhouse:8123 (ClickHouse" in result.stdout
+        assert "warning: store.dsn: the password is a placeholder" in result.stdout
     # The shipped secret passes, loudly; it is never printed.
     assert "warning: identity.secret: is a placeholder" in result.stdout
     assert "warning: spaces.acme.exposure_keys: none" in result.stdout
-    assert PLACEHOLDER.read_text().strip() not in result.stdout + result.stderr
+    for placeholder in (PLACEHOLDER, STORE_PASSWORD):
+        assert placeholder.read_text().strip() not in result.stdout + result.stderr
 
 
 def test_strict_refuses_the_placeholder_secret(tmp_path: Path) -> None:
@@ -62,7 +68,8 @@ def test_strict_refuses_the_placeholder_secret(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "warning: identity.secret" in result.stdout
     assert "warning: spaces.acme.exposure_keys" in result.stdout
-    assert "the worker would not start: 2 warnings and --strict" in result.stdout
+    assert "warning: store.dsn: the password is a placeholder" in result.stdout
+    assert "the worker would not start: 3 warnings and --strict" in result.stdout
 
 
 def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> None:
@@ -70,9 +77,13 @@ def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> 
     keys = "acme-key-from-the-shell-1,acme-key-from-the-shell-0"
     env = {"TURNSTREAM_SECRET": "a-real-one-from-the-shell", "TURNSTREAM_EXPOSURE_KEYS_ACME": keys}
     view = {v.name: v for v in services_built_here(COMPOSE, env=env)}["worker"]
-    result = _check(view, tmp_path, "--strict")
+    password = tmp_path / "clickhouse_password"
+    password.write_text("a-real-store-password\n")  # the operator's own, in the secret's file
+    links = {**view.links, PurePosixPath("/run/secrets/clickhouse_password"): password}
+    result = _check(dataclasses.replace(view, links=links), tmp_path / "root", "--strict")
     assert result.returncode == 0, result.stdout
     assert "identity.secret: set" in result.stdout
+    assert "a-real-store-password" not in result.stdout
     assert "spaces.acme.exposure_keys: 2 keys (1 signs, 1 still verifying)" in result.stdout
     assert (
         "a-real-one-from-the-shell" not in result.stdout and "from-the-shell-1" not in result.stdout
