@@ -91,13 +91,16 @@ class _Lane:
             result = self.client().query(
                 canonical, parameters=bound or None, settings=owner.settings
             )
+            # The rows are read in the try: an answer the driver cannot decode fails here.
+            return QueryResult(
+                list(result.column_names),
+                [t.name for t in result.column_types],
+                [tuple(r) for r in result.result_rows],
+            )
         except (ClickHouseError, OSError) as exc:
             raise StoreError(str(exc), code=getattr(exc, "code", None)) from exc
-        return QueryResult(
-            list(result.column_names),
-            [t.name for t in result.column_types],
-            [tuple(r) for r in result.result_rows],
-        )
+        except (IndexError, KeyError, TypeError, ValueError) as exc:  # the driver's decoding
+            raise StoreError(f"the store's answer could not be read: {exc}") from exc
 
     def _parse(self, function: str, text: str) -> Any:
         """``function(text)`` on this connection, the text bound as a parameter."""
