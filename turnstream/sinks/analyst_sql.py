@@ -21,6 +21,7 @@ import queue
 import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import urlsplit
 
 import clickhouse_connect
 from clickhouse_connect.driver.exceptions import ClickHouseError
@@ -160,7 +161,16 @@ class AnalystSql:
             )
         except Exception as exc:  # driver errors come in many classes
             where = describe_dsn(self._server_dsn or self.dsn)
-            raise StoreError(f"cannot open a connection for analysts' SQL to {where}") from exc
+            # The driver's message names the cause (no such database: run the migrations);
+            # it holds no password (the DSN is not in it).
+            reason = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
+            for dsn in (self._server_dsn, self.dsn):
+                password = urlsplit(dsn).password if dsn else None
+                if password:
+                    reason = reason.replace(password, "***")
+            raise StoreError(
+                f"cannot open a connection for analysts' SQL to {where}: {reason}"
+            ) from exc
 
     def run(self, sql: str, parameters: dict[str, Any] | None = None) -> QueryResult:
         """Judge and run one statement, blocking (for code outside an event loop)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pydantic import SecretStr
 
 from turnstream.config import SqlSettings
+from turnstream.errors import StoreError
 from turnstream.sinks.analyst_sql import AnalystSql, limit_settings
 
 
@@ -35,3 +36,19 @@ def test_the_limits_come_from_the_config() -> None:
         "os_thread_priority": 4,
         "readonly": 1,
     }
+
+
+def test_a_server_that_cannot_be_reached_is_named_without_its_password() -> None:
+    user = SqlSettings(dsn=SecretStr("http://turnstream_analyst:s3cr3t-pw@127.0.0.1:1"))
+    gate = AnalystSql("http://admin:adm1n-pw@127.0.0.1:1", "turnstream", user)
+    try:
+        try:
+            gate.run("SELECT 1")
+        except StoreError as exc:
+            message = str(exc)
+        else:
+            raise AssertionError("a server on port 1 answered")
+    finally:
+        gate.close()
+    assert "analysts' SQL" in message and "127.0.0.1:1" in message
+    assert "s3cr3t-pw" not in message and "adm1n-pw" not in message
