@@ -134,12 +134,16 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=20.0)
     parser.add_argument("--analysts", type=int, default=1)
+    parser.add_argument(
+        "--niceness", type=int, default=None, help="[sql] niceness (default: the config's)"
+    )
     args = parser.parse_args()
     print(machine())
     with run_broker() as broker:
         deployment = deploy(
             broker,
-            extra=f"[sql]\ntimeout = {args.seconds}\nconcurrency = {max(2, args.analysts)}\n",
+            extra=f"[sql]\ntimeout = {args.seconds}\nconcurrency = {max(2, args.analysts)}\n"
+            + ("" if args.niceness is None else f"niceness = {args.niceness}\n"),
         )
         deployment.worker.start()
         deployment.worker.wait_healthy(timeout=120)
