@@ -83,6 +83,9 @@ def _hostile(tmp: Path, url: str) -> list[tuple[str, str]]:
         (f"SELECT 1;INSERT INTO FUNCTION file('{out}', 'RawBLOB') SELECT 'x'", "statement"),
         ("select 1 /* ; */ ;\u00a0drop table turns", "statement"),
         ("SeLeCt 1 --\n; DrOp TaBlE turns", "statement"),
+        ("SELECT 1\uff1bDROP TABLE turns", "parse"),  # a fullwidth semicolon
+        ("SEL\u200bECT 1; DROP TABLE turns", "parse"),  # a zero-width space
+        ("SELECT 1 -- \u202e; DROP TABLE turns", ""),  # right-to-left in a comment: one statement
         ("SELECT 1;", ""),  # one statement and a stray semicolon: allowed
         # Files.
         (f"SELECT 'x' INTO OUTFILE '{out}'", "INTO OUTFILE"),
@@ -170,7 +173,7 @@ def test_every_hostile_statement_is_refused_by_name(
         # The store's own session is as it was: an insert still lands (each its own
         # block: the table drops a repeated one).
         store.insert("dead_letters", [(f"gate-{refused}",)], ["reason"])
-    assert refused == len(_hostile(tmp_path, http_target)) - 1
+    assert refused == sum(1 for _, named in _hostile(tmp_path, http_target) if named)
     assert not (tmp_path / "written").exists()
     assert _Counter.hits == 0, "a statement fetched the URL"
     assert (
