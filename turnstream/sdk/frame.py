@@ -207,6 +207,9 @@ class TurnFrame:
                 data["class"] = declared.class_
             if "claim_age_s" not in data and declared.claim_age is not None:
                 data["claim_age_s"] = declared.claim_age.total_seconds()
+            if declared.role == "identifier":
+                data.setdefault("class", "label")
+                data.setdefault("identifies", True)
             found.append(EvidenceValue.model_validate(data))
         return found
 

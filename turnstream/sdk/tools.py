@@ -304,8 +304,8 @@ def _flat(bound: inspect.BoundArguments) -> dict[str, Any]:
 
 def _evidence(result: Any, results: ResultsBinding, types: ObjectTypes) -> list[dict[str, Any]]:
     """The values claims may cite: each field of the results' type the types document gives
-    a claim class, as the agent got it (a masked field is not evidence), per object
-    (``type:namespace:id``)."""
+    a claim class or the ``identifier`` role (the names a sentence binds a number to), as
+    the agent got it (a masked field is not evidence), per object (``type:namespace:id``)."""
     declared = types.types[results.type].fields
     evidence: list[dict[str, Any]] = []
     for item in result_items(result, results):
@@ -315,7 +315,11 @@ def _evidence(result: Any, results: ResultsBinding, types: ObjectTypes) -> list[
         ref = ":".join(p for p in (results.type, results.namespace, str(item_id)) if p)
         for name, spec in declared.items():
             value = read_path(item, results.fields.get(name, name))
-            if spec.class_ is None or value is None or value == MASK:
+            if (
+                value is None
+                or value == MASK
+                or (spec.class_ is None and spec.role != "identifier")
+            ):
                 continue
             if isinstance(value, int | float | str) and not isinstance(value, bool):
                 evidence.append({"object": ref, "field": name, "value": value})

@@ -47,6 +47,9 @@ class EvidenceValue(_In):
     gaps: list[Annotated[str, StringConstraints(min_length=1, max_length=512)]] = Field(
         default_factory=list
     )
+    #: The value names its object (a field of role ``identifier``: a name, a title, a SKU):
+    #: a sentence that says it is about that object (docs/claims.md, "Binding").
+    identifies: bool = False
 
 
 class ToolCall(_In):
