@@ -39,7 +39,7 @@ from turnstream.core.constraints import BindingsDocument, SdkProfile, ToolBindin
 from turnstream.core.exposure_tokens import mint_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
-from turnstream.models.object_types import ObjectTypes
+from turnstream.models.object_types import ObjectTypes, parse_types
 from turnstream.sdk.claims import (
     ClaimRecord,
     Claims,
@@ -49,7 +49,7 @@ from turnstream.sdk.claims import (
     GuardStream,
 )
 from turnstream.sdk.claims.check import NumberReader, Resolver
-from turnstream.sdk.claims.contract import Language
+from turnstream.sdk.claims.contract import ContractError, Language, parse_contract
 from turnstream.sdk.claims.guard import unguarded
 from turnstream.sdk.exposure import key_bytes, uuid7
 from turnstream.sdk.frame import TurnFrame, activate, current_frame, deactivate
@@ -79,6 +79,37 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+_NO_CONTRACT = (
+    "the conversation has no claim contract: pass contract=load_contract(PATH), or "
+    "profile= a profile whose space serves one ([spaces.SPACE] claims_contract)"
+)
+
+
+def _served_contract(profile: SdkProfile) -> Contract | None:
+    """The profile's claim contract (its corpus only by version), or None when the space
+    serves none; a served version without its contract is an error, never a silent
+    turn without claims."""
+    if profile.claim_contract is None:
+        if profile.contract_version is not None:
+            raise TurnstreamError(
+                f"sdk profile: contract_version {profile.contract_version!r} without "
+                "claim_contract: the server did not serve the contract"
+            )
+        return None
+    try:
+        return parse_contract(profile.claim_contract)
+    except ContractError as exc:
+        raise TurnstreamError(f"sdk profile: claim_contract: {exc}") from None
+
+
+def _served_types(profile: SdkProfile) -> ObjectTypes:
+    """The profile's object types document."""
+    try:
+        return parse_types(profile.types)
+    except ValueError as exc:
+        raise TurnstreamError(f"sdk profile: types: {exc}") from None
+
+
 class ConversationClaims:
     """The claim contract bound to the turn in progress: its evidence, language and context.
 
@@ -95,7 +126,7 @@ class ConversationClaims:
         """The ``Claims`` the conversation checks with."""
         claims = self._conversation._claims
         if claims is None:
-            raise TurnstreamError("the conversation has no claim contract")
+            raise TurnstreamError(_NO_CONTRACT)
         return claims
 
     def _frame(self) -> TurnFrame | None:
@@ -240,8 +271,13 @@ class Conversation:
     (``turnstream.sdk.claims.fingerprints(prompt)``) and ``reader`` go to ``Claims``.
     ``types`` (``turnstream.models.object_types.load_types(path)``, the space's object
     types document) gives values recorded with ``type=`` their class and claim age.
-    ``profile`` (``GET /v1/sdk/profile``'s answer, ``WorkerClient.sdk_profile``) or
-    ``tool_bindings`` bind the tools that have no binding in code (``turnstream.sdk.tool``).
+    ``profile`` (``GET /v1/sdk/profile``'s answer, ``WorkerClient.sdk_profile``) is all
+    an agent needs: its claim contract (unless ``contract=``), its object types (unless
+    ``types=``) and its tool bindings (unless ``tool_bindings=``), which bind the tools that
+    have no binding in code (``turnstream.sdk.tool``). With a contract, a bound tool whose
+    results' type the object types do not declare is refused before it is called (its
+    prices would be ``unsupported``), unless ``tool_evidence=False`` says the evidence is
+    recorded by hand.
     """
 
     def __init__(
@@ -270,6 +306,7 @@ class Conversation:
         types: ObjectTypes | None = None,
         profile: SdkProfile | Mapping[str, Any] | None = None,
         tool_bindings: BindingsDocument | Iterable[ToolBinding] | None = None,
+        tool_evidence: bool = True,
     ) -> None:
         if (handle is None) == (profile_id is None):
             raise TurnstreamError("a conversation needs exactly one of handle and profile_id")
@@ -281,6 +318,11 @@ class Conversation:
         )
         self.conversation_id = conversation_id or uuid7()
         self.session_id = session_id
+        self.profile = parse_profile(profile) if profile is not None else None
+        if contract is None and self.profile is not None:
+            contract = _served_contract(self.profile)
+        if types is None and self.profile is not None and self.profile.types is not None:
+            types = _served_types(self.profile)
         self.contract = contract
         self.producer = producer
         self.recorder = recorder
@@ -290,7 +332,9 @@ class Conversation:
         self.experiment = experiment
         self.now = now
         self.types = types
-        self.profile = parse_profile(profile) if profile is not None else None
+        #: Bound tools' results are the claims' evidence (their type must be declared);
+        #: False when the turn's evidence is recorded by hand (``frame.record_call``).
+        self.tool_evidence = tool_evidence
         #: The bindings tools without one in code use: ``tool_bindings`` if given, else
         #: the profile's (served for this conversation's source).
         self.tool_bindings = (
@@ -371,7 +415,7 @@ class Conversation:
         """Register the resolver that may re-read a value within 300 ms (usable as a
         decorator); it runs in ``claims.guard_text`` and ``claims.guard``."""
         if self._claims is None:
-            raise TurnstreamError("the conversation has no claim contract")
+            raise TurnstreamError(_NO_CONTRACT)
         self._claims.verify_claim = resolver
         return resolver
 
