@@ -132,7 +132,8 @@ def test_no_contract_anywhere_says_how_to_give_one():
 def test_evidence_recorded_by_hand_needs_no_types():
     records: list[dict[str, Any]] = []
     conversation = Conversation(
-        space="acme", source="web", agent="sales-assistant", handle=PHONE, profile=_profile(types=None),
+        space="acme", source="web", agent="sales-assistant", handle=PHONE,
+        profile=_profile(types=None),
         recorder=records.append, language="en", context="chat", now=lambda: NOW,
         tool_evidence=False,
     )  # fmt: skip
