@@ -125,7 +125,9 @@ class ObjectNames:
             return None
         found: dict[str, list[int]] = {}  # object -> word distances from the number
         before: dict[str, bool] = {}
-        tokens = list(_WORD.finditer(fold(text), sentence[0], sentence[1]))
+        base = sentence[0]  # fold only the sentence (same length: offsets shift by base)
+        tokens = list(_WORD.finditer(fold(text[base : sentence[1]])))
+        start, end = start - base, end - base
         at = next((i for i, m in enumerate(tokens) if m.end() > start), len(tokens))
         after = next((i for i, m in enumerate(tokens) if m.start() >= end), len(tokens))
         for i, m in enumerate(tokens):
