@@ -233,7 +233,7 @@ class TurnFrame:
     # ----------------------------------------------------------------- the rest
 
     def interact(self, interaction: Mapping[str, Any]) -> dict[str, Any]:
-        """Record an interaction (WIRE.md); returns it as it goes in the record.
+        """Record an interaction (docs/wire.md); returns it as it goes in the record.
 
         A ``presented`` without ``exposure_id`` gets a new UUIDv7 (minted at delivery)
         and, without ``delivered_at``, the conversation's now: read them from the

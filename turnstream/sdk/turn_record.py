@@ -1,4 +1,4 @@
-"""The turn record (WIRE.md ``turn``) built from what a frame collected. Pure: the claims
+"""The turn record (docs/wire.md, ``turn``) built from what a frame collected. Pure: the claims
 are checked by the caller, and every time is in the frame.
 
 The record never holds the output's text: only the claims (category, class, nature, role,

@@ -1,6 +1,6 @@
 """What the SDK saw in a turn: tool calls with their values, state reads, documents, anchors.
 
-The file format of a turn to check is in CONTRACT.md (``--turn FILE.json``); the same models
+The file format of a turn to check is in docs/contract.md (``--turn FILE.json``); the same models
 serve the SDK's API. A value's role is its ``field``; it is fresh for a claim while
 ``now - at <= claim_age_s``.
 """
@@ -31,7 +31,7 @@ ValueClass = Literal["money", "percent", "date", "duration", "quantity", "count"
 
 
 class _In(BaseModel):
-    # Accept more, never less (CONTRACT.md): unknown fields are ignored, named ones are strict.
+    # Accept more, never less (docs/contract.md): unknown fields are ignored, named ones are strict.
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
 
