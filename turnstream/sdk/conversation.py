@@ -203,11 +203,30 @@ class TurnScope:
         self.frame = frame
         self._token: Any = None
 
-    def __enter__(self) -> TurnFrame:
+    def _enter(self) -> TurnFrame:
         if self._token is not None:
             raise TurnstreamError("a turn is entered once")
         self._token = activate(self.frame)
         return self.frame
+
+    def __enter__(self) -> TurnFrame:
+        """A sync ``with``: refused at once (before the body collects anything) on the
+        producer's own event loop, where waiting for the broker would block the loop that
+        must deliver; nothing is ever collected and then dropped."""
+        producer = self.conversation.producer
+        loop = None if producer is None else producer.loop
+        if loop is not None:
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                raise TurnstreamError(
+                    "a sync `with conversation.turn()` cannot wait for the producer on its "
+                    "own event loop: use `async with conversation.turn()` in async code, or "
+                    "turnstream.sdk.SyncProducer (its own loop thread) in sync code"
+                )
+        return self._enter()
 
     def _leave(self, exc_type: type[BaseException] | None) -> dict[str, Any] | None:
         """The turn's record, or None when it is not to be published: an interrupt or a
@@ -242,7 +261,7 @@ class TurnScope:
                 self._not_published(exc)
 
     async def __aenter__(self) -> TurnFrame:
-        return self.__enter__()
+        return self._enter()
 
     async def __aexit__(
         self,
