@@ -1,9 +1,10 @@
 """A producer for sync agents: aiokafka's producer on an event loop in a thread of its own.
 
 ```python
+from turnstream.producer import Producer
 from turnstream.sdk import Conversation, SyncProducer
 
-with SyncProducer(settings) as producer:          # starts the loop thread and the producer
+with SyncProducer(lambda: Producer(settings)) as producer:   # the loop thread, started
     conversation = Conversation(..., producer=producer)
     with conversation.turn():                      # a plain `with`: waits for the broker
         conversation.agent(reply)
@@ -57,27 +58,21 @@ class SyncProducer:
 
     It is what ``Conversation(producer=...)`` needs (``publish``, ``loop``, ``settings``);
     ``publish_sync(item)`` publishes one item and waits. ``factory`` builds the producer
-    (``Producer(settings)`` by default; tests pass their own).
+    on the loop (``lambda: Producer(settings)``; the SDK does not import the producer's
+    module, which reaches the worker's topology).
     """
 
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        factory: Callable[[], Any] | None = None,
-        timeout: float = 30.0,
-    ) -> None:
-        if factory is None:
-            if settings is None:
-                raise TurnstreamError("SyncProducer needs settings (or a factory)")
-            from turnstream.producer import Producer
-
-            factory = lambda: Producer(settings)  # noqa: E731
+    def __init__(self, factory: Callable[[], Any], *, timeout: float = 30.0) -> None:
+        if not callable(factory):
+            raise TurnstreamError(
+                "SyncProducer(factory): a callable that builds the producer, e.g. "
+                "lambda: Producer(settings)"
+            )
         self._factory = factory
         self.timeout = timeout
         self._thread: LoopThread | None = None
         self._producer: Any = None
-        self.settings = settings
+        self.settings: Settings | None = None
 
     @property
     def loop(self) -> asyncio.AbstractEventLoop | None:
@@ -95,8 +90,7 @@ class SyncProducer:
             self._thread.close()
             self._thread = None
             raise
-        if self.settings is None:
-            self.settings = getattr(self._producer, "settings", None)
+        self.settings = getattr(self._producer, "settings", None)
         return self
 
     async def _make_and_start(self) -> Any:

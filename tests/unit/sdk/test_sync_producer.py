@@ -45,7 +45,7 @@ def _conversation(producer: Any) -> Conversation:
 
 def test_each_sync_turn_is_published_on_the_loop_thread_and_waited_for() -> None:
     fake = FakeProducer()
-    with SyncProducer(factory=lambda: fake) as producer:
+    with SyncProducer(lambda: fake) as producer:
         assert producer.loop is fake.loop and producer.loop is not None
         assert producer.loop.is_running()
         conversation = _conversation(producer)
@@ -60,7 +60,7 @@ def test_each_sync_turn_is_published_on_the_loop_thread_and_waited_for() -> None
 
 def test_threads_of_a_sync_agent_share_one_producer() -> None:
     fake = FakeProducer()
-    with SyncProducer(factory=lambda: fake) as producer:
+    with SyncProducer(lambda: fake) as producer:
 
         def agent(n: int) -> None:
             conversation = _conversation(producer)
@@ -81,7 +81,7 @@ def test_a_producer_that_fails_to_start_leaves_no_thread() -> None:
             raise ConnectionError("no broker")
 
     before = threading.active_count()
-    sync = SyncProducer(factory=Broken)
+    sync = SyncProducer(Broken)
     with pytest.raises(ConnectionError):
         sync.start()
     assert sync.loop is None and threading.active_count() == before
@@ -104,6 +104,6 @@ def test_a_sync_with_on_the_producer_s_own_loop_is_refused_before_the_body() -> 
     assert ran == []
 
 
-def test_settings_or_a_factory_is_needed() -> None:
-    with pytest.raises(TurnstreamError, match="settings"):
-        SyncProducer()
+def test_a_factory_is_needed() -> None:
+    with pytest.raises(TurnstreamError, match=r"lambda: Producer\(settings\)"):
+        SyncProducer(None)  # type: ignore[arg-type]
