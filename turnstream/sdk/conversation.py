@@ -230,7 +230,17 @@ class TurnScope:
 
     def _leave(self, exc_type: type[BaseException] | None) -> dict[str, Any] | None:
         """The turn's record, or None when it is not to be published: an interrupt or a
-        cancelled task (``frame.record`` keeps it all the same)."""
+        cancelled task (``frame.record`` keeps it all the same). A turn with an invalid
+        interaction is refused whole: nothing is published, and when the body went on
+        (it caught the error) leaving the turn raises it again."""
+        if self.frame.invalid:
+            deactivate(self._token)
+            if exc_type is None:
+                raise TurnstreamError(
+                    f"turn {self.frame.turn_id} refused whole, not published: "
+                    + "; ".join(self.frame.invalid)
+                )
+            return None
         try:
             record = self.conversation._finish(self.frame)
         finally:
