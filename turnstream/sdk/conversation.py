@@ -479,6 +479,15 @@ class Conversation:
         )  # fmt: skip
         return unguarded(records), False, False
 
+    def _language(self, frame: TurnFrame) -> Language | None:
+        """The language the turn's output was read in: its own, the turn's, the
+        conversation's, else the contract's first when there is an output to read."""
+        out = frame.output
+        language = (out.language if out is not None else None) or frame.language
+        if language is None and out is not None and self._claims is not None:
+            language = self._claims.language(None)
+        return language
+
     def _finish(self, frame: TurnFrame) -> dict[str, Any]:
         claims, acted, over = self._verdicts(frame)
         record = build_turn_record(
@@ -499,6 +508,7 @@ class Conversation:
             constraints=[m.model_dump(mode="json") for m in frame.measurements],
             experiment=frame.experiment,
             constraints_version=None if frame.block is None else frame.block["version"],
+            language=self._language(frame),
         )
         parse_item(json.dumps(record).encode())  # a record the worker would refuse fails here
         frame.record = record

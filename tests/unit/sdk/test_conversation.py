@@ -496,3 +496,16 @@ def test_a_turn_with_an_invalid_interaction_is_refused_whole() -> None:
     with conv.turn() as frame:  # the next turn is its own
         frame.interact({"kind": "engaged", "ref": OBJ, "action": "click"})
     assert len(records) == 1 and len(records[0]["interactions"]) == 1
+
+
+def test_the_record_names_the_language_its_output_was_read_in() -> None:
+    records: list[dict[str, Any]] = []
+    conv = conversation(records)  # language="pt" on the conversation
+    with conv.turn():
+        conv.agent("Restam 3 unidades em estoque.")
+    with conv.turn():
+        conv.agent("Only 3 left in stock.", language="en")
+    with conv.turn():
+        pass  # no output: the conversation's language all the same
+    assert [r.get("language") for r in records] == ["pt", "en", "pt"]
+    parse_item(json.dumps(records[1]).encode())
