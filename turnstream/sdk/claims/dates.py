@@ -52,7 +52,7 @@ _DAY = r"(?P<d>[0-3]?[0-9])"
 _YEAR = r"(?P<y>[12][0-9]{3})"
 # A two-digit year, only after a separator ("05-Mar-26", "5/mar/26").
 _YEAR2 = r"[-/.](?P<y2>[0-9]{2})(?![0-9])"
-_ORD = r"(?:\.?[ºª°]|st|nd|rd|th|\.?er|o\b)?"
+_ORD = r"(?:\.?[ºª°]|st|nd|rd|th|\.?er|o\b|(?:ro|do|to|vo|no|mo)\b)?"
 _END = r"(?![0-9]|[.,][0-9]|\w)"
 
 _ISO = re.compile(
@@ -106,9 +106,18 @@ _WRITTEN_MDY_ROMANCE = {
 }
 _WRITTEN_EN_DMY = re.compile(
     rf"(?<![\w.,]){_DAY}{_ORD}(?:\s+(?:of\s+)?|[-/.])(?P<m>{_ALT['en']})\.?"
-    rf"(?:(?:,?\s+|[-/.]){_YEAR}|{_YEAR2})?(?!\w)",
+    rf"(?:(?:,?\s+|[-/.]){_YEAR}|{_YEAR2}|,?\s+'(?P<y3>[0-9]{{2}}))?(?!\w)",
     re.IGNORECASE,
 )
+# Year first with the month written ("2026-Mar-05", "2026 March 5", "2026/mar/05").
+_WRITTEN_YMD = {
+    lang: re.compile(
+        rf"(?<![\w.,/-]){_YEAR}(?P<sep>[-/. ])(?P<m>{_ALT[lang]})\.?(?P=sep){_DAY}{_ORD}"
+        rf"(?![0-9]|\w|[.,:][0-9])",
+        re.IGNORECASE,
+    )
+    for lang in ("pt", "en", "es")
+}
 
 
 def _iso(year: int | None, month: int, day: int) -> str | None:
@@ -165,6 +174,12 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
         separated = after in "/.-"
         if separated and (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
             _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
+        elif (
+            stop - start == 4
+            and (m := _WRITTEN_YMD[lang].match(text, start))
+            and taken.free(m.start(), m.end())
+        ):
+            _written(taken, m, months, mdy=False)
         elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):
             _written(taken, m, months, mdy=False)
         elif separated and not _numeric(taken, start, month_first=lang == "en"):

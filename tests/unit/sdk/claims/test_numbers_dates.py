@@ -88,6 +88,11 @@ def test_a_full_stop_after_a_month_name_stays_out():
         ("pt", "Chega em mar-05-2026.", "mar-05-2026", "2026-03-05"),
         ("es", "Llega el marzo 5, 2026.", "marzo 5, 2026", "2026-03-05"),
         ("es", "Llega el 5.mar.2026 temprano", "5.mar.2026", "2026-03-05"),
+        ("en", "Posted 2026-Mar-05 by staff", "2026-Mar-05", "2026-03-05"),
+        ("en", "Posted 2026 March 5 by staff", "2026 March 5", "2026-03-05"),
+        ("en", "Due 5 March '26 at the latest", "5 March '26", "2026-03-05"),
+        ("es", "Abre el 1ro de mayo", "1ro de mayo", "--05-01"),
+        ("es", "Cierra el 2do de junio", "2do de junio", "--06-02"),
     ],
 )
 def test_month_names_with_separators_and_month_first(lang, text, fragment, value):
