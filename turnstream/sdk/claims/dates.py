@@ -178,9 +178,7 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
             stop - start == 4
             and (m := _WRITTEN_YMD[lang].match(text, start))
             and taken.free(m.start(), m.end())
-        ):
-            _written(taken, m, months, mdy=False)
-        elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):
+        ) or ((m := written.match(text, start)) and taken.free(m.start(), m.end())):
             _written(taken, m, months, mdy=False)
         elif separated and not _numeric(taken, start, month_first=lang == "en"):
             _pair(taken, start, lang)
