@@ -28,7 +28,10 @@ from turnstream.sdk.claims.normalize import fold
 __all__ = ["NAME_FIELDS", "ObjectNames", "names_of"]
 
 #: Fields whose string value names its object even without a types document.
-NAME_FIELDS = frozenset({"name", "title", "product_name", "display_name", "sku", "identifier"})
+NAME_FIELDS = frozenset(
+    {"name", "title", "product", "product_name", "product_title", "item_name", "display_name",
+     "model", "sku", "identifier"}
+)  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
 # Words that name nothing on their own (pt, en, es articles, prepositions, conjunctions).
 _STOP = frozenset(
