@@ -201,11 +201,11 @@ def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> b
 
 
 def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> str | None:
-    """The object the number's sentence names, when the evidence holds values of it."""
+    """The object the number's sentence names (one the evidence holds values of)."""
     if facts.objects is None or cand.mention is None:
         return None
     obj = facts.objects.bind(facts.text, cand.sentence, cand.start, cand.end)
-    if obj is None or not any(v.object == obj for v in values):
+    if obj is None or not any(v.object == obj for v in facts.values):
         return None
     return obj
 
@@ -249,8 +249,9 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
     if obj is not None:  # the sentence names an object: its values alone
         candidates = [v for v in candidates if v.object == obj]
         equal = [v for v in equal if v.object == obj]
-    if not candidates:
-        return Judgement("computed", "no_evidence")
+    if not candidates:  # (the named object holds no value of the number's class or role)
+        ref = None if obj is None else {"kind": "value", "object": obj, "bound": True}
+        return Judgement("computed", "no_evidence", ref)
     if cand.qualifier == APPROXIMATE or m.is_range or isinstance(m.value, tuple | list):
         approx = _approximate(m, spec.approximate_tolerance, candidates, equal)
         if approx is not None:

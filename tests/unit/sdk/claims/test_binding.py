@@ -105,10 +105,11 @@ def test_no_object_named_is_role_only_as_before():
     assert _verdicts("It is now $50.00.") == [("50.00", "price_sale", "mismatch")]
 
 
-def test_a_named_object_without_a_value_of_the_role_falls_back_to_the_role():
-    # "Aero Runner" has no stock value: the stock number is compared by role alone
-    records = _check("The Aero Runner: only 3 left in stock.")
-    assert [(r.category, r.verdict) for r in records] == [("stock", "matched")]
+def test_a_named_object_without_a_value_of_the_class_has_no_evidence():
+    # the Aero Runner has no stock value: the City Flex's 3 does not make it right
+    [record] = _check("The Aero Runner: only 3 left in stock.")
+    assert (record.category, record.verdict) == ("stock", "no_evidence")
+    assert record.evidence == {"kind": "value", "object": AERO, "bound": True}
 
 
 def test_stock_is_bound_too():
