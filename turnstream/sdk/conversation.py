@@ -215,6 +215,12 @@ class TurnScope:
         must deliver; nothing is ever collected and then dropped."""
         producer = self.conversation.producer
         loop = None if producer is None else producer.loop
+        if producer is not None and (loop is None or loop.is_closed()):
+            raise TurnstreamError(
+                "the producer is not started: a sync agent starts it with "
+                "`with SyncProducer(lambda: Producer(settings)) as producer:` "
+                "(turnstream.sdk.SyncProducer) before its turns"
+            )
         if loop is not None:
             try:
                 running = asyncio.get_running_loop()

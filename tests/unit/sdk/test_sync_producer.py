@@ -107,3 +107,11 @@ def test_a_sync_with_on_the_producer_s_own_loop_is_refused_before_the_body() -> 
 def test_a_factory_is_needed() -> None:
     with pytest.raises(TurnstreamError, match=r"lambda: Producer\(settings\)"):
         SyncProducer(None)  # type: ignore[arg-type]
+
+
+def test_a_sync_turn_with_a_producer_not_started_is_refused_before_the_body() -> None:
+    sync = SyncProducer(FakeProducer)  # never started
+    ran: list[str] = []
+    with pytest.raises(TurnstreamError, match="not started"), _conversation(sync).turn():
+        ran.append("body")
+    assert ran == []
