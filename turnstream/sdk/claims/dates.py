@@ -55,12 +55,14 @@ _YEAR2 = r"[-/.](?P<y2>[0-9]{2})(?![0-9])"
 _ORD = r"(?:\.?[ºª°]|st|nd|rd|th|\.?er|o\b|(?:ro|do|to|vo|no|mo)\b)?"
 _END = r"(?![0-9]|[.,][0-9]|\w)"
 
+# The separators may differ ("2026/03-05", "05/03-2026", "5-3/2026"): people mix them.
 _ISO = re.compile(
-    r"(?<![\w./-])(?P<y>[12][0-9]{3})([-/.])(?P<m>[01]?[0-9])\2(?P<d>[0-3]?[0-9])"
+    r"(?<![\w./-])(?P<y>[12][0-9]{3})[-/.](?P<m>[01]?[0-9])[-/.](?P<d>[0-3]?[0-9])"
     r"(?:T[0-9:.]+Z?)?" + _END
 )
+# Mixed separators only with a four-digit year: "2.5-10 mg" is a range of doses.
 _NUMERIC3 = re.compile(
-    r"(?<![\w./-])(?P<a>[0-3]?[0-9])([/.-])(?P<b>[0-3]?[0-9])\2"
+    r"(?<![\w./-])(?P<a>[0-3]?[0-9])(?P<s1>[/.-])(?P<b>[0-3]?[0-9])(?P<s2>[/.-])"
     r"(?P<y>[0-9]{4}|[0-9]{2})(?![\w/-]|[.,][0-9])"
 )
 _NUMERIC2 = re.compile(r"(?<![\w./,-])(?P<a>[0-3]?[0-9])/(?P<b>[0-3]?[0-9])(?![\w/]|[.,][0-9])")
@@ -239,6 +241,8 @@ def _numeric(taken: Taken, start: int, *, month_first: bool) -> bool:
     for pattern in (_NUMERIC3, _NUMERIC2):
         m = pattern.match(text, start)
         if m is None or not taken.free(m.start(), m.end()):
+            continue
+        if pattern is _NUMERIC3 and m["s1"] != m["s2"] and len(m["y"]) != 4:
             continue
         if pattern is _NUMERIC2 and unit_after(text, m.end()) is not None:
             return True  # "1/2 kg", "3/4 cup" are fractions

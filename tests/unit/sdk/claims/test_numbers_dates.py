@@ -108,3 +108,22 @@ def test_month_names_with_separators_and_month_first(lang, text, fragment, value
 )
 def test_month_first_needs_its_year_in_pt_and_es(lang, text):
     assert [m for m in read(text, lang) if m[1] == "date"] == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value"),
+    [
+        ("pt", "Entrega em 05/03-2026.", "05/03-2026", "2026-03-05"),
+        ("pt", "Entrega em 5-3/2026.", "5-3/2026", "2026-03-05"),
+        ("en", "Shipped on 2026/03-05.", "2026/03-05", "2026-03-05"),
+        ("es", "Llega el 05.03/2026.", "05.03/2026", "2026-03-05"),
+    ],
+)
+def test_mixed_separators(lang, text, fragment, value):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value) == ("date", value)
+
+
+def test_mixed_separators_need_a_four_digit_year():
+    # a decimal then a hyphen: a range of doses, never 2 May 2010
+    assert [r for r in read("Tome 2.5-10 mg por dia.", "pt") if r[1] == "date"] == []
