@@ -90,6 +90,22 @@ class WorkerClient:
         query = urllib.parse.urlencode({"space_id": space_id, "source": source})
         return self._call(f"/v1/sdk/profile?{query}", None, timeout, "the profile request")
 
+    def context_use(
+        self,
+        space_id: str | None = None,
+        since: str | None = None,
+        by: str = "source,agent",
+        timeout: float = 60.0,
+    ) -> dict[str, Any]:
+        """The context-use report (``GET /v1/context-use``): ``claims``,
+        ``claims_by_verdict``, ``turns``, ``constraints``, as rows of objects. A key of one
+        space (its analyst key) reads its own space; an operator's key any."""
+        params = {"by": by} | ({"space_id": space_id} if space_id else {})
+        if since:
+            params["since"] = since
+        query = urllib.parse.urlencode(params)
+        return self._call(f"/v1/context-use?{query}", None, timeout, "the context-use report")
+
     def run_job(self, name: str, params: dict[str, str], timeout: float = 3600) -> dict[str, Any]:
         """Run job ``name`` in the worker, on its store thread (``/v1/jobs/NAME/``)."""
         return self._call(f"/v1/jobs/{name}/", params, timeout, f"job {name}")

@@ -101,6 +101,9 @@ def test_the_profile_serves_the_config_s_bindings_to_the_integration_role(
     }
     text = json.dumps(served, ensure_ascii=False)
     assert all(phrase not in text for phrase in contract["negative_corpus"]["phrases"])
+    # the space's object types, which make a bound tool's results evidence
+    fields = served["types"]["types"]["item_variant"]["fields"]
+    assert fields["name"]["role"] == "identifier" and fields["stock"]["class"] == "count"
     whatsapp = WorkerClient(url, integration).sdk_profile("acme", "whatsapp")
     assert whatsapp["tool_bindings"][0]["capabilities"]["overfetch"] is True  # the general one
 

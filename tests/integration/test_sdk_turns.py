@@ -181,3 +181,35 @@ def test_sdk_turns_and_tokens_through_the_worker(
         "ord-6": ("absent", "", 0),
     }
     assert deployment.dead_letters() == {}
+
+
+def test_a_sync_agent_with_sync_producer_lands_every_turn_with_its_language(
+    deployment_factory: Any,
+) -> None:
+    from turnstream.sdk import SyncProducer
+
+    deployment: Deployment = deployment_factory()
+    deployment.worker.start()
+    with SyncProducer(lambda: Producer(deployment.settings)) as producer:
+        conv = _conversation(producer, "wa-syncprod")  # type: ignore[arg-type]
+        for n, (language, reply) in enumerate(
+            [("pt", "Restam 3 unidades em estoque."), ("en", "Only 3 left in stock.")]
+        ):
+            with conv.turn(language=language) as frame:  # a plain `with`: waits for the ack
+                frame.record_read(OBJ, [{"object": OBJ, "field": "stock", "class": "count",
+                                         "value": 3, "claim_age_s": 600}])  # fmt: skip
+                conv.agent(reply)
+            assert frame.record is not None and frame.record["language"] == language, n
+    deployment.drain()
+    turns = _rows(
+        deployment,
+        "SELECT turn_id, language FROM turns WHERE conversation_id = 'wa-syncprod' "
+        "ORDER BY turn_id",
+    )
+    assert turns == [("wa-syncprod-t1", "pt"), ("wa-syncprod-t2", "en")]
+    claims = _rows(
+        deployment,
+        "SELECT turn_id, language, verdict FROM turn_claims WHERE turn_id LIKE 'wa-syncprod-%' "
+        "ORDER BY turn_id",
+    )
+    assert claims == [("wa-syncprod-t1", "pt", "matched"), ("wa-syncprod-t2", "en", "matched")]

@@ -115,7 +115,7 @@ def _fail_to_run(exc: Exception) -> typer.Exit:
 @contract_app.command("check")
 def check(
     contract: ContractOpt,
-    turn: Annotated[Path, typer.Option("--turn", help="A turn to check (JSON, CONTRACT.md).")],
+    turn: Annotated[Path, typer.Option("--turn", help="A turn to check (JSON, docs/contract.md).")],
     context: Annotated[
         str | None, typer.Option("--context", help="The output's context (default: the turn's).")
     ] = None,

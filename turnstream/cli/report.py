@@ -27,7 +27,7 @@ from turnstream.cli.common import (
 from turnstream.config import Feature
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.sinks.store import QueryResult
-from turnstream.worker_client import read_query
+from turnstream.worker_client import WorkerClient, owner_url, read_query
 
 __all__ = ["docs_app", "print_context_use", "report_app"]
 
@@ -66,10 +66,51 @@ def context_use(
                 f"[yellow]the claims feature is off for space {space!r}: its turns' claims "
                 "are not rolled up (constraint measurements still are)[/yellow]"
             )
-    if not print_context_use(lambda sql, params: read_query(settings, sql, params), query, fmt):
+    url = owner_url(settings)
+    if url is not None:  # a worker owns the store: its API, which a space's own key may read
+        report = guarded(
+            lambda: WorkerClient(url, settings.api_key()).context_use(
+                space, since, ",".join(query.by)
+            )
+        )
+        found = print_sections({k: report.get(k) or [] for k in SECTIONS}, fmt)
+    else:
+        found = print_context_use(lambda sql, params: read_query(settings, sql, params), query, fmt)
+    if not found:
         where = f" for space {space!r}" if space else ""
         when = f" since {since}" if since else ""
         out.print(f"no context-use data{where}{when}")
+
+
+#: The report's sections: the keys of ``GET /v1/context-use`` (and of ``--format json``),
+#: with the titles of the table and CSV forms.
+SECTIONS = {
+    "claims": "claims",
+    "claims_by_verdict": "claims by category and verdict",
+    "turns": "turns and the claims guard",
+    "constraints": "constraints: sent, verifiable, violated",
+}
+
+
+def print_sections(sections: dict[str, list[dict[str, Any]]], fmt: Format = Format.table) -> bool:
+    """Print the report's sections (rows of objects, keyed as the API keys them); False
+    when there is no data. JSON keeps the API's keys; tables and CSV take the titles."""
+    if not any(sections.values()):
+        return False
+    if fmt is Format.json:
+        sys.stdout.write(json.dumps(sections, default=str, indent=2) + "\n")
+        return True
+    for name, rows in sections.items():
+        title = SECTIONS.get(name, name)
+        if fmt is Format.csv:
+            sys.stdout.write(f"# {title}\n")
+        if not rows:
+            if fmt is not Format.csv:
+                out.print(f"{title}: none")
+            continue
+        columns = list(rows[0])
+        print_rows(columns, [tuple(r[c] for c in columns) for r in rows], fmt, title=title)
+    return True
 
 
 def print_context_use(
@@ -80,29 +121,20 @@ def print_context_use(
 ) -> bool:
     """Print the context-use report through ``run(sql, parameters)``; False when there is
     no data."""
-    sections = {
+    sql_of = {
         "claims": query.claims(),
-        "claims by category and verdict": query.verdicts() if verdicts else None,
-        "turns and the claims guard": query.turns(),
-        "constraints: sent, verifiable, violated": query.constraints(),
+        "claims_by_verdict": query.verdicts() if verdicts else None,
+        "turns": query.turns(),
+        "constraints": query.constraints(),
     }
-    sections = {name: sql for name, sql in sections.items() if sql is not None}
     params = query.parameters()
-    results = {name: guarded(lambda sql=sql: run(sql, params)) for name, sql in sections.items()}
-    if not any(r.rows for r in results.values()):
-        return False
-    if fmt is Format.json:
-        data = {
-            name: [dict(zip(r.columns, row, strict=True)) for row in r.rows]
-            for name, r in results.items()
-        }
-        sys.stdout.write(json.dumps(data, default=str, indent=2) + "\n")
-        return True
-    for name, result in results.items():
-        if fmt is Format.csv:
-            sys.stdout.write(f"# {name}\n")
-        print_rows(result.columns, result.rows, fmt, title=name)
-    return True
+    sections: dict[str, list[dict[str, Any]]] = {}
+    for name, sql in sql_of.items():
+        if sql is None:
+            continue
+        result = guarded(lambda sql=sql: run(sql, params))
+        sections[name] = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+    return print_sections(sections, fmt)
 
 
 @docs_app.command("tables")

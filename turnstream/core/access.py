@@ -193,7 +193,12 @@ def authorize(key: ApiKey, access: RouteAccess) -> Refusal | None:
     if access.role not in key.roles:
         return Refusal(403, f"this key lacks the role {access.role.value!r} this route needs")
     if access.all_spaces and key.space != ALL_SPACES:
-        return Refusal(403, "this route needs a key for every space (an operator's key)")
+        return Refusal(
+            403,
+            "this route needs a key for every space (an operator's key); this key is for "
+            f"space {key.space!r} only: it reads its own reports through GET /v1/context-use "
+            f"(turnstream report context-use --space {key.space})",
+        )
     return None
 
 

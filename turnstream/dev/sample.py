@@ -334,6 +334,7 @@ def _conversation(sess: _Session) -> Conversation:
             # the 300 ms message budget under load is marked guard_budget_exceeded).
             clock=lambda: 0.0,
             tool_bindings=bindings(),  # what GET /v1/sdk/profile serves the source
+            tool_evidence=False,  # each scene records its evidence by hand
         )
     return sess.conversation
 

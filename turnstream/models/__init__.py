@@ -1,4 +1,4 @@
-"""Pydantic v2 models of every event and document: the wire format (WIRE.md)."""
+"""Pydantic v2 models of every event and document: the wire format (docs/wire.md)."""
 
 from turnstream.models.commands import Command
 from turnstream.models.common import Envelope, Handle, HandleType, field_of

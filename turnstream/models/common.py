@@ -1,4 +1,4 @@
-"""Shared field types and the envelope every item carries (see WIRE.md)."""
+"""Shared field types and the envelope every item carries (see docs/wire.md)."""
 
 from __future__ import annotations
 

@@ -93,6 +93,8 @@ class Turn(Envelope):
     agent: Id
     build: Id | None = None
     contract_version: Id | None = None
+    #: The language the output was read in (``pt``, ``en``, ``es``), when known.
+    language: Literal["pt", "en", "es"] | None = None
     #: The ``version`` of the constraints block the turn used (``cv_...``).
     constraints_version: Id | None = None
     interactions: list[Interaction] = Field(default_factory=list, max_length=1000)

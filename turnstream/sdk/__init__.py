@@ -4,6 +4,7 @@ contract, exposure tokens). ``docs/sdk.md`` walks through it."""
 from turnstream.sdk.conversation import Conversation, ConversationClaims, Recorder, TurnScope
 from turnstream.sdk.exposure import exposure_token, uuid7
 from turnstream.sdk.frame import Output, RecordedCall, TurnFrame, current_frame
+from turnstream.sdk.sync import LoopThread, SyncProducer
 from turnstream.sdk.tools import BoundTool, ToolRun, tool
 from turnstream.sdk.turn_record import build_turn_record, turn_key
 
@@ -11,9 +12,11 @@ __all__ = [
     "BoundTool",
     "Conversation",
     "ConversationClaims",
+    "LoopThread",
     "Output",
     "RecordedCall",
     "Recorder",
+    "SyncProducer",
     "ToolRun",
     "TurnFrame",
     "TurnScope",

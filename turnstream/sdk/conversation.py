@@ -39,7 +39,7 @@ from turnstream.core.constraints import BindingsDocument, SdkProfile, ToolBindin
 from turnstream.core.exposure_tokens import mint_token
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
-from turnstream.models.object_types import ObjectTypes
+from turnstream.models.object_types import ObjectTypes, parse_types
 from turnstream.sdk.claims import (
     ClaimRecord,
     Claims,
@@ -49,7 +49,7 @@ from turnstream.sdk.claims import (
     GuardStream,
 )
 from turnstream.sdk.claims.check import NumberReader, Resolver
-from turnstream.sdk.claims.contract import Language
+from turnstream.sdk.claims.contract import ContractError, Language, parse_contract
 from turnstream.sdk.claims.guard import unguarded
 from turnstream.sdk.exposure import key_bytes, uuid7
 from turnstream.sdk.frame import TurnFrame, activate, current_frame, deactivate
@@ -79,6 +79,37 @@ def _utc_now() -> datetime:
     return datetime.now(UTC)
 
 
+_NO_CONTRACT = (
+    "the conversation has no claim contract: pass contract=load_contract(PATH), or "
+    "profile= a profile whose space serves one ([spaces.SPACE] claims_contract)"
+)
+
+
+def _served_contract(profile: SdkProfile) -> Contract | None:
+    """The profile's claim contract (its corpus only by version), or None when the space
+    serves none; a served version without its contract is an error, never a silent
+    turn without claims."""
+    if profile.claim_contract is None:
+        if profile.contract_version is not None:
+            raise TurnstreamError(
+                f"sdk profile: contract_version {profile.contract_version!r} without "
+                "claim_contract: the server did not serve the contract"
+            )
+        return None
+    try:
+        return parse_contract(profile.claim_contract)
+    except ContractError as exc:
+        raise TurnstreamError(f"sdk profile: claim_contract: {exc}") from None
+
+
+def _served_types(profile: SdkProfile) -> ObjectTypes:
+    """The profile's object types document."""
+    try:
+        return parse_types(profile.types)
+    except ValueError as exc:
+        raise TurnstreamError(f"sdk profile: types: {exc}") from None
+
+
 class ConversationClaims:
     """The claim contract bound to the turn in progress: its evidence, language and context.
 
@@ -95,7 +126,7 @@ class ConversationClaims:
         """The ``Claims`` the conversation checks with."""
         claims = self._conversation._claims
         if claims is None:
-            raise TurnstreamError("the conversation has no claim contract")
+            raise TurnstreamError(_NO_CONTRACT)
         return claims
 
     def _frame(self) -> TurnFrame | None:
@@ -172,15 +203,50 @@ class TurnScope:
         self.frame = frame
         self._token: Any = None
 
-    def __enter__(self) -> TurnFrame:
+    def _enter(self) -> TurnFrame:
         if self._token is not None:
             raise TurnstreamError("a turn is entered once")
         self._token = activate(self.frame)
         return self.frame
 
+    def __enter__(self) -> TurnFrame:
+        """A sync ``with``: refused at once (before the body collects anything) on the
+        producer's own event loop, where waiting for the broker would block the loop that
+        must deliver; nothing is ever collected and then dropped."""
+        producer = self.conversation.producer
+        loop = None if producer is None else producer.loop
+        if producer is not None and (loop is None or loop.is_closed()):
+            raise TurnstreamError(
+                "the producer is not started: a sync agent starts it with "
+                "`with SyncProducer(lambda: Producer(settings)) as producer:` "
+                "(turnstream.sdk.SyncProducer) before its turns"
+            )
+        if loop is not None:
+            try:
+                running = asyncio.get_running_loop()
+            except RuntimeError:
+                running = None
+            if running is loop:
+                raise TurnstreamError(
+                    "a sync `with conversation.turn()` cannot wait for the producer on its "
+                    "own event loop: use `async with conversation.turn()` in async code, or "
+                    "turnstream.sdk.SyncProducer (its own loop thread) in sync code"
+                )
+        return self._enter()
+
     def _leave(self, exc_type: type[BaseException] | None) -> dict[str, Any] | None:
         """The turn's record, or None when it is not to be published: an interrupt or a
-        cancelled task (``frame.record`` keeps it all the same)."""
+        cancelled task (``frame.record`` keeps it all the same). A turn with an invalid
+        interaction is refused whole: nothing is published, and when the body went on
+        (it caught the error) leaving the turn raises it again."""
+        if self.frame.invalid:
+            deactivate(self._token)
+            if exc_type is None:
+                raise TurnstreamError(
+                    f"turn {self.frame.turn_id} refused whole, not published: "
+                    + "; ".join(self.frame.invalid)
+                )
+            return None
         try:
             record = self.conversation._finish(self.frame)
         finally:
@@ -211,7 +277,7 @@ class TurnScope:
                 self._not_published(exc)
 
     async def __aenter__(self) -> TurnFrame:
-        return self.__enter__()
+        return self._enter()
 
     async def __aexit__(
         self,
@@ -240,8 +306,13 @@ class Conversation:
     (``turnstream.sdk.claims.fingerprints(prompt)``) and ``reader`` go to ``Claims``.
     ``types`` (``turnstream.models.object_types.load_types(path)``, the space's object
     types document) gives values recorded with ``type=`` their class and claim age.
-    ``profile`` (``GET /v1/sdk/profile``'s answer, ``WorkerClient.sdk_profile``) or
-    ``tool_bindings`` bind the tools that have no binding in code (``turnstream.sdk.tool``).
+    ``profile`` (``GET /v1/sdk/profile``'s answer, ``WorkerClient.sdk_profile``) is all
+    an agent needs: its claim contract (unless ``contract=``), its object types (unless
+    ``types=``) and its tool bindings (unless ``tool_bindings=``), which bind the tools that
+    have no binding in code (``turnstream.sdk.tool``). With a contract, a bound tool whose
+    results' type the object types do not declare is refused before it is called (its
+    prices would be ``unsupported``), unless ``tool_evidence=False`` says the evidence is
+    recorded by hand.
     """
 
     def __init__(
@@ -270,6 +341,7 @@ class Conversation:
         types: ObjectTypes | None = None,
         profile: SdkProfile | Mapping[str, Any] | None = None,
         tool_bindings: BindingsDocument | Iterable[ToolBinding] | None = None,
+        tool_evidence: bool = True,
     ) -> None:
         if (handle is None) == (profile_id is None):
             raise TurnstreamError("a conversation needs exactly one of handle and profile_id")
@@ -281,6 +353,11 @@ class Conversation:
         )
         self.conversation_id = conversation_id or uuid7()
         self.session_id = session_id
+        self.profile = parse_profile(profile) if profile is not None else None
+        if contract is None and self.profile is not None:
+            contract = _served_contract(self.profile)
+        if types is None and self.profile is not None and self.profile.types is not None:
+            types = _served_types(self.profile)
         self.contract = contract
         self.producer = producer
         self.recorder = recorder
@@ -290,7 +367,9 @@ class Conversation:
         self.experiment = experiment
         self.now = now
         self.types = types
-        self.profile = parse_profile(profile) if profile is not None else None
+        #: Bound tools' results are the claims' evidence (their type must be declared);
+        #: False when the turn's evidence is recorded by hand (``frame.record_call``).
+        self.tool_evidence = tool_evidence
         #: The bindings tools without one in code use: ``tool_bindings`` if given, else
         #: the profile's (served for this conversation's source).
         self.tool_bindings = (
@@ -371,7 +450,7 @@ class Conversation:
         """Register the resolver that may re-read a value within 300 ms (usable as a
         decorator); it runs in ``claims.guard_text`` and ``claims.guard``."""
         if self._claims is None:
-            raise TurnstreamError("the conversation has no claim contract")
+            raise TurnstreamError(_NO_CONTRACT)
         self._claims.verify_claim = resolver
         return resolver
 
@@ -406,6 +485,15 @@ class Conversation:
         )  # fmt: skip
         return unguarded(records), False, False
 
+    def _language(self, frame: TurnFrame) -> Language | None:
+        """The language the turn's output was read in: its own, the turn's, the
+        conversation's, else the contract's first when there is an output to read."""
+        out = frame.output
+        language = (out.language if out is not None else None) or frame.language
+        if language is None and out is not None and self._claims is not None:
+            language = self._claims.language(None)
+        return language
+
     def _finish(self, frame: TurnFrame) -> dict[str, Any]:
         claims, acted, over = self._verdicts(frame)
         record = build_turn_record(
@@ -426,6 +514,7 @@ class Conversation:
             constraints=[m.model_dump(mode="json") for m in frame.measurements],
             experiment=frame.experiment,
             constraints_version=None if frame.block is None else frame.block["version"],
+            language=self._language(frame),
         )
         parse_item(json.dumps(record).encode())  # a record the worker would refuse fails here
         frame.record = record

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from pydantic import TypeAdapter
+from pydantic import TypeAdapter, ValidationError
 
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
@@ -69,6 +69,34 @@ def _iso(at: datetime) -> str:
     if at.tzinfo is None:
         raise TurnstreamError(f"a time without a zone: {at.isoformat()}")
     return at.isoformat()
+
+
+_REFUSED = " (the turn will not be published: fix the interaction and run the turn again)"
+
+
+def interaction_problems(exc: ValidationError) -> str:
+    """A bad interaction's problems, each as ``interaction.<field>: <what to fix>``."""
+    out: list[str] = []
+    for err in exc.errors():
+        loc = [str(p) for p in err["loc"]]
+        if err["type"] == "union_tag_invalid":
+            got = err["ctx"].get("tag") if err.get("ctx") else None
+            wanted = err["ctx"].get("expected_tags") if err.get("ctx") else None
+            out.append(f"interaction.kind: {got!r} is not a kind (one of {wanted})")
+            continue
+        if err["type"] == "union_tag_not_found":
+            out.append("interaction.kind: required (presented, seen, engaged, feedback, "
+                       "preference, attribute, watch or unwatch)")  # fmt: skip
+            continue
+        path = ".".join(["interaction", *loc[1:]]) if loc else "interaction"
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"] == "missing":
+            msg = "required"
+        elif "input" in err and err["type"] not in ("missing",):
+            shown = repr(err["input"])
+            msg += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+        out.append(f"{path}: {msg}")
+    return "; ".join(out)
 
 
 def current_frame() -> TurnFrame | None:
@@ -134,6 +162,9 @@ class TurnFrame:
     stream: GuardStream | None = None
     #: The turn record, once the turn has ended (published or not).
     record: dict[str, Any] | None = None
+    #: What was wrong with each invalid ``interact()`` of the turn: the turn is refused
+    #: whole (never published without the interaction).
+    invalid: list[str] = field(default_factory=list)
 
     # ----------------------------------------------------------------- evidence
 
@@ -207,6 +238,9 @@ class TurnFrame:
                 data["class"] = declared.class_
             if "claim_age_s" not in data and declared.claim_age is not None:
                 data["claim_age_s"] = declared.claim_age.total_seconds()
+            if declared.role == "identifier":
+                data.setdefault("class", "label")
+                data.setdefault("identifies", True)
             found.append(EvidenceValue.model_validate(data))
         return found
 
@@ -230,7 +264,7 @@ class TurnFrame:
     # ----------------------------------------------------------------- the rest
 
     def interact(self, interaction: Mapping[str, Any]) -> dict[str, Any]:
-        """Record an interaction (WIRE.md); returns it as it goes in the record.
+        """Record an interaction (docs/wire.md); returns it as it goes in the record.
 
         A ``presented`` without ``exposure_id`` gets a new UUIDv7 (minted at delivery)
         and, without ``delivered_at``, the conversation's now: read them from the
@@ -244,8 +278,10 @@ class TurnFrame:
             data.setdefault("delivered_at", _iso(self.conversation.now()))
         try:
             model = _INTERACTION.validate_python(data)
-        except ValueError as exc:
-            raise TurnstreamError(f"interact: {exc}") from None
+        except ValidationError as exc:
+            problem = f"interact: {interaction_problems(exc)}"
+            self.invalid.append(problem)
+            raise TurnstreamError(problem + _REFUSED) from None
         wire = model.model_dump(mode="json", by_alias=True, exclude_none=True)
         self.interactions.append(wire)
         return wire

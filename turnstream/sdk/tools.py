@@ -189,6 +189,8 @@ class BoundTool(Generic[R]):
             block = frame.block
         if binding is None:
             return _Prepared(frame, None, bound, None, None, None, [])
+        if frame is not None:
+            _evidence_possible(self.name, binding, frame)
         block = block or {}
         plan = plan_call(block, binding, _flat(bound), self.mode)
         call = self._rebind(plan.args)
@@ -304,8 +306,8 @@ def _flat(bound: inspect.BoundArguments) -> dict[str, Any]:
 
 def _evidence(result: Any, results: ResultsBinding, types: ObjectTypes) -> list[dict[str, Any]]:
     """The values claims may cite: each field of the results' type the types document gives
-    a claim class, as the agent got it (a masked field is not evidence), per object
-    (``type:namespace:id``)."""
+    a claim class or the ``identifier`` role (the names a sentence binds a number to), as
+    the agent got it (a masked field is not evidence), per object (``type:namespace:id``)."""
     declared = types.types[results.type].fields
     evidence: list[dict[str, Any]] = []
     for item in result_items(result, results):
@@ -315,11 +317,42 @@ def _evidence(result: Any, results: ResultsBinding, types: ObjectTypes) -> list[
         ref = ":".join(p for p in (results.type, results.namespace, str(item_id)) if p)
         for name, spec in declared.items():
             value = read_path(item, results.fields.get(name, name))
-            if spec.class_ is None or value is None or value == MASK:
+            if (
+                value is None
+                or value == MASK
+                or (spec.class_ is None and spec.role != "identifier")
+            ):
                 continue
             if isinstance(value, int | float | str) and not isinstance(value, bool):
                 evidence.append({"object": ref, "field": name, "value": value})
     return evidence
+
+
+def _evidence_possible(name: str, binding: ToolBinding, frame: TurnFrame) -> None:
+    """Refuse, before the call, a bound tool whose results cannot become the claims'
+    evidence in a conversation that checks claims: the results' type must be declared by
+    the conversation's object types (never a silent ``unsupported``)."""
+    conversation = frame.conversation
+    if getattr(conversation, "contract", None) is None or binding.results is None:
+        return
+    if not getattr(conversation, "tool_evidence", True):
+        return  # the turn's evidence is recorded by hand
+    types = conversation.types
+    wanted = binding.results.type
+    if types is None:
+        raise TurnstreamError(
+            f"tool {name!r}: its results are {wanted!r} objects and the conversation checks "
+            "claims, but it has no object types: pass types=load_types(PATH) to "
+            "Conversation, or give the space a types document ([spaces.SPACE] types) so "
+            "that the profile serves it (or Conversation(tool_evidence=False) when the "
+            "turn's evidence is recorded by hand)"
+        )
+    if wanted not in types.types:
+        raise TurnstreamError(
+            f"tool {name!r}: results.type {wanted!r} is not a type of the conversation's "
+            f"object types ({', '.join(sorted(types.types)) or 'none'}): declare it, or fix "
+            "the binding's results.type"
+        )
 
 
 def _counts(measured: Measured) -> dict[str, Any]:

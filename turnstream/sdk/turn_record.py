@@ -1,4 +1,4 @@
-"""The turn record (WIRE.md ``turn``) built from what a frame collected. Pure: the claims
+"""The turn record (docs/wire.md, ``turn``) built from what a frame collected. Pure: the claims
 are checked by the caller, and every time is in the frame.
 
 The record never holds the output's text: only the claims (category, class, nature, role,
@@ -55,6 +55,7 @@ def build_turn_record(
     constraints: Sequence[Mapping[str, Any]],
     experiment: Mapping[str, str] | None,
     constraints_version: str | None = None,
+    language: str | None = None,
 ) -> dict[str, Any]:
     """One turn record, as the producer publishes it."""
     record: dict[str, Any] = {
@@ -77,6 +78,8 @@ def build_turn_record(
         record["session_id"] = session_id
     if build is not None:
         record["build"] = build
+    if language is not None:
+        record["language"] = language
     if contract_version is not None:
         record["contract_version"] = contract_version
     if constraints_version is not None:

@@ -83,6 +83,7 @@ COLUMNS: dict[str, list[str]] = {
         "interactions_refused",
         "claims",
         "constraints",
+        "language",
         *_SOURCE,
     ],
     "interactions": [
@@ -115,6 +116,7 @@ COLUMNS: dict[str, list[str]] = {
         "value",
         "evidence",
         "occurred_at",
+        "language",
         *_SOURCE,
     ],
     "turn_constraints": [
@@ -472,6 +474,7 @@ def _turn_rows(
             "interactions_refused": 0 if keep else len(turn.interactions),
             "claims": len(turn.claims),
             "constraints": len(turn.constraints),
+            "language": turn.language or "",
         }
     )
     if keep:
@@ -504,6 +507,7 @@ def _turn_rows(
                     "evidenced": claim.verdict in EVIDENCED_VERDICTS,
                     "value": claim.value or "",
                     "evidence": _json(claim.evidence) if claim.evidence else "",
+                    "language": turn.language or "",
                 }
             )
     for i, call in enumerate(turn.constraints):

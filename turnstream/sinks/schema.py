@@ -1468,3 +1468,19 @@ def apply_migrations(store: Store, until: int | None = None) -> list[int]:
         log.info("applied migration %d (%s)", migration.version, migration.name)
         applied.append(migration.version)
     return applied
+
+
+# ------------------------------------------------------------------------ migration 25
+# Issue 37 (item 6): the language a turn's output was read in, on the turn and on each of
+# its claims (additive: '' for the rows written before).
+MIGRATIONS += (
+    Migration(
+        25,
+        "turns and turn_claims: language",
+        (
+            "ALTER TABLE turns ADD COLUMN IF NOT EXISTS language LowCardinality(String) DEFAULT ''",
+            "ALTER TABLE turn_claims ADD COLUMN IF NOT EXISTS language LowCardinality(String) "
+            "DEFAULT ''",
+        ),
+    ),
+)

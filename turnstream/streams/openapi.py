@@ -157,7 +157,8 @@ def _paths() -> dict[str, dict[str, Any]]:
         "/v1/sdk/profile": {
             "get": {
                 "summary": "The SDK's profile for one source: its tool bindings (without "
-                "sources) and the claim contract (the negative corpus only by its version)",
+                "sources), the claim contract (the negative corpus only by its version) and "
+                "the object types",
                 "parameters": _query_parameters(SdkProfileQuery),
                 "responses": _responses("200", "404", "422"),
             }

@@ -273,7 +273,9 @@ def _sdk_profile(settings: Settings, query: SdkProfileQuery) -> dict[str, Any]:
     space = _space(settings, query.space_id)
     doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
     contract = _contract(space.claims_contract) if space.claims_contract else None
-    return profile_for(query.space_id, query.source, doc, contract)
+    types = types_for_space(space)
+    served = None if types is None else types.model_dump(mode="json", by_alias=True)
+    return profile_for(query.space_id, query.source, doc, contract, served)
 
 
 def register_routes(

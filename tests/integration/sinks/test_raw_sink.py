@@ -158,3 +158,31 @@ def test_the_key_cache_answers_first_and_keeps_the_most_recent(store: Store) -> 
         "stored": Source("in", 0, 1),
     }
     assert registry.lookup([]) == {}
+
+
+def _turn(key: str, language: str | None) -> bytes:
+    item = {
+        "type": "turn", "space_id": "acme", "idempotency_key": key,
+        "handle": {"type": "phone_e164", "value": PHONE}, "source": "web",
+        "occurred_at": datetime.now(UTC).isoformat(), "turn_id": key, "agent": "a",
+        "claims": [{"category": "price", "class": "money", "nature": "computed",
+                    "value": "1.00", "verdict": "matched", "action": "none"}],
+    }  # fmt: skip
+    if language is not None:
+        item["language"] = language
+    return json.dumps(item).encode()
+
+
+def test_a_turn_s_language_lands_on_the_turn_and_its_claims(store: Store) -> None:
+    now = datetime.now(UTC)
+    out: Rows = {}
+    for o, (key, lang) in enumerate((("t-pt", "pt"), ("t-none", None))):
+        decision = decide(_turn(key, lang), Source("in", 0, 900 + o), SETTINGS, lambda _: None)
+        for table, rows in rows_for(decision, SETTINGS, now).items():
+            out.setdefault(table, []).extend(rows)
+    RawSink(store).write(out)
+    turns = dict(store.query("SELECT turn_id, language FROM turns ORDER BY turn_id").rows)
+    claims = dict(store.query("SELECT turn_id, language FROM turn_claims ORDER BY turn_id").rows)
+    assert turns == claims == {"t-none": "", "t-pt": "pt"}
+    bad = decide(_turn("t-xx", "fr"), Source("in", 0, 999), SETTINGS, lambda _: None)
+    assert "dead_letters" in rows_for(bad, SETTINGS, now)  # a language the SDK never reads

@@ -130,3 +130,43 @@ def test_bad_parameters_are_422_naming_the_field(day, query: dict[str, str], fie
     status, body = get(deployment, query, deployment.operator_key)
     assert status == 422, body
     assert [e["field"] for e in body["errors"]] == [field]
+
+
+def test_the_cli_report_reads_a_space_with_its_own_analyst_key(day) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from turnstream.cli.main import app
+
+    deployment, lines = day
+    claims, _ = _from_the_file(lines)
+    acme = deployment.new_key("acme", Role.analyst)
+    runner = CliRunner()
+    args = ["report", "context-use", "--space", "acme", "--config", str(deployment.config)]
+    got = runner.invoke(app, [*args, "--format", "json"], env={"TURNSTREAM_API_KEY": acme})
+    assert got.exit_code == 0, got.output
+    body = json.loads(got.stdout)
+    # the API's keys, not the tables' titles
+    assert list(body) == ["claims", "claims_by_verdict", "turns", "constraints"]
+    assert sum(row["claims"] for row in body["claims"]) == claims["acme"]
+    api = get(deployment, {"space_id": "acme"}, acme)[1]
+    assert body["claims_by_verdict"] == api["claims_by_verdict"]
+    table = runner.invoke(app, args, env={"TURNSTREAM_API_KEY": acme})
+    assert table.exit_code == 0 and "claims by category and verdict" in table.stdout
+    # another space with this key: refused, naming the space
+    other = runner.invoke(app, [*args[:3], "lumen", *args[4:]], env={"TURNSTREAM_API_KEY": acme})
+    assert other.exit_code != 0
+
+
+def test_an_all_spaces_route_tells_a_space_key_where_its_reports_are(day) -> None:  # type: ignore[no-untyped-def]
+    deployment, _ = day
+    acme = deployment.new_key("acme", Role.analyst)
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{deployment.worker.web_port}/v1/sql",
+        data=json.dumps({"sql": "SELECT 1"}).encode(),
+        headers={"Authorization": f"Bearer {acme}", "Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=30)
+    assert refused.value.code == 403
+    message = json.loads(refused.value.read())["error"]
+    assert "report context-use --space acme" in message and "GET /v1/context-use" in message

@@ -291,8 +291,6 @@ def test_misuse_is_named() -> None:
             frame.record_call("t", id="c1")
         with pytest.raises(TurnstreamError, match="violations"):
             frame.measure("t", sent=1, results_checked=1, violations=2, unverifiable=0)
-        with pytest.raises(TurnstreamError, match="interact"):
-            frame.interact({"kind": "preference", "attr": "color", "op": "in", "values": []})
     with pytest.raises(TurnstreamError, match="exactly one of handle and profile_id"):
         Conversation(space="acme", source="web", agent="a")
     without = Conversation(space="acme", source="web", agent="a", profile_id="p_1",
@@ -455,3 +453,59 @@ def test_values_of_a_declared_type_take_its_class_and_claim_age() -> None:
         )
     with conv.turn() as frame, pytest.raises(TurnstreamError, match="'shoe'"):
         frame.record_read(OBJ, [], type="shoe")
+
+
+@pytest.mark.parametrize(
+    ("interaction", "says"),
+    [
+        ({"kind": "preference", "attr": "color", "op": "in", "values": ["red"],
+          "strength": "must", "source": "stated"},
+         r"interaction\.attr: .*\(got 'color'\)"),
+        ({"kind": "preference", "attr": "item_variant.color", "op": "in", "values": []},
+         r"interaction\.values: .*; interaction\.strength: required; "
+         r"interaction\.source: required"),
+        ({"kind": "bogus"}, r"interaction\.kind: 'bogus' is not a kind \(one of .*presented"),
+        ({"ref": "x"}, r"interaction\.kind: required"),
+        ({"kind": "engaged", "ref": "x"}, r"interaction\.action: required"),
+        ({"kind": "seen", "exposure_id": "x", "max_index_seen": 1},
+         r"interaction\.exposure_id: must be a UUID"),
+    ],
+)  # fmt: skip
+def test_an_invalid_interaction_says_what_to_fix(interaction: dict[str, Any], says: str) -> None:
+    conv = conversation([])
+    with pytest.raises(TurnstreamError, match=says) as raised, conv.turn() as frame:
+        frame.interact(interaction)
+    assert "tagged-union" not in str(raised.value) and "function-after" not in str(raised.value)
+
+
+def test_a_turn_with_an_invalid_interaction_is_refused_whole() -> None:
+    records: list[dict[str, Any]] = []
+    conv = conversation(records)
+    # the body caught the error and went on: leaving the turn raises it again
+    refused = pytest.raises(TurnstreamError, match=r"refused whole, not published: .*strength")
+    with refused, conv.turn() as frame:
+        frame.interact({"kind": "engaged", "ref": OBJ, "action": "click"})
+        with pytest.raises(TurnstreamError):
+            frame.interact({"kind": "preference", "attr": "item_variant.color",
+                            "op": "in", "values": ["red"], "source": "stated"})  # fmt: skip
+        conv.agent("Restam 3 unidades em estoque.")
+    # the body let it go on: that error goes on, and nothing is published either
+    with pytest.raises(TurnstreamError, match=r"interaction\.action"), conv.turn() as frame:
+        frame.interact({"kind": "engaged", "ref": OBJ})
+    assert records == []
+    with conv.turn() as frame:  # the next turn is its own
+        frame.interact({"kind": "engaged", "ref": OBJ, "action": "click"})
+    assert len(records) == 1 and len(records[0]["interactions"]) == 1
+
+
+def test_the_record_names_the_language_its_output_was_read_in() -> None:
+    records: list[dict[str, Any]] = []
+    conv = conversation(records)  # language="pt" on the conversation
+    with conv.turn():
+        conv.agent("Restam 3 unidades em estoque.")
+    with conv.turn():
+        conv.agent("Only 3 left in stock.", language="en")
+    with conv.turn():
+        pass  # no output: the conversation's language all the same
+    assert [r.get("language") for r in records] == ["pt", "en", "pt"]
+    parse_item(json.dumps(records[1]).encode())

@@ -140,6 +140,9 @@ class SdkProfile(_Model):
     contract_version: str | None = None
     #: The contract, its negative corpus reduced to ``{"version": ...}``.
     claim_contract: dict[str, Any] | None = None
+    #: The space's object types document (its JSON form): what a bound tool's results are,
+    #: so that their values become the claims' evidence.
+    types: dict[str, Any] | None = None
 
     @property
     def bindings(self) -> BindingsDocument:
@@ -172,10 +175,12 @@ def profile_for(
     source: str,
     doc: BindingsDocument | None,
     contract: Mapping[str, Any] | None,
+    types: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON answer of ``GET /v1/sdk/profile``: every binding that applies to
     ``source`` (one naming it wins over one for every source), without ``sources``; the
-    claim contract without its negative corpus's phrases, and its version."""
+    claim contract without its negative corpus's phrases, and its version; the object
+    types document."""
     chosen: list[dict[str, Any]] = []
     if doc is not None:
         for tool in dict.fromkeys(b.tool for b in doc.bindings):
@@ -188,6 +193,7 @@ def profile_for(
         "tool_bindings": chosen,
         "contract_version": None if contract is None else contract.get("version"),
         "claim_contract": None if contract is None else _without_phrases(contract),
+        "types": None if types is None else dict(types),
     }
 
 

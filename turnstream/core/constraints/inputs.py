@@ -109,7 +109,7 @@ class StatedPreference:
         session: str,
         origin: str,
     ) -> StatedPreference:
-        """A preference from its interaction (WIRE.md), with the wire's defaults: scope
+        """A preference from its interaction (docs/wire.md), with the wire's defaults: scope
         ``session``, source ``stated``."""
         return cls(
             id=id,

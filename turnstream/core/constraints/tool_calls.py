@@ -91,7 +91,7 @@ class Measured:
     unenforced: list[str] = field(default_factory=list)
 
     def wire(self, tool: str) -> dict[str, Any]:
-        """The turn record's constraint measurement (WIRE.md)."""
+        """The turn record's constraint measurement (docs/wire.md)."""
         return {
             "tool": tool,
             "sent": self.sent,

@@ -98,7 +98,8 @@ def unequivocal(
     mutable: bool,
     numbers_in_sentence: Sequence[NumberMention],
 ) -> bool:
-    """Whether all five conditions of a rewrite hold."""
+    """Whether all five conditions of a rewrite hold (a ``mismatch`` with one object and one
+    value counts as the stale copy does when the category's ``rewrite_mismatch`` is on)."""
     m = cand.mention
     return (
         mutable
@@ -106,7 +107,10 @@ def unequivocal(
         and m.cls in REWRITABLE_CLASSES
         and not m.is_range
         and not isinstance(m.value, tuple | list)
-        and judgement.verdict == "stale"
+        and (
+            judgement.verdict == "stale"
+            or (judgement.verdict == "mismatch" and cand.category.actions.rewrite_mismatch)
+        )
         and judgement.fresh is not None
         and not any(o.cls == m.cls and o.start != m.start for o in numbers_in_sentence)
     )

@@ -85,6 +85,9 @@ class ValueEvidence(_Doc):
     same_role: bool = False
     fresh_for: Literal["claim"] | None = None
     must_state_gaps: bool = False
+    #: An approximate number ("about $40") is compared within this relative tolerance
+    #: (0.05: 5% of the evidence's value); none: it is not compared (``not_checked``).
+    approximate_tolerance: float | None = Field(default=None, gt=0.0, le=1.0)
 
 
 class AnchorEvidence(_Doc):
@@ -172,6 +175,10 @@ class Actions(_Doc):
 
     default: Action = "warn"
     contexts: dict[_Id, Action] = Field(default_factory=dict)
+    #: ``rewrite_if_unequivocal`` also rewrites an unequivocal ``mismatch``: the number is
+    #: bound to one object whose evidence holds one value of its role, and that value is
+    #: written in its place (off: only a ``stale`` copy is rewritten).
+    rewrite_mismatch: bool = False
 
     def for_context(self, context: str | None) -> Action:
         """The action for ``context`` (its own, or the default)."""

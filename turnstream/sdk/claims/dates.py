@@ -50,15 +50,19 @@ _ALT = {
 }
 _DAY = r"(?P<d>[0-3]?[0-9])"
 _YEAR = r"(?P<y>[12][0-9]{3})"
-_ORD = r"(?:\.?[ºª°]|st|nd|rd|th|\.?er|o\b)?"
+# A two-digit year, only after a separator ("05-Mar-26", "5/mar/26").
+_YEAR2 = r"[-/.](?P<y2>[0-9]{2})(?![0-9])"
+_ORD = r"(?:\.?[ºª°]|st|nd|rd|th|\.?er|o\b|(?:ro|do|to|vo|no|mo)\b)?"
 _END = r"(?![0-9]|[.,][0-9]|\w)"
 
+# The separators may differ ("2026/03-05", "05/03-2026", "5-3/2026"): people mix them.
 _ISO = re.compile(
-    r"(?<![\w./-])(?P<y>[12][0-9]{3})([-/.])(?P<m>[01]?[0-9])\2(?P<d>[0-3]?[0-9])"
+    r"(?<![\w./-])(?P<y>[12][0-9]{3})[-/.](?P<m>[01]?[0-9])[-/.](?P<d>[0-3]?[0-9])"
     r"(?:T[0-9:.]+Z?)?" + _END
 )
+# Mixed separators only with a four-digit year: "2.5-10 mg" is a range of doses.
 _NUMERIC3 = re.compile(
-    r"(?<![\w./-])(?P<a>[0-3]?[0-9])([/.-])(?P<b>[0-3]?[0-9])\2"
+    r"(?<![\w./-])(?P<a>[0-3]?[0-9])(?P<s1>[/.-])(?P<b>[0-3]?[0-9])(?P<s2>[/.-])"
     r"(?P<y>[0-9]{4}|[0-9]{2})(?![\w/-]|[.,][0-9])"
 )
 _NUMERIC2 = re.compile(r"(?<![\w./,-])(?P<a>[0-3]?[0-9])/(?P<b>[0-3]?[0-9])(?![\w/]|[.,][0-9])")
@@ -77,22 +81,45 @@ _DATE_WORDS = frozenset(
 _WRITTEN_DMY = {
     lang: re.compile(
         rf"(?<![\w.,])(?:(?P<d0>[0-3]?[0-9]){_ORD}\s*(?:a|e|y|al|até|-|\u2013)\s*)?{_DAY}{_ORD}"
-        rf"(?:\s+de\s+|\s+|-|/)(?P<m>{_ALT[lang]})\.?"
-        rf"(?:(?:\s+de\s+|\s+del\s+|,?\s+|-|/){_YEAR})?(?!\w)",
+        rf"(?:\s+de\s+|\s+|-|/|\.)(?P<m>{_ALT[lang]})\.?"
+        rf"(?:(?:\s+de\s+|\s+del\s+|,?\s+|-|/|\.){_YEAR}|{_YEAR2})?(?!\w)",
         re.IGNORECASE,
     )
     for lang in ("pt", "es", "en")
 }
-# "March 15, 2025", "Mar. 15th", "March 10-15"
+# "March 15, 2025", "Mar. 15th", "March 10-15", "Mar-05-2026", "Mar/5/26"
 _WRITTEN_MDY = re.compile(
-    rf"(?<![\w.])(?P<m>{_ALT['en']})\.?\s+(?:(?P<d0>[0-3]?[0-9]){_ORD}\s*(?:-|\u2013|to|and)\s*)?"
-    rf"{_DAY}{_ORD}(?:,?\s+{_YEAR})?(?!\w|[.,:][0-9])",
+    rf"(?<![\w.])(?P<m>{_ALT['en']})\.?(?:\s+|[-/.])"
+    rf"(?:(?P<d0>[0-3]?[0-9]){_ORD}\s*(?:-|\u2013|to|and)\s*)?"
+    rf"{_DAY}{_ORD}(?:(?:,?\s+|[-/.]){_YEAR}(?![0-9])|{_YEAR2}|,?\s+'(?P<y3>[0-9]{{2}}))?"
+    rf"(?!\w|[.,:][0-9])",
     re.IGNORECASE,
 )
+# Month first in Portuguese and Spanish ("março 5, 2026", "marzo 5 de 2026"): only with its
+# year or joined by a separator, since "em março 5 lojas abriram" is no date.
+_WRITTEN_MDY_ROMANCE = {
+    lang: re.compile(
+        rf"(?<![\w.])(?P<m>{_ALT[lang]})\.?"
+        rf"(?P<sep>\s+|[-/.]){_DAY}{_ORD}(?:,?\s+|\s+de\s+|\s+del\s+|[-/.])"
+        rf"(?:{_YEAR}|(?P<y2>[0-9]{{2}}))(?![0-9]|\w)",
+        re.IGNORECASE,
+    )
+    for lang in ("pt", "es")
+}
 _WRITTEN_EN_DMY = re.compile(
-    rf"(?<![\w.,]){_DAY}{_ORD}\s+(?:of\s+)?(?P<m>{_ALT['en']})\.?(?:,?\s+{_YEAR})?(?!\w)",
+    rf"(?<![\w.,]){_DAY}{_ORD}(?:\s+(?:of\s+)?|[-/.])(?P<m>{_ALT['en']})\.?"
+    rf"(?:(?:,?\s+|[-/.]){_YEAR}|{_YEAR2}|,?\s+'(?P<y3>[0-9]{{2}}))?(?!\w)",
     re.IGNORECASE,
 )
+# Year first with the month written ("2026-Mar-05", "2026 March 5", "2026/mar/05").
+_WRITTEN_YMD = {
+    lang: re.compile(
+        rf"(?<![\w.,/-]){_YEAR}(?P<sep>[-/. ])(?P<m>{_ALT[lang]})\.?(?P=sep){_DAY}{_ORD}"
+        rf"(?![0-9]|\w|[.,:][0-9])",
+        re.IGNORECASE,
+    )
+    for lang in ("pt", "en", "es")
+}
 
 
 def _iso(year: int | None, month: int, day: int) -> str | None:
@@ -130,10 +157,11 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
     for start, stop in runs:
         if mask[start]:
             continue
-        # "March 15": a month name, then a space, just before (English only)
-        month_first = lang == "en" and start > 1 and text[start - 1] == " "
+        # "March 15", "Mar-05-2026", "março 5, 2026": a month name, then a space or a
+        # separator, just before
+        month_first = start > 1 and text[start - 1] in " -/."
         at = _month_before(text, start, months) if month_first else None
-        m = _WRITTEN_MDY.match(text, at) if at is not None else None
+        m = _month_first(text, at, lang) if at is not None else None
         if m is not None and taken.free(m.start(), m.end()):
             _written(taken, m, months, mdy=True)
             continue
@@ -148,7 +176,11 @@ def read_dates(taken: Taken, lang: Language, runs: list[tuple[int, int]]) -> Non
         separated = after in "/.-"
         if separated and (m := _ISO.match(text, start)) and taken.free(m.start(), m.end()):
             _take(taken, m.start(), m.end(), _iso(int(m["y"]), int(m["m"]), int(m["d"])))
-        elif (m := written.match(text, start)) and taken.free(m.start(), m.end()):
+        elif (
+            stop - start == 4
+            and (m := _WRITTEN_YMD[lang].match(text, start))
+            and taken.free(m.start(), m.end())
+        ) or ((m := written.match(text, start)) and taken.free(m.start(), m.end())):
             _written(taken, m, months, mdy=False)
         elif separated and not _numeric(taken, start, month_first=lang == "en"):
             _pair(taken, start, lang)
@@ -159,7 +191,9 @@ def _month_before(text: str, start: int, months: dict[str, int]) -> int | None:
     head = text[max(0, start - 14) : start]
     word = head.rstrip()
     if len(word) == len(head):
-        return None
+        if not head or head[-1] not in "-/.":
+            return None
+        word = head[:-1]
     word = word.rstrip(".")
     i = len(word)
     while i > 0 and word[i - 1].isalpha():
@@ -170,11 +204,23 @@ def _month_before(text: str, start: int, months: dict[str, int]) -> int | None:
     return None
 
 
+def _month_first(text: str, at: int, lang: Language) -> re.Match[str] | None:
+    """A date written month first at ``at``: any form in English; with its year (or
+    separators) in Portuguese and Spanish."""
+    if lang == "en":
+        return _WRITTEN_MDY.match(text, at)
+    m = _WRITTEN_MDY_ROMANCE[lang].match(text, at)
+    if m is None or (m["sep"].isspace() and m["y"] is None):
+        return None
+    return m
+
+
 def _written(taken: Taken, m: re.Match[str], months: dict[str, int], *, mdy: bool) -> None:
     text = taken.text
     name = m["m"].lower()
     month = months[name] if name in months else months[_plain(name)]
-    year = _year(m["y"])
+    groups = m.groupdict()
+    year = _year(groups.get("y") or groups.get("y2") or groups.get("y3"))
     end = m.end()
     if text[end - 1] == "." and m.end("m") == end - 1 and name in _WIDE:
         end -= 1  # the full name then a full stop: the sentence's, not an abbreviation's
@@ -195,6 +241,8 @@ def _numeric(taken: Taken, start: int, *, month_first: bool) -> bool:
     for pattern in (_NUMERIC3, _NUMERIC2):
         m = pattern.match(text, start)
         if m is None or not taken.free(m.start(), m.end()):
+            continue
+        if pattern is _NUMERIC3 and m["s1"] != m["s2"] and len(m["y"]) != 4:
             continue
         if pattern is _NUMERIC2 and unit_after(text, m.end()) is not None:
             return True  # "1/2 kg", "3/4 cup" are fractions

@@ -27,6 +27,7 @@ from typing import Any, Literal, Protocol
 from turnstream.sdk.claims.contract import Category, Contract
 from turnstream.sdk.claims.normalize import lower
 from turnstream.sdk.claims.patterns import find_pattern
+from turnstream.sdk.claims.qualifiers import THRESHOLD, qualifier
 
 __all__ = [
     "ROLE_WINDOW",
@@ -83,6 +84,8 @@ class Candidate:
     role: str | None = None
     role_tied: tuple[str, ...] = ()
     value: str | None = None
+    #: "approximate" (a hedge: "about $40") or "threshold" (a condition: "free above $50")
+    qualifier: str | None = None
 
     @property
     def cls(self) -> str | None:
@@ -207,7 +210,7 @@ class Detector:
             if not cat.applies_to(agent):
                 continue
             if cat.detect.classes or comp.roles:
-                found.extend(self._numbers(comp, folded, sentences, by_sentence, word_index))
+                found.extend(self._numbers(comp, text, folded, sentences, by_sentence, word_index))
             if comp.terms is not None and not cat.detect.classes:
                 found.extend(_terms_alone(comp, text, folded, sentences, starts))
             for name in cat.detect.patterns:
@@ -225,6 +228,7 @@ class Detector:
     def _numbers(
         self,
         comp: _Compiled,
+        text: str,
         folded: str,
         sentences: Sequence[tuple[int, int]],
         by_sentence: dict[int, list[NumberMention]],
@@ -241,9 +245,14 @@ class Detector:
                 continue
             if needed is not None and needed.search(folded, span[0], span[1]) is None:
                 continue
+            how = [qualifier(text, span[0], m.start, m.end, m.cls) for m in mentions]
             roles: dict[int, dict[str, int]] = {}
             if comp.roles:
-                roles = _roles(comp, folded, span, mentions, word_index(i))
+                # role terms inside a hedge or a condition ("de" in "cerca de") name no role
+                inside_qualifiers = [
+                    (q[1], m.start) for q, m in zip(how, mentions, strict=True) if q
+                ]
+                roles = _roles(comp, folded, span, mentions, word_index(i), inside_qualifiers)
             for k, m in enumerate(mentions):
                 nearest = roles.get(k, {})
                 if not classes and not nearest:
@@ -256,8 +265,11 @@ class Detector:
                         role = at_best[0]
                     else:
                         tied = tuple(at_best)
+                kind = how[k][0] if how[k] else None
+                if kind == THRESHOLD:  # a condition's bound: its own role, never a price
+                    role, tied = THRESHOLD, ()
                 yield Candidate(
-                    cat, "number", m.start, m.end, span, m, role, tied, mention_value(m)
+                    cat, "number", m.start, m.end, span, m, role, tied, mention_value(m), kind
                 )
 
 
@@ -267,11 +279,17 @@ def _roles(
     span: tuple[int, int],
     mentions: list[NumberMention],
     words: _WordIndex,
+    skip: Sequence[tuple[int, int]] = (),
 ) -> dict[int, dict[str, int]]:
-    """For each number (by index), the distance of the nearest term of each role it got."""
+    """For each number (by index), the distance of the nearest term of each role it got
+    (terms inside the ``skip`` spans left out)."""
     matches: list[tuple[int, int, str]] = []
     for role, rx in comp.roles:
-        matches.extend((m.start(), m.end(), role) for m in rx.finditer(folded, span[0], span[1]))
+        matches.extend(
+            (m.start(), m.end(), role)
+            for m in rx.finditer(folded, span[0], span[1])
+            if not any(s <= m.start() < e for s, e in skip)
+        )
     # A term inside a longer term ("por" inside "sai por") is the longer one.
     matches.sort(key=lambda t: (t[0], -t[1]))
     kept: list[tuple[int, int, str]] = []

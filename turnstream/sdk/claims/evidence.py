@@ -1,6 +1,6 @@
 """What the SDK saw in a turn: tool calls with their values, state reads, documents, anchors.
 
-The file format of a turn to check is in CONTRACT.md (``--turn FILE.json``); the same models
+The file format of a turn to check is in docs/contract.md (``--turn FILE.json``); the same models
 serve the SDK's API. A value's role is its ``field``; it is fresh for a claim while
 ``now - at <= claim_age_s``.
 """
@@ -31,7 +31,7 @@ ValueClass = Literal["money", "percent", "date", "duration", "quantity", "count"
 
 
 class _In(BaseModel):
-    # Accept more, never less (CONTRACT.md): unknown fields are ignored, named ones are strict.
+    # Accept more, never less (docs/contract.md): unknown fields are ignored, named ones are strict.
     model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
 
 
@@ -47,6 +47,9 @@ class EvidenceValue(_In):
     gaps: list[Annotated[str, StringConstraints(min_length=1, max_length=512)]] = Field(
         default_factory=list
     )
+    #: The value names its object (a field of role ``identifier``: a name, a title, a SKU):
+    #: a sentence that says it is about that object (docs/claims.md, "Binding").
+    identifies: bool = False
 
 
 class ToolCall(_In):

@@ -29,7 +29,8 @@ class Mention:
     in_words: bool = False  # written in words ("fifteen business days")
 
     def as_json(self) -> dict[str, Any]:
-        """The CONTRACT.md form: start, end, text, class, value ([low, high] for ranges), unit."""
+        """The docs/contract.md form: start, end, text, class, value ([low, high] for a
+        range), unit."""
         value: Any = list(self.value) if isinstance(self.value, tuple) else self.value
         return {
             "start": self.start,

@@ -1,4 +1,4 @@
-"""Claim records: what each claim puts in the turn record (WIRE.md, ``claims`` entries)."""
+"""Claim records: what each claim puts in the turn record (docs/wire.md, ``claims`` entries)."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ class ClaimRecord:
         )
 
     def as_wire(self) -> dict[str, Any]:
-        """The ``claims`` entry of the turn record, exactly as WIRE.md names its fields."""
+        """The ``claims`` entry of the turn record, exactly as docs/wire.md names its fields."""
         value = self.value if self.value is None else self.value[:_MAX_VALUE]
         return {
             "category": self.category,

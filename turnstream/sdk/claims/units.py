@@ -59,20 +59,43 @@ def _symbols() -> dict[str, str]:
     table["$"] = "$"
     table.setdefault("US$", "USD")
     table.setdefault("R$", "BRL")
+    table.setdefault("S/", "PEN")
+    table.setdefault("S/.", "PEN")
     return table
 
 
 # A currency before the number: an ISO code or a symbol (one to three letters then a sign).
 _SIGNS = "$€£¥₹₩₽₺₴₦₱₪₫₤₶₡₲₵₸₼₾฿₭₮₳"
 _SPACES = frozenset(" \u00a0\u202f")
-_BEFORE = re.compile(rf"(?<![^\W\d_])([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z")
+_BEFORE = re.compile(
+    rf"(?<![^\W\d_])(U\$S|S/\.?|[A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?\Z"
+)
+# "US $49.90", "R $ 10,00": the country's letters, a space, then the sign.
+_SPACED_PREFIX = re.compile(r"(?<![^\W\d_])(US|R|MX|CA|AU|NZ|HK)[ \u00a0]\Z")
+
+
+# Prefixes of several letters before "$" that shops write and CLDR does not list.
+_DOLLAR_PREFIXES = {
+    "U$S": "USD",
+    "U$": "USD",
+    "AR$": "ARS",
+    "CL$": "CLP",
+    "CO$": "COP",
+    "COL$": "COP",
+    "UY$": "UYU",
+    "RD$": "DOP",
+    "Mex$": "MXN",
+}
 
 
 def _code(symbol: str) -> str | None:
-    """The ISO code of a symbol; an unknown prefix before a sign ("C$", "USD$") keeps the
-    sign's reading ("$")."""
-    code = _symbols().get(symbol)
+    """The ISO code of a symbol: an ISO code before a sign ("MXN$", "BRL$", "USD$") is that
+    code; another unknown prefix before a sign keeps the sign's reading ("$")."""
+    code = _symbols().get(symbol) or _DOLLAR_PREFIXES.get(symbol)
     if code is None and symbol[-1] in _SIGNS:
+        head = symbol[:-1]
+        if len(head) == 3 and head.isupper() and _symbols().get(head) == head:
+            return head
         code = _symbols().get(symbol[-1], symbol[-1])
     return code
 
@@ -91,10 +114,12 @@ def currency_before(text: str, start: int) -> tuple[int, str] | None:
         last = text[start - 2 : start - 1]
     if not last:
         return None
-    if last in _SIGNS or "A" <= last <= "Z":
-        m = _BEFORE.search(text, max(0, start - 5), start)
+    if last in _SIGNS or "A" <= last <= "Z" or last in "/.":
+        m = _BEFORE.search(text, max(0, start - 6), start)
         code = None if m is None else _code(m.group(1))
         if m is not None and code is not None:
+            if code == "$" and (p := _SPACED_PREFIX.search(text, max(0, m.start() - 4), m.start())):
+                return p.start(), _code(p.group(1) + "$") or "$"
             return m.start(), code
     if last in _LOCAL_LAST or last == ".":
         head = text[max(0, start - 6) : start].rstrip(" \u00a0\u202f").rstrip(".")
@@ -294,7 +319,7 @@ def unit_after(text: str, end: int) -> tuple[int, Unit] | None:
     return None if unit is None else (stop, unit)
 
 
-_AT = re.compile(rf"([A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?(?=[0-9])")
+_AT = re.compile(rf"(U\$S|S/\.?|[A-Z]{{3}}|[A-Za-z]{{0,3}}[{_SIGNS}])[ \u00a0\u202f]?(?=[0-9])")
 
 
 def currency_at(text: str, start: int) -> tuple[int, str] | None:

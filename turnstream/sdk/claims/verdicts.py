@@ -30,9 +30,11 @@ from datetime import datetime
 from typing import Any
 
 from turnstream.sdk.claims.anchors import score_anchor
+from turnstream.sdk.claims.binding import ObjectNames
 from turnstream.sdk.claims.detect import Candidate, NumberMention
 from turnstream.sdk.claims.evidence import Evidence, EvidenceValue, ProvenancedValue
 from turnstream.sdk.claims.normalize import fold, normalize
+from turnstream.sdk.claims.qualifiers import APPROXIMATE, THRESHOLD
 from turnstream.sdk.claims.records import Nature, Verdict
 
 __all__ = ["Judgement", "TurnFacts", "judge", "same_value"]
@@ -58,8 +60,11 @@ class TurnFacts:
     by_number: dict[tuple[str, float], list[tuple[int, ProvenancedValue]]] = field(
         default_factory=dict
     )
+    #: The objects of the evidence by the words that name them (binding).
+    objects: ObjectNames | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "objects", ObjectNames.of(self.values))
         for i, v in enumerate(self.values):
             self.by_class.setdefault(v.item.class_, []).append(v)
             number = _number(v.item.value)
@@ -170,11 +175,64 @@ def _quoted(facts: TurnFacts, cand: Candidate, quote: tuple[int, int]) -> Judgem
     return Judgement("quoted", "quoted_missing", {"kind": "quote"})
 
 
+def _is_threshold_field(name: str) -> bool:
+    return "threshold" in name or name.startswith(("min_", "minimum"))
+
+
+def _threshold(facts: TurnFacts, cand: Candidate) -> Judgement:
+    """A condition's bound: compared only with the evidence's threshold fields
+    (``threshold``, ``*_threshold``, ``min_*``, ``minimum*``); never with a price."""
+    m = cand.mention
+    assert m is not None
+    values = [v for v in facts.by_class.get(m.cls, []) if _is_threshold_field(v.item.field)]
+    if not values:
+        return Judgement("model", "not_checked", {"kind": "threshold"})
+    equal = [v for v in values if same_value(m, v.item)]
+    if equal:
+        return Judgement("computed", "matched", equal[0].ref())
+    return Judgement("computed", "mismatch", values[0].ref())
+
+
+def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> bool:
+    a, b = _number(m.value), _number(item.value)
+    if a is None or b is None or item.class_ != m.cls or not _same_unit(m, item):
+        return False
+    return abs(a - b) <= tolerance * max(abs(b), 1e-9) + 1e-9
+
+
+def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> str | None:
+    """The object the number's sentence names (one the evidence holds values of)."""
+    if facts.objects is None or cand.mention is None:
+        return None
+    obj = facts.objects.bind(facts.text, cand.sentence, cand.start, cand.end)
+    if obj is None or not any(v.object == obj for v in facts.values):
+        return None
+    return obj
+
+
+def _right(m: NumberMention, candidates: list[ProvenancedValue]) -> ProvenancedValue | None:
+    """The one value a mismatch should have said: every candidate of one object and one
+    value (None when there are several)."""
+    if not candidates or len({v.object for v in candidates}) != 1 or candidates[0].object is None:
+        return None
+    first = candidates[0]
+    if all(same_value_items(first.item, v.item) for v in candidates[1:]):
+        return first
+    return None
+
+
+def same_value_items(a: EvidenceValue, b: EvidenceValue) -> bool:
+    """Whether two values of the evidence hold the same value."""
+    return a.class_ == b.class_ and a.value == b.value and (a.unit or "") == (b.unit or "")
+
+
 def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
     m = cand.mention
     assert m is not None
     spec = cand.category.evidence.value
     assert spec is not None
+    if cand.qualifier == THRESHOLD:
+        return _threshold(facts, cand)
     of_class = facts.by_class.get(m.cls, [])
     equal_any = facts.equal_values(m)
     of_role = of_class if cand.role is None else [v for v in of_class if v.item.field == cand.role]
@@ -187,10 +245,25 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
         equal = [v for v in equal_any if v.item.field == cand.role]
     else:
         candidates, equal = of_class, equal_any
-    if not candidates:
-        return Judgement("computed", "no_evidence")
+    obj = _bound(facts, cand, candidates)
+    if obj is not None:  # the sentence names an object: its values alone
+        candidates = [v for v in candidates if v.object == obj]
+        equal = [v for v in equal if v.object == obj]
+    if not candidates:  # (the named object holds no value of the number's class or role)
+        ref = None if obj is None else {"kind": "value", "object": obj, "bound": True}
+        return Judgement("computed", "no_evidence", ref)
+    if cand.qualifier == APPROXIMATE or m.is_range or isinstance(m.value, tuple | list):
+        approx = _approximate(m, spec.approximate_tolerance, candidates, equal)
+        if approx is not None:
+            return approx
     if not equal:
-        return Judgement("computed", "mismatch", candidates[0].ref())
+        right = _right(m, candidates)
+        ref = (right or candidates[0]).ref()
+        if obj is not None:
+            ref["bound"] = True
+        if right is not None:
+            ref["expected"] = mention_value_of(right.item)
+        return Judgement("computed", "mismatch", ref, right)
     fresh = [v for v in equal if v.fresh(facts.now)] if spec.fresh_for == "claim" else equal
     if not fresh:
         return Judgement("computed", "stale", equal[0].ref(), _fresh_other(facts, equal))
@@ -201,6 +274,39 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
             return Judgement("computed", "gap_not_stated", ref)
         fresh = stated
     return Judgement("computed", "matched", fresh[0].ref())
+
+
+def _approximate(
+    m: NumberMention,
+    tolerance: float | None,
+    candidates: list[ProvenancedValue],
+    equal: list[ProvenancedValue],
+) -> Judgement | None:
+    """A hedged number ("about $40") or a range against single values: not compared
+    without a tolerance (``not_checked``); within ``approximate_tolerance`` of a candidate,
+    ``matched``; else ``mismatch``. A range equal bound by bound to a range value goes on
+    to the plain comparison (None)."""
+    if equal:
+        return None
+    if tolerance is None or isinstance(m.value, tuple | list):
+        return Judgement("computed", "not_checked", {"kind": "approximate"})
+    near = [v for v in candidates if _approximately(m, v.item, tolerance)]
+    if near:
+        return Judgement("computed", "matched", near[0].ref() | {"approximate": True})
+    return Judgement("computed", "mismatch", candidates[0].ref() | {"approximate": True})
+
+
+def mention_value_of(item: EvidenceValue) -> str:
+    """A value of the evidence written as a claim record writes a number ("129.99")."""
+    value = item.value
+    if isinstance(value, tuple | list):
+        return "..".join(mention_value_of(item.model_copy(update={"value": v})) for v in value)
+    number = _number(value) if not isinstance(value, str) else None
+    if number is None:
+        return str(value)
+    if item.class_ == "money":
+        return f"{number:.2f}"
+    return str(int(number)) if number.is_integer() else f"{number:f}".rstrip("0").rstrip(".")
 
 
 def _fresh_other(facts: TurnFacts, equal: list[ProvenancedValue]) -> ProvenancedValue | None:
@@ -232,6 +338,8 @@ def _tool(facts: TurnFacts, cand: Candidate) -> Judgement:
         return Judgement(nature, "matched", ref)
     if cand.category.natures.computed == "count":
         return Judgement(nature, "not_checked", ref)
+    if cand.qualifier is not None:  # a hedge or a condition's bound: not compared
+        return Judgement(nature, "not_checked", ref | {"qualifier": cand.qualifier})
     values = [
         (c, v)
         for c in calls

@@ -184,7 +184,9 @@ def test_the_profile_serves_the_source_s_bindings_without_sources_nor_phrases() 
     assert binding_for(profile.bindings, "search_plans", "anything") is not None
     assert profile_for("acme", "web", None, None) == {
         "space_id": "acme", "source": "web", "tool_bindings": [], "contract_version": None,
-        "claim_contract": None,
+        "claim_contract": None, "types": None,
     }  # fmt: skip
+    served = profile_for("acme", "web", None, None, {"types": {}})
+    assert parse_profile(served).types == {"types": {}}
     with pytest.raises(ConfigError, match="sdk profile"):
         parse_profile({"space_id": "acme"})

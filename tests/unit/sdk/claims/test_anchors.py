@@ -136,3 +136,33 @@ def test_the_category_threshold_replaces_090() -> None:
         strict,
     )
     assert g.claims[0].verdict == "below_threshold"
+
+
+def test_long_quotes_across_machine_words_match_sellers() -> None:
+    # Quotes of 70 to 200 characters: the bit vectors run past 64 bits.
+    rng = random.Random(37)
+    alphabet = "abcdefgh 0123"
+    for _ in range(12):
+        doc = "".join(rng.choice(alphabet) for _ in range(rng.randint(150, 400)))
+        start = rng.randint(0, 100)
+        quote = list(doc[start : start + rng.randint(70, 200)])
+        for _ in range(rng.randint(0, 12)):  # substitutions, insertions, deletions
+            at = rng.randrange(len(quote))
+            op = rng.choice("sid")
+            if op == "s":
+                quote[at] = rng.choice(alphabet)
+            elif op == "i":
+                quote.insert(at, rng.choice(alphabet))
+            elif len(quote) > 1:
+                del quote[at]
+        q = "".join(quote)
+        got = score_anchor(q, doc)
+        assert got.distance == infix_distance(normalize(q), normalize(doc))
+
+
+def test_the_passage_found_with_edits_is_the_one_whose_numbers_count() -> None:
+    doc = "Outras regras. O prazo para contestar é de 15 dias úteis a contar da notificação."
+    near = score_anchor("o prazo pra contestar e de 15 dias uteis", doc)  # one edit
+    assert near.distance == 1 and near.numbers_match
+    changed = score_anchor("o prazo pra contestar e de 16 dias uteis", doc)
+    assert changed.distance == 2 and not changed.numbers_match

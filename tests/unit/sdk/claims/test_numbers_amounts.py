@@ -236,14 +236,12 @@ def test_numbers_in_words_without_a_unit_are_not_read(lang, text):
         ("en", "It costs 99 cents", "99 cents", 0.99, None),
         ("es", "Sube 20 céntimos", "20 céntimos", 0.2, None),
         ("pt", "Oscila entre C$ 16,4 milhões", "C$ 16,4 milhões", 16_400_000, "$"),
-        ("pt", "Reduziria em USD$ 90 milhões", "USD$ 90 milhões", 90_000_000, "$"),
+        ("pt", "Reduziria em USD$ 90 milhões", "USD$ 90 milhões", 90_000_000, "USD"),
         ("pt", "Uma ação de um bilhão de dólares", "um bilhão de dólares", 1_000_000_000, "USD"),
         ("es", "Un premio de dos millones de euros", "dos millones de euros", 2_000_000, "EUR"),
     ],
 )
-def test_cents_unknown_prefixes_before_a_sign_and_scales_in_words(
-    lang, text, fragment, value, unit
-):
+def test_cents_prefixes_before_a_sign_and_scales_in_words(lang, text, fragment, value, unit):
     m = mention(text, lang, fragment)
     assert (m.cls, m.value, m.unit) == ("money", value, unit)
 
@@ -350,3 +348,25 @@ def test_a_unit_after_a_hyphen_in_english(text, fragment, cls, value, unit):
 
 def test_a_sign_after_a_hyphen_starts_the_other_end_of_a_range():
     assert read("Pay $5-$10 today", "en") == [("$5-$10", "money", (5, 10), "$")]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("es", "Cuesta MXN$ 1,299.00 hoy", "MXN$ 1,299.00", 1299.0, "MXN"),
+        ("es", "Sale ARS$ 1.500", "ARS$ 1.500", 1500, "ARS"),
+        ("es", "Sale AR$ 1.500", "AR$ 1.500", 1500, "ARS"),
+        ("es", "Cuesta U$S 49", "U$S 49", 49, "USD"),
+        ("es", "Cuesta S/ 45.90", "S/ 45.90", 45.9, "PEN"),
+        ("es", "Cuesta S/. 45,90", "S/. 45,90", 45.9, "PEN"),
+        ("pt", "Custa BRL$ 10,00", "BRL$ 10,00", 10.0, "BRL"),
+        ("pt", "Custa R $ 10,00", "R $ 10,00", 10.0, "BRL"),
+        ("en", "It costs US $49.90", "US $49.90", 49.9, "USD"),
+        ("en", "It costs USD$ 49.90", "USD$ 49.90", 49.9, "USD"),
+        ("en", "It costs $49.90", "$49.90", 49.9, "$"),  # a bare sign stays "$"
+        ("es", "Cuesta XYZ$ 3", "XYZ$ 3", 3, "$"),  # not a code: the sign's reading
+    ],
+)
+def test_prefixes_of_several_letters(lang, text, fragment, value, unit):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("money", value, unit)

@@ -73,3 +73,57 @@ def test_a_fraction_before_a_unit_is_not_a_date():
 
 def test_a_full_stop_after_a_month_name_stays_out():
     assert mention("Chega em 4 de março.", "pt", "4 de março").end == len("Chega em 4 de março")
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value"),
+    [
+        ("en", "Delivered on 5-Mar-2026.", "5-Mar-2026", "2026-03-05"),
+        ("en", "Delivered on Mar-05-2026.", "Mar-05-2026", "2026-03-05"),
+        ("en", "Delivered on 05-Mar-26.", "05-Mar-26", "2026-03-05"),
+        ("en", "Delivered on 5/Mar/2026.", "5/Mar/2026", "2026-03-05"),
+        ("en", "Delivered on 5.Mar.2026 at noon", "5.Mar.2026", "2026-03-05"),
+        ("en", "Due Mar. 6, '26 at the latest", "Mar. 6, '26", "2026-03-06"),
+        ("pt", "Chega em março 5, 2026.", "março 5, 2026", "2026-03-05"),
+        ("pt", "Chega em mar-05-2026.", "mar-05-2026", "2026-03-05"),
+        ("es", "Llega el marzo 5, 2026.", "marzo 5, 2026", "2026-03-05"),
+        ("es", "Llega el 5.mar.2026 temprano", "5.mar.2026", "2026-03-05"),
+        ("en", "Posted 2026-Mar-05 by staff", "2026-Mar-05", "2026-03-05"),
+        ("en", "Posted 2026 March 5 by staff", "2026 March 5", "2026-03-05"),
+        ("en", "Due 5 March '26 at the latest", "5 March '26", "2026-03-05"),
+        ("es", "Abre el 1ro de mayo", "1ro de mayo", "--05-01"),
+    ],
+)
+def test_month_names_with_separators_and_month_first(lang, text, fragment, value):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value) == ("date", value)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("pt", "Em março 5 lojas abriram."),  # month first without a year: no date in pt
+        ("es", "En marzo 5 tiendas abrieron."),
+    ],
+)
+def test_month_first_needs_its_year_in_pt_and_es(lang, text):
+    assert [m for m in read(text, lang) if m[1] == "date"] == []
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value"),
+    [
+        ("pt", "Entrega em 05/03-2026.", "05/03-2026", "2026-03-05"),
+        ("pt", "Entrega em 5-3/2026.", "5-3/2026", "2026-03-05"),
+        ("en", "Shipped on 2026/03-05.", "2026/03-05", "2026-03-05"),
+        ("es", "Llega el 05.03/2026.", "05.03/2026", "2026-03-05"),
+    ],
+)
+def test_mixed_separators(lang, text, fragment, value):
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value) == ("date", value)
+
+
+def test_mixed_separators_need_a_four_digit_year():
+    # a decimal then a hyphen: a range of doses, never 2 May 2010
+    assert [r for r in read("Tome 2.5-10 mg por dia.", "pt") if r[1] == "date"] == []

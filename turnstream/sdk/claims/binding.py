@@ -1,0 +1,146 @@
+"""Binding: which object of the evidence a number's sentence names.
+
+A number is compared with the values of the object its sentence names, when it names one:
+"The City Flex is now $129.99." is about the City Flex, and the Aero Runner's $129.99 does
+not make it right. An object is named by its names: the string values of its fields that
+identify it (``identifies``, set from the object types' ``identifier`` role, or a field
+called ``name``, ``title``, ``product_name``, ``display_name``, ``sku``), and the last part
+of its id (``item_variant:acme:tn-002`` -> ``tn-002``) when it holds a letter or three
+characters.
+
+A name's words (folded: lower case, no accents; stop words and one-letter words left out)
+that no other object's names share are its distinctive words; a sentence names an object
+when it holds one of them. Several objects named: the number goes to the one whose shared
+word stands nearest to it (fewer words between), then to the one with more shared words,
+then to the one written before it. No object named: the number is compared by its role
+alone, as before.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from turnstream.sdk.claims.evidence import ProvenancedValue
+from turnstream.sdk.claims.normalize import fold
+
+__all__ = ["NAME_FIELDS", "ObjectNames", "names_of"]
+
+#: Fields whose string value names its object even without a types document.
+NAME_FIELDS = frozenset(
+    {"name", "title", "product", "product_name", "product_title", "item_name", "display_name",
+     "model", "sku", "identifier"}
+)  # fmt: skip
+_WORD = re.compile(r"[^\W_]+")
+# Words that name nothing on their own (pt, en, es articles, prepositions, conjunctions).
+_STOP = frozenset(
+    [
+        "a",
+        "o",
+        "as",
+        "os",
+        "um",
+        "uma",
+        "de",
+        "da",
+        "do",
+        "das",
+        "dos",
+        "e",
+        "em",
+        "no",
+        "na",
+        "para",
+        "com",
+        "por",
+        "the",
+        "an",
+        "of",
+        "and",
+        "for",
+        "with",
+        "in",
+        "on",
+        "to",
+        "el",
+        "la",
+        "los",
+        "las",
+        "un",
+        "una",
+        "del",
+        "y",
+        "con",
+        "en",
+        "al",
+    ]
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in _WORD.findall(fold(text)) if len(w) > 1 and w not in _STOP]
+
+
+def _id_tail(object_id: str) -> str | None:
+    tail = object_id.rsplit(":", 1)[-1]
+    if any(c.isalpha() for c in tail) or len(tail) >= 3:
+        return tail
+    return None
+
+
+def names_of(values: Iterable[ProvenancedValue]) -> dict[str, set[str]]:
+    """Each object of the evidence and the strings that name it."""
+    names: dict[str, set[str]] = {}
+    for v in values:
+        if v.object is None:
+            continue
+        got = names.setdefault(v.object, set())
+        if isinstance(v.item.value, str) and (v.item.identifies or v.item.field in NAME_FIELDS):
+            got.add(v.item.value)
+    for obj, got in names.items():
+        tail = _id_tail(obj)
+        if tail is not None:
+            got.add(tail)
+    return names
+
+
+@dataclass(frozen=True, slots=True)
+class ObjectNames:
+    """The evidence's objects by their distinctive words (built once per check)."""
+
+    #: folded word -> the objects whose names hold it, only words of a single object
+    words: dict[str, str]
+
+    @classmethod
+    def of(cls, values: Sequence[ProvenancedValue]) -> ObjectNames:
+        """The distinctive words of every object of ``values``."""
+        owners: dict[str, set[str]] = {}
+        for obj, names in names_of(values).items():
+            for name in names:
+                for w in _words(name):
+                    owners.setdefault(w, set()).add(obj)
+        return cls({w: next(iter(objs)) for w, objs in owners.items() if len(objs) == 1})
+
+    def bind(self, text: str, sentence: tuple[int, int], start: int, end: int) -> str | None:
+        """The object the sentence names for the number at ``start:end``, or None."""
+        if not self.words:
+            return None
+        found: dict[str, list[int]] = {}  # object -> word distances from the number
+        before: dict[str, bool] = {}
+        base = sentence[0]  # fold only the sentence (same length: offsets shift by base)
+        tokens = list(_WORD.finditer(fold(text[base : sentence[1]])))
+        start, end = start - base, end - base
+        at = next((i for i, m in enumerate(tokens) if m.end() > start), len(tokens))
+        after = next((i for i, m in enumerate(tokens) if m.start() >= end), len(tokens))
+        for i, m in enumerate(tokens):
+            obj = self.words.get(m.group())
+            if obj is None or start <= m.start() < end:
+                continue
+            distance = at - i if i < at else i - after + 1
+            found.setdefault(obj, []).append(distance)
+            before[obj] = before.get(obj, False) or i < at
+        if not found:
+            return None
+        best = min(found, key=lambda o: (min(found[o]), -len(found[o]), not before[o], o))
+        return best
