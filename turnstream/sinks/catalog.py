@@ -302,7 +302,9 @@ CATALOG: dict[str, Entry] = {
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-            "too_large, store_refused or turn_scope",
+            "too_large, store_refused, turn_scope, past_retention (occurred_at older than the "
+            "raw tables keep, 45 days) or ahead_of_clock (occurred_at further ahead of the "
+            "received time than worker.occurred_at_max_ahead)",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",
