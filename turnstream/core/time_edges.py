@@ -13,11 +13,19 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-__all__ = ["RAW_KEEP_DAYS", "Edge", "time_edge"]
+__all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "time_edge"]
 
 #: Days the raw tables keep an item after its ``occurred_at`` (the ``interactions``
 #: TTL, ``sinks/schema.py``; a test holds the two together).
 RAW_KEEP_DAYS = 45
+
+#: Days an erase tombstone is kept after its ``erased_through``. It drops an item of the
+#: erased person that occurred at or before the erase; 45 days after it, any such item is
+#: refused as ``past_retention`` before the tombstone is read, so the tombstone has no
+#: more to drop. The 7 days beyond cover an item accepted just inside the window that the
+#: derivation driver reads from a backlog after a restart (a stalled worker is an alert
+#: long before that).
+ERASE_TOMBSTONE_DAYS = RAW_KEEP_DAYS + 7
 
 
 class Edge:

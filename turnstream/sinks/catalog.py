@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS
 from turnstream.errors import StoreError
 
 __all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "RETENTION", "Entry", "Retention", "render_markdown"]
@@ -72,8 +73,12 @@ RETENTION: dict[str, Retention] = {
     "sink_marks": Retention(None, None, "a row per raw table and source partition once "
                             "merged: offsets, no person"),
     "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
-    "erase_tombstones": Retention(None, None, "an erased person's pseudonymous id and the "
-                                  "erase's time, no more: what drops their late events"),
+    "erase_tombstones": Retention("erased_through", ERASE_TOMBSTONE_DAYS, "an erased "
+                                  "person's pseudonymous id and the erase's time, no more: "
+                                  "what drops their late events; deleted by the retention "
+                                  "job 52 days after the erase (45 days after it an item "
+                                  "of theirs is refused as past_retention anyway; 7 for a "
+                                  "backlog)"),
     "webhook_events": Retention("event_at", 30, "TTL"),
     "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
     "webhook_attempts": Retention("attempted_at", 30, "TTL"),
