@@ -21,8 +21,8 @@ from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, RAW_KEEP_DAYS, time_edge
 from turnstream.jobs.retention import retention_check
 from turnstream.sinks.derivations import DerivationSink, load_state
-from turnstream.sinks.retention import enforce_retention
 from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.sinks.retention import enforce_retention
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
