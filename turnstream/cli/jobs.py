@@ -141,18 +141,29 @@ def experiments_compare(
         Path | None, typer.Option(help="Also draw the arms (raw and CUPED) to this PNG.")
     ] = None,
     as_of: AsOfOpt = None,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Record the assignments and write the look to experiment_results (what the "
+            "scheduled job does). Default: read only.",
+        ),
+    ] = False,
     config: ConfigOpt = None,
     dsn: DsnOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Per arm: people, outcome rate, difference and lift against control (95% CI), p-value
     (and Holm-adjusted), the CUPED-adjusted difference, the sequential test's repeated
-    p-value; the sample-ratio-mismatch check, and whether the result may be acted on."""
+    p-value; the sample-ratio-mismatch check, and whether the result may be acted on.
+    Reads only, unless --write; a look at a day after today is refused."""
     from turnstream.jobs.experiments.compare import plot_comparison
     from turnstream.jobs.registry import comparison_from_dict
 
     settings = settings_from(config, dsn)
-    params = _params(experiment=experiment_id, measurement=measurement, as_of=as_of)
+    params = _params(
+        experiment=experiment_id, measurement=measurement, as_of=as_of, write="1" if write else None
+    )
     report = guarded(lambda: run_job(settings, "experiments", params))
     comparison = comparison_from_dict(report["experiments"][0])
     look = comparison.look
@@ -181,13 +192,52 @@ def experiments_compare(
             else "no CUPED adjustment"
         )
         out.print(
-            f"{look.method}, alpha {look.alpha:g}, Holm across arms; look {look.look} of "
-            f"{look.horizon_days}, boundary {boundary}, on the {look.basis} z; {cuped}"
+            f"{look.method}, alpha {look.alpha:g}, Holm across arms; {_look_phrase(look)}, "
+            f"boundary {boundary}, on the {look.basis} z; {cuped}"
         )
         out.print(f"{look.verdict} -> " + ("may be acted on" if look.may_act else "do not act yet"))
+    notes = comparison.diagnostics
+    out.print(
+        f"counted: {notes.get('analysed', 0)} of the {notes.get('people', 0)} people assigned "
+        f"by {comparison.as_of:%Y-%m-%d} ({notes.get('cited', 0)} by a turn citing an arm, "
+        f"{notes.get('hashed', 0)} by the hash; left out: "
+        f"{notes.get('excluded_multiple_arms', 0)} in more than one arm, "
+        f"{notes.get('excluded_critical_source', 0)} from a critical source); a success is a "
+        f"person with a {comparison.outcome} within {comparison.window_days} days after "
+        "their assignment"
+    )
+    _print_warnings(comparison.warnings)
+    if report.get("written"):
+        out.print(
+            f"wrote {report.get('result_rows_written', 0)} rows to experiment_results; recorded "
+            f"{notes.get('recorded_now', 0)} new assignments in experiment_assignments"
+        )
+    else:
+        out.print("read only: nothing written (--write records the assignments and the look)")
     if plot is not None:
         plot_comparison(comparison, plot)
         out.print(f"wrote {plot}")
+
+
+def _print_warnings(warnings: Any) -> None:
+    """One line per warning, its code first (the JSON carries the same)."""
+    for w in warnings:
+        out.print(escape(f"warning ({w.code}): {w.message}"), style="yellow")
+
+
+def _control_first(arms: Any, control: str) -> list[Any]:
+    """The arms, the control (baseline) first, the others in their order."""
+    return sorted(arms, key=lambda a: a.name != control)
+
+
+def _look_phrase(look: Any) -> str:
+    """``look 5 of 28`` within the horizon; past it, the day and the horizon apart."""
+    if look.look <= look.horizon_days:
+        return f"look {look.look} of {look.horizon_days} planned (one a day since the start)"
+    return (
+        f"day {look.look} since the start, past the {look.horizon_days}-day horizon "
+        f"(the planned test ended at look {look.horizon_days})"
+    )
 
 
 @experiments_app.command("analyze")
@@ -313,7 +363,7 @@ def _per_person_table(comparison: Any) -> tuple[list[str], list[list[Any]]]:
     columns = ["arm", "outcomes per person", "diff [95% CI]", "p", "CUPED diff [95% CI]",
                "CUPED p"]  # fmt: skip
     rows = []
-    for a in comparison.arms:
+    for a in _control_first(comparison.arms, comparison.baseline):
         mean, d, lo, hi, p, cd, clo, chi, cp = _per_person_figures(comparison, a.name)
         rows.append([a.name, _g(mean), _ci(d, lo, hi), _g(p) if d is not None else None,
                      _ci(cd, clo, chi), _g(cp) if cd is not None else None])  # fmt: skip
@@ -334,7 +384,12 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
                    "p Holm", "CUPED diff [95% CI]", "CUPED p Holm", "seq. p Holm"]  # fmt: skip
     look = comparison.look
     rows = []
-    for a in comparison.arms:
+    codes: Any = [w.code for w in comparison.warnings]
+    if fmt is Format.csv:
+        codes = ";".join(codes)
+    if wide:
+        columns.append("warnings")
+    for a in _control_first(comparison.arms, comparison.baseline):
         mine = next((x for x in look.arms if x.name == a.name), None) if look else None
         c = mine.cuped if mine else None
         seq = (
@@ -348,7 +403,7 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
                 [a.name, a.people, a.successes, a.rate, a.diff, a.diff_low, a.diff_high, a.lift,
                  a.lift_low, a.lift_high, a.p_value, holm[0],
                  *((c.diff, c.diff_low, c.diff_high, c.p_value) if c else (None,) * 4),
-                 holm[1], *seq, *_per_person_figures(comparison, a.name)]
+                 holm[1], *seq, *_per_person_figures(comparison, a.name), codes]
             )  # fmt: skip
         else:
             rows.append(

@@ -38,6 +38,15 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from turnstream.core.experiment_warnings import (
+    MIN_UNITS,
+    AnalysisWarning,
+    ArmCounts,
+    arm_warnings,
+    excluded_warnings,
+    horizon_warning,
+    sample_ratio_warning,
+)
 from turnstream.core.experiments import assign
 from turnstream.jobs.experiments.analysis import Analysis, analyze
 from turnstream.jobs.experiments.looks import Earlier, Look, assess, information, look_number
@@ -67,6 +76,7 @@ __all__ = [
     "enrol",
     "per_person_outcomes",
     "plot_comparison",
+    "population",
     "pre_period_counts",
     "result_rows",
     "summarize",
@@ -210,6 +220,8 @@ class Comparison:
     look: Look | None = None
     #: Outcomes per person within the window, a continuous metric beside the rate.
     per_person: Analysis | None = None
+    #: What the figures must be read with (``core/experiment_warnings.py``).
+    warnings: tuple[AnalysisWarning, ...] = ()
 
     def arm(self, name: str) -> ArmStats:
         """The statistics of one arm."""
@@ -227,11 +239,15 @@ def enrol(
     cited: Iterable[Cited],
     recorded: Mapping[str, Assignment],
     seen: Iterable[Sighting],
-) -> tuple[dict[str, Assignment], dict[str, int]]:
-    """Everyone's arm (cited beats recorded beats hashed) and counts of what was odd."""
+) -> tuple[dict[str, Assignment], dict[str, int], frozenset[str]]:
+    """Everyone's arm (cited beats recorded beats hashed), counts of what was odd, and the
+    people found in more than one arm: their turns cite two arms or more, or a turn now
+    cites another arm than the one recorded for them (the population rule leaves them
+    out of every figure: :func:`population`)."""
     known = {a.name for a in experiment.arms}
     out: dict[str, Assignment] = dict(recorded)
     unknown: set[str] = set()
+    several: set[str] = set()
     conflicting = 0
     for c in cited:
         if not c.arm:
@@ -241,14 +257,37 @@ def enrol(
             out.pop(c.profile_id, None)
             continue
         conflicting += c.arms_cited > 1
+        before = recorded.get(c.profile_id)
+        if c.arms_cited > 1 or (before is not None and before.arm != c.arm):
+            several.add(c.profile_id)
         out[c.profile_id] = Assignment(c.profile_id, c.arm, c.source, c.first_at, "cited")
     for s in seen:
         if s.profile_id in out or s.profile_id in unknown:
             continue
         arm = assign(experiment, s.profile_id, s.source)
         out[s.profile_id] = Assignment(s.profile_id, arm, s.source, s.first_at, "hashed")
-    return out, {"cited_unknown_arm": len(unknown), "cited_conflicting_arms": conflicting}
+    notes = {"cited_unknown_arm": len(unknown), "cited_conflicting_arms": conflicting}
+    return out, notes, frozenset(several)
 
+
+def population(
+    experiment: Experiment, assignments: Mapping[str, Assignment], several: frozenset[str]
+) -> tuple[dict[str, Assignment], int, int]:
+    """The one population every figure reads (the SRM check and every estimate alike):
+    the assigned people, less those found in more than one arm and those who came
+    through a critical source (they never go to control, so they follow neither the
+    split nor the comparison). With how many of each were left out."""
+    critical = set(experiment.critical_sources)
+    kept: dict[str, Assignment] = {}
+    in_several = from_critical = 0
+    for person, a in assignments.items():
+        if person in several:
+            in_several += 1
+        elif a.source in critical:
+            from_critical += 1
+        else:
+            kept[person] = a
+    return kept, in_several, from_critical
 
 def attribute(
     experiment: Experiment,
@@ -319,19 +358,13 @@ def arm_counts(
     experiment: Experiment,
     assignments: Iterable[Assignment],
     successes: frozenset[str],
-    *,
-    exclude_critical: bool = False,
 ) -> list[ArmCount]:
-    """People and successes per arm, in the document's order.
-
-    ``exclude_critical`` leaves out people who came through a critical source (they
-    never go to control, so they do not follow the allocation: the SRM check skips them).
-    """
+    """People and successes per arm, in the document's order (of the population
+    :func:`population` keeps)."""
     people = {a.name: 0 for a in experiment.arms}
     won = dict(people)
-    critical = set(experiment.critical_sources)
     for a in assignments:
-        if a.arm not in people or (exclude_critical and a.source in critical):
+        if a.arm not in people:
             continue
         people[a.arm] += 1
         won[a.arm] += a.profile_id in successes
@@ -387,19 +420,24 @@ def summarize(
     diagnostics: Mapping[str, int] | None = None,
     covariate: Mapping[str, int] | None = None,
     previous: Mapping[str, Earlier] | None = None,
+    several: frozenset[str] = frozenset(),
+    min_units: int = MIN_UNITS,
 ) -> Comparison:
     """The comparison: arm statistics against the baseline, the sample-ratio check, and the
-    daily look (CUPED on ``covariate``, Holm, the sequential test after ``previous``)."""
+    daily look (CUPED on ``covariate``, Holm, the sequential test after ``previous``), all
+    on one population (:func:`population`), with the warnings they must be read with."""
+    enrolled = assignments
+    assignments, in_several, from_critical = population(experiment, enrolled, several)
     counts = arm_counts(experiment, assignments.values(), attribution.successes)
-    for_srm = arm_counts(
-        experiment, assignments.values(), attribution.successes, exclude_critical=True
-    )
-    srm = sample_ratio_mismatch([c.people for c in for_srm], [c.allocation for c in for_srm])
+    srm = sample_ratio_mismatch([c.people for c in counts], [c.allocation for c in counts])
     notes = {
         **(diagnostics or {}),
-        "people": len(assignments),
-        "cited": sum(a.method == "cited" for a in assignments.values()),
-        "hashed": sum(a.method == "hashed" for a in assignments.values()),
+        "people": len(enrolled),
+        "analysed": len(assignments),
+        "excluded_multiple_arms": in_several,
+        "excluded_critical_source": from_critical,
+        "cited": sum(a.method == "cited" for a in enrolled.values()),
+        "hashed": sum(a.method == "hashed" for a in enrolled.values()),
         "outcomes_by_token": attribution.by_token,
         "outcomes_by_person": attribution.by_person,
         "outcomes_token_other_person": attribution.token_other_person,
@@ -410,6 +448,18 @@ def summarize(
     binary = {arm: (y, x) for arm, (y, x, _) in units.items()}
     look = assess(experiment, arms, binary, look_number(experiment.starts_at, as_of), previous)
     per_person = per_person_outcomes(experiment, units)
+    warnings = [
+        *excluded_warnings(in_several, from_critical),
+        *arm_warnings([ArmCounts(c.name, c.people, c.successes) for c in counts], min_units,
+                      "people"),
+    ]  # fmt: skip
+    mismatch = sample_ratio_warning(
+        {c.name: c.people for c in counts},
+        {c.name: c.allocation for c in counts},
+        srm.p_value if srm.flagged else None,
+    )
+    past = horizon_warning(look.look, look.horizon_days) if look is not None else None
+    warnings += [w for w in (mismatch, past) if w is not None]
     return Comparison(
         experiment_id=experiment.id,
         space_id=experiment.space_id,
@@ -422,6 +472,7 @@ def summarize(
         diagnostics=notes,
         look=look,
         per_person=per_person,
+        warnings=tuple(warnings),
     )
 
 
@@ -539,7 +590,7 @@ def _params(e: Experiment, **times: datetime) -> dict[str, str]:
 def _cited(store: Store, e: Experiment, end: datetime) -> list[Cited]:
     rows = store.query(
         f"""SELECT profile_id, argMin(experiment_arm, occurred_at), argMin(source, occurred_at),
-    min(occurred_at), uniqExact(experiment_arm)
+    min(occurred_at), uniqExactIf(experiment_arm, experiment_arm != '')
 FROM turns
 WHERE space_id = {{space_id:String}} AND experiment_id = {{experiment_id:String}}
     AND occurred_at >= {_ts("starts_at")} AND occurred_at <= {_ts("end")}
@@ -662,15 +713,22 @@ def _record(
 
 
 def compare_experiment(
-    store: Store, doc: MeasurementDocument, experiment_id: str, as_of: datetime
+    store: Store,
+    doc: MeasurementDocument,
+    experiment_id: str,
+    as_of: datetime,
+    record: bool = True,
 ) -> Comparison:
-    """Enrol, record the assignments, attribute the outcomes and compare the arms."""
+    """Enrol, attribute the outcomes and compare the arms; ``record``: also record the new
+    assignments in ``experiment_assignments`` (the scheduled job's path; a read-only
+    ``experiments compare`` passes False and the counts are the same)."""
     as_of = _utc(as_of)
     e = doc.experiment(experiment_id)
     end = min(e.ends_at, as_of) if e.ends_at else as_of
     recorded = _recorded(store, e, as_of)
-    assignments, notes = enrol(e, _cited(store, e, end), recorded, _seen(store, e, end))
-    notes = {**notes, "recorded_now": _record(store, e, assignments, recorded, as_of)}
+    assignments, notes, several = enrol(e, _cited(store, e, end), recorded, _seen(store, e, end))
+    fresh = _record(store, e, assignments, recorded, as_of) if record else 0
+    notes = {**notes, "recorded_now": fresh}
     attribution = attribute(
         e, assignments, _outcomes(store, e, as_of), _owners(store, e, as_of), as_of
     )
@@ -678,7 +736,7 @@ def compare_experiment(
     notes["pre_period_people"] = len(covariate)
     notes["pre_period_outcomes"] = sum(covariate.values())
     previous = _previous_looks(store, e, as_of.date())
-    return summarize(e, assignments, attribution, as_of, notes, covariate, previous)
+    return summarize(e, assignments, attribution, as_of, notes, covariate, previous, several)
 
 
 def write_results(store: Store, comparison: Comparison, as_of: datetime) -> int:
