@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -219,6 +220,18 @@ def experiments_compare(
         out.print(f"wrote {plot}")
 
 
+def _parsed_look(text: str | None, parse: Any) -> tuple[int, int] | None:
+    """``--sequential``'s look and looks, or None; a DataError naming the option."""
+    from turnstream.errors import DataError
+
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
 def _print_warnings(warnings: Any) -> None:
     """One line per warning, its code first (the JSON carries the same)."""
     for w in warnings:
@@ -260,15 +273,33 @@ def experiments_analyze(
     plot: Annotated[
         Path | None, typer.Option(help="Also draw raw and CUPED intervals to this PNG.")
     ] = None,
+    sequential: Annotated[
+        str | None,
+        typer.Option(
+            help="LOOK/LOOKS, e.g. 3/10: this is look 3 of 10 planned, equally spaced; adds "
+            "group-sequential p-values and repeated intervals (no peeking warning)."
+        ),
+    ] = None,
+    min_count: Annotated[
+        int, typer.Option(min=1, help="Warn about arms with fewer units than this.")
+    ] = 100,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare arms on your own unit-level data: per arm against control, people, mean,
     difference and relative difference (95% CI), p-value (and Holm-adjusted), the same
-    CUPED-adjusted with --covariate, and the sample-ratio check. No broker or store."""
+    CUPED-adjusted with --covariate, and the sample-ratio check against --allocation;
+    warnings (small arms, zero events, SRM, peeking). No broker or store."""
     from turnstream.errors import DataError
     from turnstream.jobs.experiments.analysis import analyze, as_report
+    from turnstream.jobs.experiments.analysis_checks import (
+        analysis_warnings,
+        parse_look,
+        sequential_look,
+    )
     from turnstream.jobs.experiments.plots import plot_analysis
     from turnstream.jobs.experiments.unit_table import parse_allocation, read_units
+
+    planned = guarded(lambda: _parsed_look(sequential, parse_look))
 
     def load() -> tuple[Any, dict[str, float] | None]:
         table = read_units(file, arm_column, metric, covariate)
@@ -296,6 +327,10 @@ def experiments_analyze(
 
     result = guarded(run)
     report = as_report(result, metric, covariate)
+    seq = sequential_look(result, *planned) if planned else None
+    warnings = analysis_warnings(result, table.values, weights, min_count, planned is not None)
+    report["warnings"] = [w.as_dict() for w in warnings]
+    report["sequential"] = seq.as_dict() if seq else None
     if fmt is Format.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
@@ -320,6 +355,19 @@ def experiments_analyze(
                         f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}"
                     )
                 )
+            if seq is not None:
+                bound = f"|z| >= {seq.boundary:.3f}" if math.isfinite(seq.boundary) else "none"
+                figures = "; ".join(
+                    f"{a.name}: p {_g(a.p_value)}, Holm {_g(a.p_holm)}, repeated 95% CI "
+                    f"[{_g(a.diff_low)}, {_g(a.diff_high)}]"
+                    for a in seq.arms
+                )
+                line = (
+                    f"sequential ({seq.method}), look {seq.look} of {seq.looks} planned, "
+                    f"boundary {bound} on the {seq.basis} z: {figures}"
+                )
+                out.print(escape(line))
+        _print_warnings(warnings)
     if plot is not None:
         plot_analysis(result, plot, f"{metric}: {file.name}")
         err.print(f"wrote {plot}")
@@ -432,7 +480,7 @@ def _analysis_rows(result: Any, cuped: bool, fmt: Format) -> tuple[list[str], li
             name = prefix.replace("cuped_", "CUPED ")
             columns += [f"{name}diff [95% CI]", f"{name}rel [95% CI]", f"{name}p", f"{name}p Holm"]
     rows = []
-    for a in result.arms:
+    for a in _control_first(result.arms, result.control):
         row: list[Any] = [a.name, a.people, a.mean if wide else _g(a.mean)]
         for effect, p_holm in [(a.raw, a.p_holm), (a.cuped, a.cuped_p_holm)][: len(prefixes)]:
             if wide:

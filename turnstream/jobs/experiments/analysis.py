@@ -280,7 +280,7 @@ def as_report(analysis: Analysis, metric: str, covariate: str | None = None) -> 
     ``diff``, ``diff_ci``, ``rel``, ``rel_ci``, ``p_value`` (and ``cuped`` with the same
     keys when there is a covariate); ``srm_p_value`` for the whole."""
     arms: dict[str, object] = {}
-    for arm in analysis.arms:
+    for arm in sorted(analysis.arms, key=lambda a: a.name != analysis.control):  # control first
         entry: dict[str, object] = {"people": arm.people, "mean": arm.mean}
         if arm.name != analysis.control:
             if arm.raw is not None:

@@ -289,6 +289,7 @@ def population(
             kept[person] = a
     return kept, in_several, from_critical
 
+
 def attribute(
     experiment: Experiment,
     assignments: Mapping[str, Assignment],
