@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 __all__ = [
+    "CODES",
     "MIN_UNITS",
     "SRM_ALPHA",
     "AnalysisWarning",
@@ -33,6 +34,17 @@ __all__ = [
     "peeking_warning",
     "sample_ratio_warning",
 ]
+
+#: Every warning's code, in the order the reports print them.
+CODES = (
+    "multiple_arms",
+    "critical_source",
+    "small_arm",
+    "zero_events",
+    "sample_ratio",
+    "peeking",
+    "past_horizon",
+)
 
 #: The default minimum of units an arm needs before its figures are read (a GrowthBook-like
 #: floor: below it an interval is wide and a p-value swings with a few people).
