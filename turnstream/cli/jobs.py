@@ -220,6 +220,27 @@ def experiments_compare(
         out.print(f"wrote {plot}")
 
 
+def _refuse(message: str) -> Any:
+    """A callable raising a DataError with ``message`` (for :func:`guarded`)."""
+    from turnstream.errors import DataError
+
+    def fail() -> None:
+        raise DataError(message)
+
+    return fail
+
+
+def _capped(values: Any, share: float) -> Any:
+    """``values`` capped at the top ``share`` (metrics.cap_upper); a DataError naming --cap."""
+    from turnstream.errors import DataError
+    from turnstream.jobs.experiments.metrics import cap_upper
+
+    try:
+        return cap_upper(values, share)
+    except ValueError as exc:
+        raise DataError(f"--cap: {exc}") from None
+
+
 def _parsed_look(text: str | None, parse: Any) -> tuple[int, int] | None:
     """``--sequential``'s look and looks, or None; a DataError naming the option."""
     from turnstream.errors import DataError
@@ -259,9 +280,27 @@ def experiments_analyze(
     arm_column: Annotated[str, typer.Option("--arm-column", help="The column naming the arm.")],
     control: Annotated[str, typer.Option(help="The control arm's name.")],
     metric: Annotated[str, typer.Option(help="The numeric column to compare.")],
-    covariate: Annotated[
+    covariates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--covariate",
+            help="A numeric pre-period column (the metric before assignment): CUPED. "
+            "Repeat it for several covariates (one regression on all of them).",
+        ),
+    ] = None,
+    denominator: Annotated[
         str | None,
-        typer.Option(help="A numeric pre-period column (the metric before assignment): CUPED."),
+        typer.Option(
+            help="A ratio metric: the column dividing --metric (orders for revenue per order); "
+            "each arm's sum(metric) / sum(denominator), delta-method variance."
+        ),
+    ] = None,
+    cap: Annotated[
+        float | None,
+        typer.Option(
+            help="Cap the largest share of --metric's values (e.g. 0.01: the top 1%), pooled "
+            "over the arms, at the largest value below them (winsorising)."
+        ),
     ] = None,
     kind: Annotated[
         Kind, typer.Option(help="binary (0/1: rates) or continuous (means); auto: by the values.")
@@ -290,19 +329,29 @@ def experiments_analyze(
     CUPED-adjusted with --covariate, and the sample-ratio check against --allocation;
     warnings (small arms, zero events, SRM, peeking). No broker or store."""
     from turnstream.errors import DataError
-    from turnstream.jobs.experiments.analysis import analyze, as_report
+    from turnstream.jobs.experiments.analysis import analyze, as_report, cuped_fit
     from turnstream.jobs.experiments.analysis_checks import (
         analysis_warnings,
         parse_look,
         sequential_look,
     )
+    from turnstream.jobs.experiments.metrics import analyze_ratio
     from turnstream.jobs.experiments.plots import plot_analysis
     from turnstream.jobs.experiments.unit_table import parse_allocation, read_units
 
     planned = guarded(lambda: _parsed_look(sequential, parse_look))
 
+    import numpy as np
+
+    covariate = covariates[0] if covariates else None
+    more = list(covariates[1:]) if covariates else []
+    if denominator and covariates:
+        guarded(_refuse("--denominator with --covariate: CUPED of a ratio metric is not done"))
+
     def load() -> tuple[Any, dict[str, float] | None]:
-        table = read_units(file, arm_column, metric, covariate)
+        table = read_units(
+            file, arm_column, metric, covariate, [*more, *([denominator] if denominator else [])]
+        )
         arms = list(table.values)
         if control not in table.values:
             raise DataError(f"--control: no arm {control!r} in {file} (arms: {', '.join(arms)})")
@@ -313,33 +362,50 @@ def experiments_analyze(
     table, weights = guarded(load)
     arms = list(table.values)
 
+    values: dict[str, Any] = table.values
+    capped = None
+    if cap is not None:
+        capped = guarded(lambda: _capped(table.values, cap))
+        values = capped.values
+
     def run() -> Any:
         try:
-            return analyze(
-                table.values,
-                control,
-                table.covariates,
-                weights,
-                None if kind is Kind.auto else kind.value,
-            )
+            if denominator:
+                return analyze_ratio(values, table.extra[denominator], control, weights)
+            xs = table.covariates
+            if xs is not None and more:
+                xs = {a: np.column_stack([xs[a], *(table.extra[c][a] for c in more)])
+                      for a in xs}  # fmt: skip
+            return analyze(values, control, xs, weights, None if kind is Kind.auto else kind.value)
         except ValueError as exc:
             raise DataError(f"{file}, column {metric!r}: {exc}") from None
 
     result = guarded(run)
-    report = as_report(result, metric, covariate)
+    label = ", ".join(covariates) if covariates else None
+    report = as_report(result, metric, label)
+    if more:
+        xs = {a: np.column_stack([table.covariates[a], *(table.extra[c][a] for c in more)])
+              for a in table.values}  # fmt: skip
+        thetas, _ = cuped_fit({a: np.asarray(v) for a, v in values.items()}, xs, control)
+        report["cuped_thetas"] = dict(zip(covariates or [], thetas, strict=False))
+    report["denominator"] = denominator
+    report["capped"] = (
+        {"share": cap, "threshold": capped.threshold, "values_changed": capped.changed}
+        if capped is not None
+        else None
+    )
     seq = sequential_look(result, *planned) if planned else None
-    warnings = analysis_warnings(result, table.values, weights, min_count, planned is not None)
+    warnings = analysis_warnings(result, values, weights, min_count, planned is not None)
     report["warnings"] = [w.as_dict() for w in warnings]
     report["sequential"] = seq.as_dict() if seq else None
     if fmt is Format.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         columns, rows = _analysis_rows(result, covariate is not None, fmt)
-        method = (
-            "rates: Newcombe, log-ratio lift, pooled z-test"
-            if result.kind == "binary"
-            else "means: Welch's t-test, log-ratio delta method"
-        )
+        method = {
+            "binary": "rates: Newcombe, log-ratio lift, pooled z-test",
+            "ratio": f"sum({metric}) / sum({denominator}): delta method, normal z-test",
+        }.get(result.kind, "means: Welch's t-test, log-ratio delta method")
         # Column and arm names come from the file: escaped, as rich reads [..] as markup.
         title = escape(f"{metric} ({result.kind}; {method}) against {control}, {table.rows} rows")
         print_rows(columns, rows, fmt, title=title)
@@ -349,11 +415,18 @@ def experiments_analyze(
             out.print(f"sample ratio: chi2 {srm.chi2:.3f}, df {srm.df}, p {srm.p_value:.4g} "
                       f"({verdict}); p_holm: Holm across {len(arms) - 1} arms")  # fmt: skip
             if covariate:
-                theta = "none (no spread)" if result.theta is None else f"{result.theta:.4g}"
+                thetas = report.get("cuped_thetas") or {covariate: result.theta}
+                theta = ", ".join(
+                    f"{name} {'none (no spread)' if t is None else f'{t:.4g}'}"
+                    for name, t in thetas.items()
+                )
                 out.print(
-                    escape(
-                        f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}"
-                    )
+                    escape(f"CUPED on {label}: regression adjustment, HC1 errors, theta {theta}")
+                )
+            if capped is not None:
+                out.print(
+                    f"capped: {capped.changed} values above {_g(capped.threshold)} (the top "
+                    f"{cap:g} of {metric}, pooled over the arms) set to it"
                 )
             if seq is not None:
                 bound = f"|z| >= {seq.boundary:.3f}" if math.isfinite(seq.boundary) else "none"

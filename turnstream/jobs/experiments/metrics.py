@@ -26,11 +26,20 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-from turnstream.jobs.experiments.analysis import Effect, _log_ratio
-from turnstream.jobs.experiments.stats import Z95
+from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect, _log_ratio, holm
+from turnstream.jobs.experiments.stats import Z95, sample_ratio_mismatch
 
-__all__ = ["Capped", "Plan", "cap_upper", "minimum_detectable_effect", "plan", "ratio_effect",
-           "ratio_variance", "units_per_arm"]  # fmt: skip
+__all__ = [
+    "Capped",
+    "Plan",
+    "analyze_ratio",
+    "cap_upper",
+    "minimum_detectable_effect",
+    "plan",
+    "ratio_effect",
+    "ratio_variance",
+    "units_per_arm",
+]
 
 
 def ratio_variance(num: Sequence[float], den: Sequence[float]) -> tuple[float, float] | None:
@@ -143,3 +152,38 @@ def plan(control: Sequence[float], n1: int, n0: int, alpha: float = 0.05,
     mde = minimum_detectable_effect(n1, n0, sd, alpha, power)
     mean = float(y.mean())
     return Plan(sd, n1, n0, mde, mde / mean if mean else None)
+
+
+def analyze_ratio(
+    numerators: Mapping[str, Sequence[float]],
+    denominators: Mapping[str, Sequence[float]],
+    control: str,
+    allocation: Mapping[str, float] | None = None,
+) -> Analysis:
+    """A ratio metric's analysis, arms against ``control``: each arm's ratio as its mean,
+    :func:`ratio_effect` as its effect, Holm across the arms, the SRM check on units."""
+    if control not in numerators:
+        raise ValueError(f"control arm {control!r} is not among the arms")
+    if len(numerators) < 2:
+        raise ValueError("an analysis needs two arms or more")
+    results = []
+    for arm in numerators:
+        found = ratio_variance(numerators[arm], denominators[arm])
+        ratio = found[0] if found else None
+        if arm == control:
+            results.append(ArmResult(arm, len(numerators[arm]), ratio))
+            continue
+        effect = ratio_effect(
+            numerators[arm], denominators[arm], numerators[control], denominators[control]
+        )
+        results.append(ArmResult(arm, len(numerators[arm]), ratio, effect))
+    adjusted = holm([r.raw.p_value if r.raw else None for r in results])
+    results = [
+        ArmResult(r.name, r.people, r.mean, r.raw, None, q)
+        for r, q in zip(results, adjusted, strict=True)
+    ]
+    weights = allocation or {}
+    srm = sample_ratio_mismatch(
+        [len(numerators[a]) for a in numerators], [weights.get(a, 1.0) for a in numerators]
+    )
+    return Analysis(control, "ratio", tuple(results), srm)
