@@ -220,6 +220,61 @@ def experiments_compare(
         out.print(f"wrote {plot}")
 
 
+@experiments_app.command("plan")
+def experiments_plan(
+    units: Annotated[
+        int | None, typer.Option(min=1, help="Control units planned: prints the MDE.")
+    ] = None,
+    effect: Annotated[
+        float | None,
+        typer.Option(help="The absolute difference to detect: prints the units it needs."),
+    ] = None,
+    rate: Annotated[
+        float | None, typer.Option(help="A 0/1 metric's control rate (its sd: sqrt(p(1-p))).")
+    ] = None,
+    sd: Annotated[
+        float | None, typer.Option(help="A metric's per-unit standard deviation.")
+    ] = None,
+    ratio: Annotated[
+        float, typer.Option(help="Treatment units per control unit (the split).")
+    ] = 1.0,
+    alpha: Annotated[float, typer.Option(help="Two-sided level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Probability of detecting the effect.")] = 0.8,
+) -> None:
+    """Plan a two-arm test: the minimum detectable effect of --units, or the units per arm
+    --effect needs, from --rate (0/1 metric) or --sd (normal approximation)."""
+    from turnstream.errors import DataError
+    from turnstream.jobs.experiments.metrics import minimum_detectable_effect, units_per_arm
+
+    def run() -> str:
+        if (rate is None) == (sd is None):
+            raise DataError("give one of --rate (a 0/1 metric) and --sd")
+        if (units is None) == (effect is None):
+            raise DataError("give one of --units (for the MDE) and --effect (for the units)")
+        if rate is not None and not 0 < rate < 1:
+            raise DataError(f"--rate: within (0, 1), not {rate}")
+        spread = math.sqrt(rate * (1 - rate)) if rate is not None else float(sd or 0)
+        try:
+            if units is not None:
+                n1 = max(1, round(units * ratio))
+                mde = minimum_detectable_effect(n1, units, spread, alpha, power)
+                rel = f" ({mde / rate:.1%} of the rate)" if rate else ""
+                return (
+                    f"with {n1} treatment and {units} control units, a two-sided test at "
+                    f"{alpha:g} detects a difference of {mde:.4g}{rel} with power {power:g} "
+                    f"(sd {spread:.4g}, normal approximation)"
+                )
+            n1, n0 = units_per_arm(float(effect or 0), spread, alpha, power, ratio)
+            return (
+                f"to detect a difference of {effect:g} with power {power:g} at {alpha:g} "
+                f"(two-sided): {n1} treatment and {n0} control units (sd {spread:.4g})"
+            )
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+
+    out.print(guarded(run))
+
+
 def _refuse(message: str) -> Any:
     """A callable raising a DataError with ``message`` (for :func:`guarded`)."""
     from turnstream.errors import DataError
