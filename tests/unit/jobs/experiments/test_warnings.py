@@ -140,6 +140,8 @@ def test_a_look_past_the_horizon_is_said() -> None:
               for i in range(400)}  # fmt: skip
     c = summarize(EXP, people, Attribution(frozenset()), _at(40))
     assert "past_horizon" in _codes(list(c.warnings))
+    assert c.look is not None and "day 41, past the 10-day horizon" in c.look.verdict
+    assert "of 10" not in c.look.verdict
     assert "zero_events" in _codes(list(c.warnings))
     assert "small_arm" not in _codes(list(c.warnings))
 
