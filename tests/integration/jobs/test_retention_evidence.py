@@ -22,7 +22,7 @@ from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, RAW_KEEP_DAYS, time
 from turnstream.jobs.retention import retention_check
 from turnstream.sinks.derivations import DerivationSink, load_state
 from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
-from turnstream.sinks.retention import enforce_retention
+from turnstream.sinks.retention import Folded, enforce_retention, fold_states
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
@@ -168,3 +168,35 @@ def test_erase_tombstones_live_52_days_after_the_erase(store: Store) -> None:
     dropped_by_it = now - timedelta(days=ERASE_TOMBSTONE_DAYS, seconds=1)
     assert time_edge(dropped_by_it, now, timedelta(days=1)) is not None
     assert ERASE_TOMBSTONE_DAYS > RAW_KEEP_DAYS
+
+
+def _people(n: int) -> list:
+    """``n`` people (and one of another space) with the same aged evidence."""
+    events = []
+    for i in range(n):
+        space = "lumen" if i == n - 1 else "acme"
+        events += [type(e)(**{**e.__dict__, "space_id": space, "profile_id": f"p{i}",
+                              "idempotency_key": f"{e.idempotency_key}-{i}"})
+                   for e in _person()]  # fmt: skip
+    return events
+
+
+def test_the_fold_pages_people_and_gives_what_one_pass_gives(store_factory) -> None:  # type: ignore[no-untyped-def]
+    results = []
+    for page in (1_000, 2):
+        store = store_factory()
+        engine = SignalsEngine(SignalsConfig(), types_for=lambda _space: TYPES)
+        for one in _people(5):
+            engine.offer(one, one.occurred_at)
+        DerivationSink(store).write(engine.fire_all())
+        folded = Folded()
+        now = datetime.combine(AS_OF, datetime.min.time(), UTC)
+        fold_states(store, now, SignalsConfig(), folded, page=page)
+        states = store.query(
+            "SELECT space_id, profile_id, argMax(state, version) FROM signal_state "
+            "GROUP BY ALL ORDER BY ALL"
+        ).rows
+        results.append((folded.states, folded.signals, folded.pages, states))
+        assert folded.pages_read == (1 if page == 1_000 else 3)  # 5 people, pages of 2
+    assert results[0] == results[1]
+    assert results[0][0] == 5 and len(results[0][3]) == 5
