@@ -2,7 +2,10 @@
 
 It writes the same tables as the live path: raw rows through the idempotent sink (each
 line's source is ``replay:<file name>``, partition 0, offset = line number), then the
-derivations. Triggers fire on ``occurred_at``; at the end of the file the clock moves
+derivations. Triggers fire on ``occurred_at``, but a line dated past the raw tables'
+retention or too far ahead is refused as live refuses it, judged at the replay's start
+(``core/time_edges.py``: the tables' TTL counts from the store's clock, whatever the
+file's dates). Triggers fire on ``occurred_at``; at the end of the file the clock moves
 past every due trigger, so everything in the file is derived. It applies the live
 erase policy (:mod:`turnstream.core.erasure`): at an accepted ``erase``, what came before
 it is written, then every row of the subject is erased, as the ingest driver erases
@@ -87,11 +90,13 @@ class Replay:
                 self.derived.write(derivations)
                 derivations.clear()
 
+        # The replay's start judges every line's occurred_at edges, as the batch's received
+        # time does live: the raw tables' TTL counts from the store's clock, not the file's.
         now = datetime.now(UTC)
         tombstones = load_tombstones(store)
         for number, raw in read_lines(path):
             report.lines += 1
-            decision = decide(raw, Source(topic, 0, number), settings, taken.get)
+            decision = decide(raw, Source(topic, 0, number), settings, taken.get, now)
             decision = forget_erased(decision, tombstones)
             report.erased_before += decision.erased
             if decision.duplicate:

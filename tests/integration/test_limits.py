@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -28,6 +29,8 @@ from turnstream.streams.admin import ensure_topics
 from turnstream.streams.topology import TopicNames
 from turnstream.worker_client import read_query
 
+#: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
+DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
 pytestmark = pytest.mark.integration
 
 FAST_TRIGGERS = "[signals]\nquiet_seconds = 1.0\noldest_pending_seconds = 3.0\n"
@@ -41,7 +44,7 @@ def _envelope(key: str, profile: str = "p-limits") -> dict[str, Any]:
         "idempotency_key": key,
         "profile_id": profile,
         "source": "whatsapp",
-        "occurred_at": "2026-11-29T10:00:00Z",
+        "occurred_at": f"{DAY}T10:00:00Z",
     }
 
 
@@ -80,7 +83,7 @@ def largest_list() -> bytes:
         **_envelope("list-largest"),
         "interaction": {"kind": "presented", "exposure_id": EXPOSURE, "list_id": "busca-1",
                         "list_kind": "search", "page": UINT16_MAX, "visible_k": 1000,
-                        "delivered_at": "2026-11-29T10:00:00Z", "items": items},
+                        "delivered_at": f"{DAY}T10:00:00Z", "items": items},
     }  # fmt: skip
     return json.dumps(item, ensure_ascii=False).encode()
 
@@ -93,7 +96,7 @@ def one_mebibyte(key: str = "mib") -> bytes:
         lists = [
             {"kind": "presented", "exposure_id": f"{EXPOSURE[:24]}{j:012x}", "list_id": f"l{j}",
              "list_kind": "s",
-             "delivered_at": "2026-11-29T10:00:00Z", "visible_k": 3,
+             "delivered_at": f"{DAY}T10:00:00Z", "visible_k": 3,
              "items": [{"pos": i + 1, "ref": "r"} for i in range(min(1000, n - 1000 * j))]}
             for j in range((n + 999) // 1000)
         ]  # fmt: skip

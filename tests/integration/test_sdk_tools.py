@@ -10,6 +10,7 @@ import json
 import tomllib
 import urllib.error
 import urllib.request
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +24,8 @@ from turnstream.dev.deployment import SAMPLE_BINDINGS, SAMPLE_CONTRACT, Deployme
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.worker_client import WorkerClient, WorkerError, read_query
 
+#: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
+DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
 pytestmark = pytest.mark.integration
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "tool_counterfactual.py"
@@ -175,7 +178,7 @@ def test_the_block_goes_without_what_the_person_s_arm_drops(worker: Deployment) 
         json.dumps({
             "type": "interaction", "space_id": "lumen", "idempotency_key": f"{p}-said",
             "profile_id": p, "source": "web", "conversation_id": f"{p}-c",
-            "occurred_at": "2026-11-30T10:00:00Z",
+            "occurred_at": f"{DAY}T10:00:00Z",
             "interaction": {"kind": "preference", "attr": "item_variant.brand", "op": "in",
                             "values": ["apple"], "strength": "must_not", "source": "stated",
                             "scope": "persistent"},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import math
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -141,18 +142,29 @@ def experiments_compare(
         Path | None, typer.Option(help="Also draw the arms (raw and CUPED) to this PNG.")
     ] = None,
     as_of: AsOfOpt = None,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write",
+            help="Record the assignments and write the look to experiment_results (what the "
+            "scheduled job does). Default: read only.",
+        ),
+    ] = False,
     config: ConfigOpt = None,
     dsn: DsnOpt = None,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Per arm: people, outcome rate, difference and lift against control (95% CI), p-value
     (and Holm-adjusted), the CUPED-adjusted difference, the sequential test's repeated
-    p-value; the sample-ratio-mismatch check, and whether the result may be acted on."""
+    p-value; the sample-ratio-mismatch check, and whether the result may be acted on.
+    Reads only, unless --write; a look at a day after today is refused."""
     from turnstream.jobs.experiments.compare import plot_comparison
     from turnstream.jobs.registry import comparison_from_dict
 
     settings = settings_from(config, dsn)
-    params = _params(experiment=experiment_id, measurement=measurement, as_of=as_of)
+    params = _params(
+        experiment=experiment_id, measurement=measurement, as_of=as_of, write="1" if write else None
+    )
     report = guarded(lambda: run_job(settings, "experiments", params))
     comparison = comparison_from_dict(report["experiments"][0])
     look = comparison.look
@@ -181,13 +193,140 @@ def experiments_compare(
             else "no CUPED adjustment"
         )
         out.print(
-            f"{look.method}, alpha {look.alpha:g}, Holm across arms; look {look.look} of "
-            f"{look.horizon_days}, boundary {boundary}, on the {look.basis} z; {cuped}"
+            f"{look.method}, alpha {look.alpha:g}, Holm across arms; {_look_phrase(look)}, "
+            f"boundary {boundary}, on the {look.basis} z; {cuped}"
         )
         out.print(f"{look.verdict} -> " + ("may be acted on" if look.may_act else "do not act yet"))
+    notes = comparison.diagnostics
+    out.print(
+        f"counted: {notes.get('analysed', 0)} of the {notes.get('people', 0)} people assigned "
+        f"by {comparison.as_of:%Y-%m-%d} ({notes.get('cited', 0)} by a turn citing an arm, "
+        f"{notes.get('hashed', 0)} by the hash; left out: "
+        f"{notes.get('excluded_multiple_arms', 0)} in more than one arm, "
+        f"{notes.get('excluded_critical_source', 0)} from a critical source); a success is a "
+        f"person with a {comparison.outcome} within {comparison.window_days} days after "
+        "their assignment"
+    )
+    _print_warnings(comparison.warnings)
+    if report.get("written"):
+        out.print(
+            f"wrote {report.get('result_rows_written', 0)} rows to experiment_results; recorded "
+            f"{notes.get('recorded_now', 0)} new assignments in experiment_assignments"
+        )
+    else:
+        out.print("read only: nothing written (--write records the assignments and the look)")
     if plot is not None:
         plot_comparison(comparison, plot)
         out.print(f"wrote {plot}")
+
+
+@experiments_app.command("plan")
+def experiments_plan(
+    units: Annotated[
+        int | None, typer.Option(min=1, help="Control units planned: prints the MDE.")
+    ] = None,
+    effect: Annotated[
+        float | None,
+        typer.Option(help="The absolute difference to detect: prints the units it needs."),
+    ] = None,
+    rate: Annotated[
+        float | None, typer.Option(help="A 0/1 metric's control rate (its sd: sqrt(p(1-p))).")
+    ] = None,
+    sd: Annotated[
+        float | None, typer.Option(help="A metric's per-unit standard deviation.")
+    ] = None,
+    ratio: Annotated[
+        float, typer.Option(help="Treatment units per control unit (the split).")
+    ] = 1.0,
+    alpha: Annotated[float, typer.Option(help="Two-sided level.")] = 0.05,
+    power: Annotated[float, typer.Option(help="Probability of detecting the effect.")] = 0.8,
+) -> None:
+    """Plan a two-arm test: the minimum detectable effect of --units, or the units per arm
+    --effect needs, from --rate (0/1 metric) or --sd (normal approximation)."""
+    from turnstream.errors import DataError
+    from turnstream.jobs.experiments.metrics import minimum_detectable_effect, units_per_arm
+
+    def run() -> str:
+        if (rate is None) == (sd is None):
+            raise DataError("give one of --rate (a 0/1 metric) and --sd")
+        if (units is None) == (effect is None):
+            raise DataError("give one of --units (for the MDE) and --effect (for the units)")
+        if rate is not None and not 0 < rate < 1:
+            raise DataError(f"--rate: within (0, 1), not {rate}")
+        spread = math.sqrt(rate * (1 - rate)) if rate is not None else float(sd or 0)
+        try:
+            if units is not None:
+                n1 = max(1, round(units * ratio))
+                mde = minimum_detectable_effect(n1, units, spread, alpha, power)
+                rel = f" ({mde / rate:.1%} of the rate)" if rate else ""
+                return (
+                    f"with {n1} treatment and {units} control units, a two-sided test at "
+                    f"{alpha:g} detects a difference of {mde:.4g}{rel} with power {power:g} "
+                    f"(sd {spread:.4g}, normal approximation)"
+                )
+            n1, n0 = units_per_arm(float(effect or 0), spread, alpha, power, ratio)
+            return (
+                f"to detect a difference of {effect:g} with power {power:g} at {alpha:g} "
+                f"(two-sided): {n1} treatment and {n0} control units (sd {spread:.4g})"
+            )
+        except ValueError as exc:
+            raise DataError(str(exc)) from None
+
+    out.print(guarded(run))
+
+
+def _refuse(message: str) -> Any:
+    """A callable raising a DataError with ``message`` (for :func:`guarded`)."""
+    from turnstream.errors import DataError
+
+    def fail() -> None:
+        raise DataError(message)
+
+    return fail
+
+
+def _capped(values: Any, share: float) -> Any:
+    """``values`` capped at the top ``share`` (metrics.cap_upper); a DataError naming --cap."""
+    from turnstream.errors import DataError
+    from turnstream.jobs.experiments.metrics import cap_upper
+
+    try:
+        return cap_upper(values, share)
+    except ValueError as exc:
+        raise DataError(f"--cap: {exc}") from None
+
+
+def _parsed_look(text: str | None, parse: Any) -> tuple[int, int] | None:
+    """``--sequential``'s look and looks, or None; a DataError naming the option."""
+    from turnstream.errors import DataError
+
+    if text is None:
+        return None
+    try:
+        return parse(text)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+
+
+def _print_warnings(warnings: Any) -> None:
+    """One line per warning, its code first (the JSON carries the same)."""
+    for w in warnings:
+        out.print(escape(f"warning ({w.code}): {w.message}"), style="yellow")
+
+
+def _control_first(arms: Any, control: str) -> list[Any]:
+    """The arms, the control (baseline) first, the others in their order."""
+    return sorted(arms, key=lambda a: a.name != control)
+
+
+def _look_phrase(look: Any) -> str:
+    """``look 5 of 28`` within the horizon; past it, the day and the horizon apart."""
+    if look.look <= look.horizon_days:
+        return f"look {look.look} of {look.horizon_days} planned (one a day since the start)"
+    return (
+        f"day {look.look} since the start, past the {look.horizon_days}-day horizon "
+        f"(the planned test ended at look {look.horizon_days})"
+    )
 
 
 @experiments_app.command("analyze")
@@ -196,9 +335,27 @@ def experiments_analyze(
     arm_column: Annotated[str, typer.Option("--arm-column", help="The column naming the arm.")],
     control: Annotated[str, typer.Option(help="The control arm's name.")],
     metric: Annotated[str, typer.Option(help="The numeric column to compare.")],
-    covariate: Annotated[
+    covariates: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--covariate",
+            help="A numeric pre-period column (the metric before assignment): CUPED. "
+            "Repeat it for several covariates (one regression on all of them).",
+        ),
+    ] = None,
+    denominator: Annotated[
         str | None,
-        typer.Option(help="A numeric pre-period column (the metric before assignment): CUPED."),
+        typer.Option(
+            help="A ratio metric: the column dividing --metric (orders for revenue per order); "
+            "each arm's sum(metric) / sum(denominator), delta-method variance."
+        ),
+    ] = None,
+    cap: Annotated[
+        float | None,
+        typer.Option(
+            help="Cap the largest share of --metric's values (e.g. 0.01: the top 1%), pooled "
+            "over the arms, at the largest value below them (winsorising)."
+        ),
     ] = None,
     kind: Annotated[
         Kind, typer.Option(help="binary (0/1: rates) or continuous (means); auto: by the values.")
@@ -210,18 +367,46 @@ def experiments_analyze(
     plot: Annotated[
         Path | None, typer.Option(help="Also draw raw and CUPED intervals to this PNG.")
     ] = None,
+    sequential: Annotated[
+        str | None,
+        typer.Option(
+            help="LOOK/LOOKS, e.g. 3/10: this is look 3 of 10 planned, equally spaced; adds "
+            "group-sequential p-values and repeated intervals (no peeking warning)."
+        ),
+    ] = None,
+    min_count: Annotated[
+        int, typer.Option(min=1, help="Warn about arms with fewer units than this.")
+    ] = 100,
     fmt: FormatOpt = Format.table,
 ) -> None:
     """Compare arms on your own unit-level data: per arm against control, people, mean,
     difference and relative difference (95% CI), p-value (and Holm-adjusted), the same
-    CUPED-adjusted with --covariate, and the sample-ratio check. No broker or store."""
+    CUPED-adjusted with --covariate, and the sample-ratio check against --allocation;
+    warnings (small arms, zero events, SRM, peeking). No broker or store."""
     from turnstream.errors import DataError
-    from turnstream.jobs.experiments.analysis import analyze, as_report
+    from turnstream.jobs.experiments.analysis import analyze, as_report, cuped_fit
+    from turnstream.jobs.experiments.analysis_checks import (
+        analysis_warnings,
+        parse_look,
+        sequential_look,
+    )
+    from turnstream.jobs.experiments.metrics import analyze_ratio
     from turnstream.jobs.experiments.plots import plot_analysis
     from turnstream.jobs.experiments.unit_table import parse_allocation, read_units
 
+    planned = guarded(lambda: _parsed_look(sequential, parse_look))
+
+    import numpy as np
+
+    covariate = covariates[0] if covariates else None
+    more = list(covariates[1:]) if covariates else []
+    if denominator and covariates:
+        guarded(_refuse("--denominator with --covariate: CUPED of a ratio metric is not done"))
+
     def load() -> tuple[Any, dict[str, float] | None]:
-        table = read_units(file, arm_column, metric, covariate)
+        table = read_units(
+            file, arm_column, metric, covariate, [*more, *([denominator] if denominator else [])]
+        )
         arms = list(table.values)
         if control not in table.values:
             raise DataError(f"--control: no arm {control!r} in {file} (arms: {', '.join(arms)})")
@@ -232,29 +417,50 @@ def experiments_analyze(
     table, weights = guarded(load)
     arms = list(table.values)
 
+    values: dict[str, Any] = table.values
+    capped = None
+    if cap is not None:
+        capped = guarded(lambda: _capped(table.values, cap))
+        values = capped.values
+
     def run() -> Any:
         try:
-            return analyze(
-                table.values,
-                control,
-                table.covariates,
-                weights,
-                None if kind is Kind.auto else kind.value,
-            )
+            if denominator:
+                return analyze_ratio(values, table.extra[denominator], control, weights)
+            xs = table.covariates
+            if xs is not None and more:
+                xs = {a: np.column_stack([xs[a], *(table.extra[c][a] for c in more)])
+                      for a in xs}  # fmt: skip
+            return analyze(values, control, xs, weights, None if kind is Kind.auto else kind.value)
         except ValueError as exc:
             raise DataError(f"{file}, column {metric!r}: {exc}") from None
 
     result = guarded(run)
-    report = as_report(result, metric, covariate)
+    label = ", ".join(covariates) if covariates else None
+    report = as_report(result, metric, label)
+    if more:
+        xs = {a: np.column_stack([table.covariates[a], *(table.extra[c][a] for c in more)])
+              for a in table.values}  # fmt: skip
+        thetas, _ = cuped_fit({a: np.asarray(v) for a, v in values.items()}, xs, control)
+        report["cuped_thetas"] = dict(zip(covariates or [], thetas, strict=False))
+    report["denominator"] = denominator
+    report["capped"] = (
+        {"share": cap, "threshold": capped.threshold, "values_changed": capped.changed}
+        if capped is not None
+        else None
+    )
+    seq = sequential_look(result, *planned) if planned else None
+    warnings = analysis_warnings(result, values, weights, min_count, planned is not None)
+    report["warnings"] = [w.as_dict() for w in warnings]
+    report["sequential"] = seq.as_dict() if seq else None
     if fmt is Format.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
         columns, rows = _analysis_rows(result, covariate is not None, fmt)
-        method = (
-            "rates: Newcombe, log-ratio lift, pooled z-test"
-            if result.kind == "binary"
-            else "means: Welch's t-test, log-ratio delta method"
-        )
+        method = {
+            "binary": "rates: Newcombe, log-ratio lift, pooled z-test",
+            "ratio": f"sum({metric}) / sum({denominator}): delta method, normal z-test",
+        }.get(result.kind, "means: Welch's t-test, log-ratio delta method")
         # Column and arm names come from the file: escaped, as rich reads [..] as markup.
         title = escape(f"{metric} ({result.kind}; {method}) against {control}, {table.rows} rows")
         print_rows(columns, rows, fmt, title=title)
@@ -264,12 +470,32 @@ def experiments_analyze(
             out.print(f"sample ratio: chi2 {srm.chi2:.3f}, df {srm.df}, p {srm.p_value:.4g} "
                       f"({verdict}); p_holm: Holm across {len(arms) - 1} arms")  # fmt: skip
             if covariate:
-                theta = "none (no spread)" if result.theta is None else f"{result.theta:.4g}"
-                out.print(
-                    escape(
-                        f"CUPED on {covariate}: regression adjustment, HC1 errors, theta {theta}"
-                    )
+                thetas = report.get("cuped_thetas") or {covariate: result.theta}
+                theta = ", ".join(
+                    f"{name} {'none (no spread)' if t is None else f'{t:.4g}'}"
+                    for name, t in thetas.items()
                 )
+                out.print(
+                    escape(f"CUPED on {label}: regression adjustment, HC1 errors, theta {theta}")
+                )
+            if capped is not None:
+                out.print(
+                    f"capped: {capped.changed} values above {_g(capped.threshold)} (the top "
+                    f"{cap:g} of {metric}, pooled over the arms) set to it"
+                )
+            if seq is not None:
+                bound = f"|z| >= {seq.boundary:.3f}" if math.isfinite(seq.boundary) else "none"
+                figures = "; ".join(
+                    f"{a.name}: p {_g(a.p_value)}, Holm {_g(a.p_holm)}, repeated 95% CI "
+                    f"[{_g(a.diff_low)}, {_g(a.diff_high)}]"
+                    for a in seq.arms
+                )
+                line = (
+                    f"sequential ({seq.method}), look {seq.look} of {seq.looks} planned, "
+                    f"boundary {bound} on the {seq.basis} z: {figures}"
+                )
+                out.print(escape(line))
+        _print_warnings(warnings)
     if plot is not None:
         plot_analysis(result, plot, f"{metric}: {file.name}")
         err.print(f"wrote {plot}")
@@ -313,7 +539,7 @@ def _per_person_table(comparison: Any) -> tuple[list[str], list[list[Any]]]:
     columns = ["arm", "outcomes per person", "diff [95% CI]", "p", "CUPED diff [95% CI]",
                "CUPED p"]  # fmt: skip
     rows = []
-    for a in comparison.arms:
+    for a in _control_first(comparison.arms, comparison.baseline):
         mean, d, lo, hi, p, cd, clo, chi, cp = _per_person_figures(comparison, a.name)
         rows.append([a.name, _g(mean), _ci(d, lo, hi), _g(p) if d is not None else None,
                      _ci(cd, clo, chi), _g(cp) if cd is not None else None])  # fmt: skip
@@ -334,7 +560,12 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
                    "p Holm", "CUPED diff [95% CI]", "CUPED p Holm", "seq. p Holm"]  # fmt: skip
     look = comparison.look
     rows = []
-    for a in comparison.arms:
+    codes: Any = [w.code for w in comparison.warnings]
+    if fmt is Format.csv:
+        codes = ";".join(codes)
+    if wide:
+        columns.append("warnings")
+    for a in _control_first(comparison.arms, comparison.baseline):
         mine = next((x for x in look.arms if x.name == a.name), None) if look else None
         c = mine.cuped if mine else None
         seq = (
@@ -348,7 +579,7 @@ def _comparison_rows(comparison: Any, fmt: Format) -> tuple[list[str], list[list
                 [a.name, a.people, a.successes, a.rate, a.diff, a.diff_low, a.diff_high, a.lift,
                  a.lift_low, a.lift_high, a.p_value, holm[0],
                  *((c.diff, c.diff_low, c.diff_high, c.p_value) if c else (None,) * 4),
-                 holm[1], *seq, *_per_person_figures(comparison, a.name)]
+                 holm[1], *seq, *_per_person_figures(comparison, a.name), codes]
             )  # fmt: skip
         else:
             rows.append(
@@ -377,7 +608,7 @@ def _analysis_rows(result: Any, cuped: bool, fmt: Format) -> tuple[list[str], li
             name = prefix.replace("cuped_", "CUPED ")
             columns += [f"{name}diff [95% CI]", f"{name}rel [95% CI]", f"{name}p", f"{name}p Holm"]
     rows = []
-    for a in result.arms:
+    for a in _control_first(result.arms, result.control):
         row: list[Any] = [a.name, a.people, a.mean if wide else _g(a.mean)]
         for effect, p_holm in [(a.raw, a.p_holm), (a.cuped, a.cuped_p_holm)][: len(prefixes)]:
             if wide:

@@ -137,6 +137,13 @@ def print_context_use(
     return print_sections(sections, fmt)
 
 
+#: Every object of the database, for the tables page's internal objects.
+_OBJECTS = (
+    "SELECT name, engine, create_table_query, dependencies_table FROM system.tables "
+    "WHERE database = currentDatabase() ORDER BY name"
+)
+
+
 @docs_app.command("tables")
 def tables(
     output: Annotated[Path, typer.Option(help="Where to write the page.")] = Path("docs/tables.md"),
@@ -161,14 +168,20 @@ def tables(
         def describe(name: str) -> list[tuple[str, str]]:
             return [(r[0], r[1]) for r in store.query(f"DESCRIBE TABLE {name}").rows]
 
+        def objects() -> list[tuple[str, str, str, list[str]]]:
+            return [tuple(r) for r in store.query(_OBJECTS).rows]  # type: ignore[misc]
+
     else:
         settings = settings_from(config, dsn)
 
         def describe(name: str) -> list[tuple[str, str]]:
             return [(r[0], r[1]) for r in read_query(settings, f"DESCRIBE TABLE {name}").rows]
 
+        def objects() -> list[tuple[str, str, str, list[str]]]:
+            return [tuple(r) for r in read_query(settings, _OBJECTS).rows]  # type: ignore[misc]
+
     try:
-        page = guarded(lambda: render_markdown(describe))
+        page = guarded(lambda: render_markdown(describe, objects))
     finally:
         if dsn is None:
             store.close()

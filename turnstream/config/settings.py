@@ -219,6 +219,11 @@ class WorkerSettings(_Section):
     #: 503: longer than one store back-off step (30 s at most) and a rebalance, so a
     #: blip leaves a healthcheck green and an outage turns it red.
     status_grace: float = Field(default=45.0, ge=0)
+    #: Seconds an item's ``occurred_at`` may be ahead of the time its batch was received
+    #: (producers' clocks drift; a local time sent as UTC is up to 14 h ahead). Further
+    #: ahead, the item goes to the dead letters as ``ahead_of_clock`` (docs/limits.md).
+    #: At most ten years.
+    occurred_at_max_ahead: float = Field(default=86_400.0, ge=0, le=10 * 366 * 86_400)
 
     def prepares_in_child(self) -> bool:
         """Whether batches are prepared in a child process: ``prepare_process``, where

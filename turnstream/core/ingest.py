@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from enum import StrEnum
 
 from turnstream.config import Feature, Settings, SpaceConfig
 from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
 from turnstream.core.object_types import types_for_space
+from turnstream.core.time_edges import Edge, time_edge
 from turnstream.errors import InvalidItem
 from turnstream.models import (
     Command,
@@ -72,6 +74,11 @@ class Reason(StrEnum):
     too_large = "too_large"
     #: Valid, but the store refuses its rows, and would again (see ``sinks/failures.py``).
     store_refused = "store_refused"
+    #: ``occurred_at`` is older than the raw tables keep (``core/time_edges.py``): its
+    #: rows would be deleted on insert.
+    past_retention = Edge.too_old
+    #: ``occurred_at`` is further ahead of the received time than the configured skew.
+    ahead_of_clock = Edge.too_far_ahead
 
 
 @dataclass(frozen=True)
@@ -216,14 +223,16 @@ def decide(
     source: Source,
     settings: Settings,
     seen: Callable[[str], Source | None],
+    now: datetime | None = None,
 ) -> Decision:
     """Validate, gate by the space's features and de-duplicate one message.
 
     ``seen(key)`` returns the source that first took an idempotency key, or None. A key
     taken by this very message (a redelivery after a crash) is not a duplicate: the
-    idempotent sinks make the second write a no-op.
+    idempotent sinks make the second write a no-op. ``now``: the time the edges of
+    ``occurred_at`` are judged at (:func:`judge`).
     """
-    return dedupe(judge(raw, source, settings), seen)
+    return dedupe(judge(raw, source, settings, now=now), seen)
 
 
 @dataclass(frozen=True)
@@ -248,6 +257,7 @@ class Gate:
         self.settings = settings
         self._spaces: dict[str, SpaceGate | None] = {}
         self._secret: bytes | None = None
+        self._max_ahead = timedelta(seconds=settings.worker.occurred_at_max_ahead)
 
     def space(self, space_id: str) -> SpaceGate | None:
         """The space's gate, or None for a space not configured."""
@@ -268,6 +278,10 @@ class Gate:
         self._spaces[space_id] = gate
         return gate
 
+    def max_ahead(self) -> timedelta:
+        """How far ahead of its received time an item's ``occurred_at`` may be."""
+        return self._max_ahead
+
     def secret(self) -> bytes:
         """The hashing secret (ConfigError when it is not configured)."""
         if self._secret is None:
@@ -275,9 +289,20 @@ class Gate:
         return self._secret
 
 
-def judge(raw: bytes, source: Source, settings: Settings, gate: Gate | None = None) -> Decision:
+def judge(
+    raw: bytes,
+    source: Source,
+    settings: Settings,
+    gate: Gate | None = None,
+    now: datetime | None = None,
+) -> Decision:
     """Validate and gate one message by its space's features (no de-duplication yet);
-    ``gate``: the settings as already read for the other messages of its batch."""
+    ``gate``: the settings as already read for the other messages of its batch.
+
+    ``now``: when the message was received (live: its batch's received time; replay: the
+    replay's start). A valid item whose ``occurred_at`` is past the raw tables' retention
+    or further ahead of ``now`` than ``worker.occurred_at_max_ahead`` is refused whole
+    (``past_retention``, ``ahead_of_clock``). ``None`` judges no edge (rule tests only)."""
     if gate is None:
         gate = Gate(settings)
     try:
@@ -303,6 +328,11 @@ def judge(raw: bytes, source: Source, settings: Settings, gate: Gate | None = No
     if isinstance(item, Turn) and not space.turns:
         refusal = Refusal(Reason.turns_disabled, "type", "the space's turns feature is off")
         return Decision(source, raw, key, refusal=refusal)
+    if now is not None:
+        edge = time_edge(item.occurred_at, now, gate.max_ahead())
+        if edge is not None:
+            refusal = Refusal(Reason(edge[0]), "occurred_at", edge[1])
+            return Decision(source, raw, key, refusal=refusal)
     partial = None
     if isinstance(item, Turn) and item.interactions and not space.signals:
         partial = Refusal(

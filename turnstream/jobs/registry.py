@@ -11,10 +11,12 @@ import dataclasses
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from turnstream.config import Settings
+from turnstream.core.experiment_warnings import AnalysisWarning
 from turnstream.core.object_types import sensitive_names
-from turnstream.errors import ConfigError
+from turnstream.errors import ConfigError, DataError
 from turnstream.jobs.experiments import compare_experiment, write_results
 from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
 from turnstream.jobs.experiments.compare import Comparison
@@ -105,6 +107,10 @@ def comparison_from_dict(data: dict[str, Any]) -> Comparison:
         diagnostics=data.get("diagnostics", {}),
         look=_look_from_dict(data.get("look")),
         per_person=_analysis_from_dict(data.get("per_person")),
+        warnings=tuple(
+            AnalysisWarning(w["code"], w["message"], tuple(w.get("arms", ())))
+            for w in data.get("warnings", ())
+        ),
     )
 
 
@@ -113,15 +119,26 @@ def _experiments(store: Store, settings: Settings, params: dict[str, str]) -> di
     if not path:
         raise ConfigError("no measurement document: set jobs.measurement or pass --measurement")
     doc = load_measurement(path)
-    as_of = datetime.combine(_as_of(params), time.max, tzinfo=UTC)
+    day = _as_of(params)
+    today = datetime.now(ZoneInfo(settings.jobs.timezone)).date()
+    if day > today:
+        # A look at a day not yet over would be read (and written) as if it were.
+        raise DataError(
+            f"as_of {day}: a look in the future (today is {today} in {settings.jobs.timezone}, "
+            "jobs.timezone); take the look on or after its day"
+        )
+    as_of = datetime.combine(day, time.max, tzinfo=UTC)
+    write = params.get("write") in ("1", "true")
     wanted = params.get("experiment")
     ids = [wanted] if wanted else [e.id for e in doc.experiments]
     comparisons = []
+    rows = 0
     for experiment_id in ids:
-        comparison = compare_experiment(store, doc, experiment_id, as_of)
-        write_results(store, comparison, as_of)
+        comparison = compare_experiment(store, doc, experiment_id, as_of, record=write)
+        if write:
+            rows += write_results(store, comparison, as_of)
         comparisons.append(comparison_to_dict(comparison))
-    return {"experiments": comparisons}
+    return {"experiments": comparisons, "written": write, "result_rows_written": rows}
 
 
 #: Every job by name.

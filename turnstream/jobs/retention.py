@@ -64,6 +64,7 @@ EVIDENCE_TABLES = (
     "webhook_deliveries",
     "webhook_attempts",
     "erase_subjects",
+    "erase_tombstones",
 )
 _TTL = re.compile(r"\bTTL\s+(.+?)(?:\s+SETTINGS\b|$)", re.S)
 

@@ -33,7 +33,10 @@ def scheduled_jobs(settings: Settings) -> dict[str, str]:
 def _run(settings: Settings, name: str, zone: ZoneInfo) -> None:
     today = datetime.now(zone).date().isoformat()
     try:
-        run_job(settings, name, {"as_of": today})
+        # The experiments job writes its look and records the assignments only when asked:
+        # the scheduler's run is the one that does (``experiments compare`` only reads).
+        params = {"as_of": today, **({"write": "1"} if name == "experiments" else {})}
+        run_job(settings, name, params)
     except Exception:
         log.exception("job %s failed; it runs again at its next time", name)
 

@@ -6,12 +6,24 @@ test fails when a column exists without a description or a description has no co
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum
+from typing import get_args
 
+from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS
 from turnstream.errors import StoreError
 
-__all__ = ["AGGREGATES_AND_PEOPLE", "CATALOG", "RETENTION", "Entry", "Retention", "render_markdown"]
+__all__ = [
+    "AGGREGATES_AND_PEOPLE",
+    "CATALOG",
+    "INTERNAL",
+    "RETENTION",
+    "Entry",
+    "Retention",
+    "render_markdown",
+]
 
 _SOURCE = {
     "ingested_at": "when the worker wrote the row (UTC)",
@@ -72,8 +84,12 @@ RETENTION: dict[str, Retention] = {
     "sink_marks": Retention(None, None, "a row per raw table and source partition once "
                             "merged: offsets, no person"),
     "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
-    "erase_tombstones": Retention(None, None, "an erased person's pseudonymous id and the "
-                                  "erase's time, no more: what drops their late events"),
+    "erase_tombstones": Retention("erased_through", ERASE_TOMBSTONE_DAYS, "an erased "
+                                  "person's pseudonymous id and the erase's time, no more: "
+                                  "what drops their late events; deleted by the retention "
+                                  "job 52 days after the erase (45 days after it an item "
+                                  "of theirs is refused as past_retention anyway; 7 for a "
+                                  "backlog)"),
     "webhook_events": Retention("event_at", 30, "TTL"),
     "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
     "webhook_attempts": Retention("attempted_at", 30, "TTL"),
@@ -304,7 +320,9 @@ CATALOG: dict[str, Entry] = {
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-            "too_large, store_refused or turn_scope",
+            "too_large, store_refused, turn_scope, past_retention (occurred_at older than the "
+            "raw tables keep, 45 days) or ahead_of_clock (occurred_at further ahead of the "
+            "received time than worker.occurred_at_max_ahead)",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",
@@ -791,7 +809,30 @@ CATALOG: dict[str, Entry] = {
             "unverifiable": "results that lacked a constrained field",
             "relaxed": "calls where the tool relaxed what it was asked",
             "verifiable": "results_checked - unverifiable",
-            "violation_rate": "violations / verifiable (NULL when nothing was verifiable)",
+            "violation_rate": "violations / verifiable, over every checked result, those of "
+            "calls that sent no constraint included (NULL when nothing was verifiable): "
+            "diluted where most calls send none; context_use_constraint_rates has the rate "
+            "over calls that sent constraints and the share of calls that did",
+        },
+    ),
+    "context_use_constraint_rates": Entry(
+        "view",
+        "Per space, source, agent, tool and day, from the raw measurements: how many calls "
+        "sent any hard constraint, and how often the results of those calls broke one.",
+        {
+            **_DIMS,
+            "tool": "the tool",
+            "day": "the day (UTC)",
+            "calls": "measured calls",
+            "calls_with_constraints": "calls that sent at least one hard constraint",
+            "share_of_calls_with_constraints": "calls_with_constraints / calls: how much of "
+            "the traffic the violation rate speaks for",
+            "violations": "results that broke a sent constraint",
+            "verifiable_in_calls_with_constraints": "results checked minus unverifiable, in "
+            "calls that sent constraints",
+            "violation_rate_in_calls_with_constraints": "violations / "
+            "verifiable_in_calls_with_constraints (NULL when none was verifiable): the rate "
+            "where constraints were sent, not diluted by calls that sent none",
         },
     ),
     "context_use_turns": Entry(
@@ -821,11 +862,145 @@ CATALOG: dict[str, Entry] = {
 }
 
 
-def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
+#: The objects analysts do not query, described: a table here or in :data:`CATALOG`, or a
+#: materialized view or a Null table (described from the live schema), else the page
+#: refuses to render. Materialized views and Null tables need no entry.
+INTERNAL: dict[str, str] = {
+    "idempotency_keys": "Every idempotency key taken, with the message that took it: how a "
+    "copy is known as a duplicate, live and in a replay (30 days).",
+    "erase_subjects": "The people an erasure is removing, while it runs; deleted when it "
+    "ends (a TTL of 1 day removes what a crash left).",
+    "schema_migrations": "The migrations applied to this database, by version.",
+}
+
+_NULL = (
+    "a Null table: it keeps nothing. Rows inserted into it only pass through to the "
+    "materialized views that read it"
+)
+_MV_TO = re.compile(r"\bTO\s+`?(?:\w+`?\.`?)?(\w+)`?", re.I)
+
+
+#: An object of the database: name, engine, create statement, the views that read it.
+_Object = tuple[str, str, str, list[str]]
+
+
+def _internal_section(objects: list[_Object]) -> tuple[list[str], list[str]]:
+    """The section of internal objects (lines) and what lacks a description."""
+    lines = [
+        "## Internal objects",
+        "",
+        "What the store holds beside the tables and views above: how it is fed and kept. "
+        "Not for queries: they change between versions. A materialized view runs at each "
+        "insert into the table it reads and writes its rows into its target.",
+        "",
+        "| object | engine | what it is |",
+        "|---|---|---|",
+    ]
+    missing = []
+    reads: dict[str, list[str]] = {}
+    for name, _, _, dependents in objects:
+        for view in dependents:
+            reads.setdefault(view, []).append(name)
+    for name, engine, create, _ in objects:
+        if name in CATALOG:
+            continue
+        if engine == "MaterializedView":
+            target = _MV_TO.search(create)
+            sources = ", ".join(f"`{t}`" for t in sorted(reads.get(name, ()))) or "?"
+            what = f"writes into `{target[1] if target else '?'}` each insert into {sources}"
+        elif engine == "Null":
+            what = _NULL
+        elif name in INTERNAL:
+            what = INTERNAL[name]
+        else:
+            missing.append(f"{name}: no description (catalog.INTERNAL)")
+            continue
+        lines.append(f"| `{name}` | {engine} | {what} |")
+    return [*lines, ""], missing
+
+
+def _values(annotation: object) -> str:
+    """The values of a ``Literal`` (or an enum class), in backticks."""
+    if isinstance(annotation, type) and issubclass(annotation, Enum):
+        found = [str(m.value) for m in annotation]
+    else:
+        found = [str(v) for v in get_args(annotation)]
+    return ", ".join(f"`{v}`" for v in found)
+
+
+def _value_sets_section() -> list[str]:
+    """Every closed set of values a column takes, from the models and rules that define it."""
+    from turnstream.core.derivation.inference import InferenceKind
+    from turnstream.core.experiment_warnings import CODES
+    from turnstream.core.ingest import Reason
+    from turnstream.models import (
+        EVIDENCED_VERDICTS,
+        Claim,
+        Verdict,
+        commands,
+        interactions,
+        outcomes,
+        turns,
+    )
+
+    def field(model: type, name: str) -> object:
+        return model.model_fields[name].annotation  # type: ignore[attr-defined]
+
+    kinds = sorted(interactions.INTERACTION_KINDS)
+    rows = [
+        ("`turn_claims.verdict`, `claims_minute.verdict`", _values(Verdict),
+         "meanings in docs/claims.md; "
+         + ", ".join(f"`{v}`" for v in sorted(EVIDENCED_VERDICTS))
+         + " stand on evidence (`evidenced`)"),
+        ("`turn_claims.action`", _values(field(Claim, "action")),
+         "what the SDK's guard did with the claim"),
+        ("`turn_claims.nature`", _values(field(Claim, "nature")), ""),
+        ("`turn_claims.class`", _values(turns.ClaimClass), "empty when not given"),
+        ("`interactions.kind`", ", ".join(f"`{k}`" for k in kinds), ""),
+        ("`engaged` actions (`payload`)", _values(field(interactions.Engaged, "action")), ""),
+        ("`feedback` polarity (`payload`)", _values(field(interactions.Feedback, "polarity")),
+         ""),
+        ("`presented` method (`payload`)", _values(field(interactions.Presented, "method")),
+         ""),
+        ("preference scope", _values(field(interactions.Preference, "scope")),
+         "`turn` never reaches the store"),
+        ("preference source", _values(field(interactions.Preference, "source")), ""),
+        ("attribute source", _values(field(interactions.Attribute, "source")), ""),
+        ("`outcomes.outcome`", _values(field(outcomes.Outcome, "outcome")), ""),
+        ("`commands.command`", _values(field(commands.Command, "command")), ""),
+        ("`inferences.kind`", _values(InferenceKind), ""),
+        ("`inferences.status`", "`active`, `deleted`, `retracted`",
+         "docs/signals.md"),
+        ("`dead_letters.reason`", _values(Reason), "docs/limits.md"),
+        ("`for`", "`self`, `gift`, `beneficiary:<id>`",
+         "a keyword of SQL: write it as `` `for` `` in a query"),
+        ("`experiment_results.verdict`", "starts with `wait:`, `act:` or `final:`",
+         "then says why (docs/experiments.md)"),
+        ("experiment warnings (`code`)", ", ".join(f"`{c}`" for c in CODES),
+         "docs/experiments.md"),
+    ]  # fmt: skip
+    lines = [
+        "## Value sets",
+        "",
+        "The closed sets of values columns take, read from the models and rules that define them.",
+        "",
+        "| where | values | note |",
+        "|---|---|---|",
+    ]
+    lines += [f"| {where} | {values} | {note} |" for where, values, note in rows]
+    return [*lines, ""]
+
+
+def render_markdown(
+    describe: Callable[[str], list[tuple[str, str]]],
+    objects: Callable[[], list[_Object]],
+) -> str:
     """The tables page, with each column's type read from the live schema.
 
-    ``describe(name)`` returns ``(column, type)`` pairs. Raises StoreError when the
-    catalog and the schema disagree.
+    ``describe(name)`` returns ``(column, type)`` pairs; ``objects()`` every object of the
+    database as ``(name, engine, create statement, the views that read it)``. Raises
+    StoreError when the catalog and the schema disagree (a column or an internal object
+    without a description).
     """
     lines = [
         "# Tables and views",
@@ -834,8 +1009,9 @@ def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
         "",
         *_retention_section(),
         AGGREGATES_AND_PEOPLE,
+        *_value_sets_section(),
     ]
-    problems: list[str] = []
+    internal, problems = _internal_section(objects())
     for name, entry in CATALOG.items():
         live = describe(name)
         live_names = [c for c, _ in live]
@@ -845,6 +1021,7 @@ def render_markdown(describe: Callable[[str], list[tuple[str, str]]]) -> str:
         lines += ["| column | type | meaning |", "|---|---|---|"]
         lines += [f"| `{c}` | `{t}` | {entry.columns.get(c, '')} |" for c, t in live]
         lines.append("")
+    lines += internal
     if problems:
         raise StoreError("the catalog and the schema disagree: " + "; ".join(problems))
     return "\n".join(lines)

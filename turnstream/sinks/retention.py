@@ -17,7 +17,7 @@ from turnstream.sinks.store import Store
 
 __all__ = ["Folded", "enforce_retention", "fold_states"]
 
-#: States folded per query: one person's state is ~1-50 kB of JSON.
+#: States folded per page (one read, one insert): one person's state is ~1-50 kB of JSON.
 _BATCH = 1000
 
 
@@ -29,6 +29,8 @@ class Folded:
     signals: int = 0
     pages: int = 0
     deleted: dict[str, int] = field(default_factory=dict)
+    #: Pages of people the fold read and wrote (``fold_states``' ``page`` each).
+    pages_read: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"states": self.states, "signals": self.signals, "pages": self.pages,
@@ -39,23 +41,44 @@ def _cut(now: datetime, days: int) -> datetime:
     return now - timedelta(days=days)
 
 
-def fold_states(store: Store, now: datetime, config: SignalsConfig, folded: Folded) -> None:
+def _states(store: Store, keys: list[Any]) -> list[Any]:
+    """The newest state and version of each ``(space_id, profile_id)`` of ``keys``."""
+    by_space: dict[str, list[str]] = {}
+    for space_id, profile_id in keys:
+        by_space.setdefault(space_id, []).append(profile_id)
+    out: list[Any] = []
+    for space_id, ids in by_space.items():
+        out += store.query(
+            "SELECT space_id, profile_id, argMax(state, version), max(version) "
+            "FROM signal_state WHERE space_id = {space:String} "
+            "AND profile_id IN {ids:Array(String)} GROUP BY space_id, profile_id",
+            {"space": space_id, "ids": ids},
+        ).rows
+    return out
+
+
+def fold_states(
+    store: Store, now: datetime, config: SignalsConfig, folded: Folded, page: int = _BATCH
+) -> None:
     """Settle and drop the evidence older than the raw window (by ``now``) of every state
-    that holds some, writing each again with the next version, then delete the rows that
-    held it. A state the engine rewrites meanwhile has a newer version and stays."""
+    that holds some, ``page`` people at a time, writing each again with the next version,
+    then delete the rows that held it. A state the engine rewrites meanwhile has a newer
+    version and stays."""
     cut = _cut(now, config.raw_window_days)
-    people = store.query(
-        "SELECT space_id, profile_id, argMax(state, version), max(version) FROM signal_state "
-        "WHERE (space_id, profile_id) IN (SELECT space_id, profile_id FROM signal_state "
-        "WHERE evidence_from < {cut:DateTime64(3, 'UTC')}) GROUP BY space_id, profile_id",
+    # The keys first (ids only), then the states a page of people at a time through the
+    # primary key: memory holds one page of states (~1-50 kB each), not every state
+    # (a million idle people held ~70 GB of JSON at once).
+    keys = store.query(
+        "SELECT DISTINCT space_id, profile_id FROM signal_state "
+        "WHERE evidence_from < {cut:DateTime64(3, 'UTC')} ORDER BY space_id, profile_id",
         {"cut": cut},
     ).rows
-    if not people:
+    if not keys:
         return
     newest = 0
-    for start in range(0, len(people), _BATCH):
+    for start in range(0, len(keys), page):
         rows = []
-        for space_id, profile_id, text, version in people[start : start + _BATCH]:
+        for space_id, profile_id, text, version in _states(store, keys[start : start + page]):
             state = ProfileState.from_dict(json.loads(text))
             done = expire(state, cut, config)
             folded.signals += done.signals
@@ -67,6 +90,7 @@ def fold_states(store: Store, now: datetime, config: SignalsConfig, folded: Fold
             "signal_state", rows, ["profile_id", "space_id", "state", "version", "evidence_from"]
         )
         folded.states += len(rows)
+        folded.pages_read += 1
     # Only rows read here (versions up to the newest read) and past the cut: the folded
     # rows are newer and hold nothing past it.
     _delete(store, "signal_state", "evidence_from < {cut:DateTime64(3, 'UTC')} "

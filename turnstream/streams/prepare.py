@@ -69,12 +69,13 @@ def prepare_batch(
     # alternating, on mixed_items; the validator's and the serializer's code stays
     # in the CPU's caches this way).
     gate = Gate(settings)  # each space's settings read once for the batch
-    judged = [
-        judge(m.value or b"", Source(m.topic, m.partition, m.offset), settings, gate)
-        for m in messages
-    ]
     if received_at is None:
         received_at = datetime.now(UTC)
+    # The batch's received time judges every occurred_at's edges (core/time_edges.py).
+    judged = [
+        judge(m.value or b"", Source(m.topic, m.partition, m.offset), settings, gate, received_at)
+        for m in messages
+    ]
     sends: list[list[Message]] = []
     for i, (message, decision) in enumerate(zip(messages, judged, strict=True)):
         out: list[Message] = []

@@ -149,10 +149,14 @@ def _seed(store: Store) -> list[str]:
 
 
 def _expected(hashed: list[str]) -> tuple[Counter[str], Counter[str]]:
-    people = Counter({"control": 3, "full": 4, "no_soft_signals": 1})
+    """People and successes per arm of the one population every figure reads: people
+    who came through the critical source (n1, the odd hashed ones) are left out."""
+    people = Counter({"control": 3, "full": 4, "no_soft_signals": 0})
     successes = Counter({"control": 1, "full": 2})
     for i, p in enumerate(hashed):
-        arm = assign(EXPERIMENT, p, "pharmacy" if i % 2 else "web")
+        if i % 2:
+            continue  # came through the pharmacy: a critical source
+        arm = assign(EXPERIMENT, p, "web")
         people[arm] += 1
         successes[arm] += p in {"h0", "h1", "h2"}
     people[assign(EXPERIMENT, "x9", "web")] += 1  # seen when shown a list, never cited
@@ -367,7 +371,15 @@ def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> No
     full = next(r for r in rows if r["arm"] == "full")
     assert {"p_holm", "cuped_diff", "seq_p_value", "seq_p_holm", "per_person"} <= set(full)
     assert full["per_person"] == pytest.approx(full["successes"] / full["people"])
+    # Read only: neither the look nor the assignments were written.
+    assert "read only: nothing written" in text
+    assert store.scalar("SELECT count() FROM experiment_results") == 0
+    assert store.scalar("SELECT count() FROM experiment_assignments") == 0
+    written = runner.invoke(app, [*args, "--write"])
+    assert written.exit_code == 0, written.output
+    assert "wrote 3 rows to experiment_results" in " ".join(written.output.split())
     assert store.scalar("SELECT count() FROM experiment_results FINAL WHERE look = 20") == 3
+    assert store.scalar("SELECT count() FROM experiment_assignments") > 0
 
 
 def test_only_a_verified_token_attributes_an_outcome(store: Store) -> None:

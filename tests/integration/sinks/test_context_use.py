@@ -213,5 +213,14 @@ def test_tables_page_matches_the_live_schema(store: Store) -> None:
     def describe(name: str) -> list[tuple[str, str]]:
         return [(r[0], r[1]) for r in store.query(f"DESCRIBE TABLE {name}").rows]
 
+    def objects() -> list[tuple[str, str, str, list[str]]]:
+        return [
+            (r[0], r[1], r[2], list(r[3]))
+            for r in store.query(
+                "SELECT name, engine, create_table_query, dependencies_table FROM system.tables "
+                "WHERE database = currentDatabase() ORDER BY name"
+            ).rows
+        ]
+
     page = Path(__file__).parents[3] / "docs" / "tables.md"
-    assert render_markdown(describe) == page.read_text()
+    assert render_markdown(describe, objects) == page.read_text()

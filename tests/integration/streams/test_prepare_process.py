@@ -13,7 +13,7 @@ import sys
 import textwrap
 import time
 from concurrent.futures.process import BrokenProcessPool
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -39,7 +39,8 @@ SETTINGS = Settings.model_validate(
     }
 )
 NAMES = TopicNames("t")
-START = datetime(2026, 11, 1, tzinfo=UTC)
+#: Two days ago, midnight: the items stay inside the raw tables' retention (core/time_edges.py).
+START = datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0) - timedelta(days=2)
 
 
 def _erase(n: int) -> bytes:
@@ -51,7 +52,7 @@ def _erase(n: int) -> bytes:
             "idempotency_key": f"erase-{n}",
             "handle": {"type": "email", "value": f"Person{n}@Example.com"},
             "source": "app",
-            "occurred_at": "2026-11-01T10:00:00Z",
+            "occurred_at": START.strftime("%Y-%m-%dT10:00:00Z"),
         }
     ).encode()
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,6 +22,8 @@ from turnstream.models import parse_item
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.topology import TopicNames
 
+#: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
+DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
 pytestmark = pytest.mark.integration
 
 CONFIG = {
@@ -81,7 +84,7 @@ def _command(key: str, at: str, who: str | dict[str, str], command: str = "erase
 
 
 def _batches() -> list[list[bytes]]:
-    day = "2026-11-29T"
+    day = f"{DAY}T"
     return [
         [  # batch 1: Ana before her erase, the erase, Ana after it in the same batch
             _interaction("a1", day + "10:00:00Z", ANA),
@@ -209,14 +212,14 @@ def test_the_child_drops_and_erases_what_the_thread_does(
         "a1", "a2", "b1", "a-erase", "a3", "a4", "a-lumen",
         "a7", "a-erase-early", "b2", "b-erase", "b3", "a9", "b5",
     }  # fmt: skip
-    ana = resolve_profile(parse_item(_interaction("x", "2026-11-29T10:00:00Z", ANA)), b"k")
+    ana = resolve_profile(parse_item(_interaction("x", f"{DAY}T10:00:00Z", ANA)), b"k")
     through = {
         r[0]: r[1]
         for r in on.query(
             "SELECT profile_id, toString(max(erased_through)) FROM erase_tombstones GROUP BY 1"
         ).rows
     }
-    assert through == {ana: "2026-11-29 11:00:00.000000", BEA: "2026-11-29 12:00:00.000000"}
+    assert through == {ana: f"{DAY} 11:00:00.000000", BEA: f"{DAY} 12:00:00.000000"}
     kept = {
         r[0]
         for r in on.query(

@@ -3,9 +3,10 @@ exactly once, however the batch is replayed (real chDB).
 
 Past validation no value of the contract is refused by the schema any more (counts and
 positions are bounded by their columns), so the refusal here is the store's own: a
-CHECK constraint, as an operator may add (``interactions`` refuses events dated before
-2000). ClickHouse refuses such a row with VIOLATED_CONSTRAINT (469), the same way on
-every retry.
+CHECK constraint, as an operator may add (``interactions`` refuses rows of one source;
+a date before 2000 no longer reaches the store: it is past the raw tables' retention,
+``core/time_edges.py``). ClickHouse refuses such a row with VIOLATED_CONSTRAINT (469),
+the same way on every retry.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from types import SimpleNamespace
 from typing import Any
 
@@ -40,33 +42,33 @@ SETTINGS = Settings.model_validate(
 )
 NAMES = TopicNames("t")
 TOPIC = NAMES.input("interaction")
-OLD = "1999-12-31T23:59:59Z"
-CONSTRAINT = (
-    "ALTER TABLE interactions ADD CONSTRAINT since_2000 "
-    "CHECK occurred_at >= toDateTime64('2000-01-01 00:00:00', 3, 'UTC')"
-)
+#: The source whose interaction rows the store refuses (its CHECK constraint).
+POISONED = "poisoned"
+CONSTRAINT = f"ALTER TABLE interactions ADD CONSTRAINT no_poison CHECK source != '{POISONED}'"
+#: Yesterday: inside the raw tables' retention whenever the test runs.
+WHEN = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%dT10:00:00Z")
 
 
-def _interaction(n: int, occurred_at: str = "2026-11-29T10:00:00Z") -> dict[str, Any]:
+def _interaction(n: int, source: str = "web") -> dict[str, Any]:
     return {
         "type": "interaction",
         "space_id": "acme",
         "idempotency_key": f"k-{n}",
         "profile_id": f"p-{n % 7}",
-        "source": "web",
-        "occurred_at": occurred_at,
+        "source": source,
+        "occurred_at": WHEN,
         "interaction": {"kind": "engaged", "ref": f"item:{n}", "action": "click"},
     }
 
 
-def _turn(n: int, occurred_at: str) -> dict[str, Any]:
+def _turn(n: int, source: str) -> dict[str, Any]:
     return {
         "type": "turn",
         "space_id": "acme",
         "idempotency_key": f"k-{n}",
         "profile_id": "p-turn",
-        "source": "web",
-        "occurred_at": occurred_at,
+        "source": source,
+        "occurred_at": WHEN,
         "turn_id": f"t-{n}",
         "agent": "sales",
         "interactions": [{"kind": "engaged", "ref": "item:t", "action": "click"}],
@@ -85,11 +87,11 @@ def _lines() -> list[bytes]:
         if n == 20:
             item: Any = "not an item"
         elif n == 50:
-            item = _turn(n, OLD)
+            item = _turn(n, POISONED)
         elif n == 41:
-            item = _interaction(33, OLD)
+            item = _interaction(33, POISONED)
         else:
-            item = _interaction(n, OLD if n in POISON else "2026-11-29T10:00:00Z")
+            item = _interaction(n, POISONED if n in POISON else "web")
         lines.append(json.dumps(item).encode())
     return lines
 
@@ -161,7 +163,7 @@ def test_refused_messages_are_isolated_and_dead_lettered_while_the_rest_land(
     for d in refused.values():
         assert d.refusal is not None
         assert d.refusal.message.startswith("interactions refused it: ")
-        assert "VIOLATED_CONSTRAINT" in d.refusal.message and "since_2000" in d.refusal.message
+        assert "VIOLATED_CONSTRAINT" in d.refusal.message and "no_poison" in d.refusal.message
         assert "Stack trace" not in d.refusal.message and len(d.refusal.message) < 1100
     # Their fan-out is their dead letter alone, with the original bytes.
     for d, out in zip(decisions, sends, strict=True):

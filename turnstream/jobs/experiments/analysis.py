@@ -50,6 +50,7 @@ __all__ = [
     "analyze",
     "as_report",
     "cuped_effects",
+    "cuped_fit",
     "holm",
     "is_binary",
     "mean_effect",
@@ -171,17 +172,34 @@ def cuped_effects(
 ) -> tuple[float | None, dict[str, Effect]]:
     """``(theta, effect per arm)`` adjusted for the covariate; ``(None, {})`` when it
     cannot adjust (no spread in the covariate, or an arm of fewer than 2 people)."""
+    thetas, effects = cuped_fit(values, covariates, control)
+    return (thetas[0] if thetas else None), effects
+
+
+def cuped_fit(
+    values: Mapping[str, np.ndarray], covariates: Mapping[str, np.ndarray], control: str
+) -> tuple[tuple[float, ...], dict[str, Effect]]:
+    """CUPED on one covariate or several: ``covariates[arm]`` is one value per person, or
+    a row per person of ``k`` values (pre-period revenue, visits, ...). One regression of
+    the value on the arms and every centred covariate, HC1 errors; ``(thetas, effect per
+    arm)``, one theta per covariate kept. A covariate without spread is dropped (it
+    adjusts nothing); ``((), {})`` when none is left or an arm has fewer than 2 people."""
     names = list(values)
     y = np.concatenate([np.asarray(values[a], dtype=float) for a in names])
-    x = np.concatenate([np.asarray(covariates[a], dtype=float) for a in names])
+    x = np.concatenate(
+        [np.asarray(covariates[a], dtype=float).reshape(len(values[a]), -1) for a in names]
+    )
     others = [a for a in names if a != control]
-    if not np.ptp(x) > 0 or any(len(values[a]) < 2 for a in names):
-        return None, {}
+    if any(len(values[a]) < 2 for a in names):
+        return (), {}
+    x = x[:, np.ptp(x, axis=0) > 0]
+    if x.shape[1] == 0:
+        return (), {}
     columns = [np.ones_like(y)]
     for arm in others:
         columns.append(np.concatenate([np.full(len(values[a]), a == arm, float) for a in names]))
-    columns.append(x - x.mean())
-    fit = OLS(y, np.column_stack(columns)).fit(cov_type="HC1", use_t=True)
+    design = np.column_stack([*columns, x - x.mean(axis=0)])
+    fit = OLS(y, design).fit(cov_type="HC1", use_t=True)
     params, cov, ci = fit.params, fit.cov_params(), fit.conf_int(0.05)
     b0 = float(params[0])
     out: dict[str, Effect] = {}
@@ -200,7 +218,7 @@ def cuped_effects(
             se,
             b / se if se > 0 else None,
         )
-    return float(params[-1]), out
+    return tuple(float(t) for t in params[len(columns) :]), out
 
 
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
@@ -280,7 +298,7 @@ def as_report(analysis: Analysis, metric: str, covariate: str | None = None) -> 
     ``diff``, ``diff_ci``, ``rel``, ``rel_ci``, ``p_value`` (and ``cuped`` with the same
     keys when there is a covariate); ``srm_p_value`` for the whole."""
     arms: dict[str, object] = {}
-    for arm in analysis.arms:
+    for arm in sorted(analysis.arms, key=lambda a: a.name != analysis.control):  # control first
         entry: dict[str, object] = {"people": arm.people, "mean": arm.mean}
         if arm.name != analysis.control:
             if arm.raw is not None:

@@ -205,6 +205,8 @@ def assess(
     )
     crossed = [a.name for a in arms if a.seq_p_holm is not None and a.seq_p_holm <= e.alpha]
     horizon = f"look {look} of {e.horizon_days}"
+    if look > e.horizon_days:  # "look 338 of 28" read as a look of the plan
+        horizon = f"day {look}, past the {e.horizon_days}-day horizon"
     if look < 1:
         verdict = "wait: the experiment has not started"
     elif crossed:

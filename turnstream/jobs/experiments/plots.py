@@ -8,8 +8,16 @@ from pathlib import Path
 from typing import Any
 
 from turnstream.jobs.experiments.analysis import Analysis, Effect
+from turnstream.jobs.experiments.enrolment import Comparison
 
-__all__ = ["draw_differences", "draw_interval", "new_figure", "plot_analysis", "save"]
+__all__ = [
+    "draw_differences",
+    "draw_interval",
+    "new_figure",
+    "plot_analysis",
+    "plot_comparison",
+    "save",
+]
 
 _RAW, _CUPED = "tab:blue", "tab:orange"
 
@@ -86,4 +94,46 @@ def plot_analysis(analysis: Analysis, path: str | Path, title: str) -> Path:
     if srm.flagged:
         title += f"\nsample-ratio mismatch (p = {srm.p_value:.2g})"
     ax.set_title(title, fontsize=10)
+    return save(figure, path)
+
+
+def plot_comparison(comparison: Comparison, path: str | Path) -> Path:
+    """Draw to a PNG each arm's rate with its 95% Wilson interval and, beside it, each
+    arm's difference from the baseline with the raw and CUPED-adjusted intervals."""
+    c = comparison
+    figure = new_figure(max(8.0, 3.2 * len(c.arms) + 2))
+    ax, right = figure.subplots(1, 2)
+    for i, a in enumerate(c.arms):
+        colour = "tab:gray" if a.name == c.baseline else "tab:blue"
+        if not draw_interval(ax, i, a.rate, a.rate_low, a.rate_high, colour):
+            continue
+        ax.annotate(
+            f"{a.successes}/{a.people}",
+            (i, a.rate_high),
+            textcoords="offset points",
+            xytext=(0, 6),
+            ha="center",
+            fontsize=8,
+        )
+    base = next((a for a in c.arms if a.name == c.baseline), None)
+    if base is not None and base.rate is not None:
+        ax.axhline(base.rate, color="tab:gray", linestyle="--", linewidth=0.8)
+    ax.set_xticks(range(len(c.arms)), [a.name for a in c.arms])
+    ax.set_xlim(-0.6, len(c.arms) - 0.4)
+    ax.set_ylabel(f"{c.outcome} rate within {c.window_days} days (95% CI)")
+    title = f"{c.experiment_id}, as of {c.as_of.date().isoformat()}"
+    if c.srm.flagged:
+        title += f"\nsample-ratio mismatch (p = {c.srm.p_value:.2g})"
+    ax.set_title(title, fontsize=10)
+
+    others = []
+    for a in c.arms:
+        if a.name == c.baseline:
+            continue
+        raw = Effect(a.diff, a.diff_low, a.diff_high, a.lift, a.lift_low, a.lift_high, a.p_value)
+        adjusted = c.look.arm(a.name).cuped if c.look is not None else None
+        others.append((a.name, raw, adjusted))
+    draw_differences(right, others, f"rate - {c.baseline} rate (95% CI)")
+    if c.look is not None:
+        right.set_title(c.look.verdict, fontsize=9)
     return save(figure, path)

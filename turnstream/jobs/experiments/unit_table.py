@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +28,9 @@ class UnitTable:
     values: dict[str, list[float]]
     covariates: dict[str, list[float]] | None
     rows: int
+    #: Further numeric columns asked for (more covariates, a ratio's denominator):
+    #: column -> arm -> values, in the rows' order.
+    extra: dict[str, dict[str, list[float]]] | None = None
 
 
 def _number(text: str, where: str) -> float:
@@ -44,11 +48,18 @@ def _number(text: str, where: str) -> float:
 
 
 def read_units(
-    path: str | Path, arm_column: str, metric: str, covariate: str | None = None
+    path: str | Path,
+    arm_column: str,
+    metric: str,
+    covariate: str | None = None,
+    extra: Sequence[str] = (),
 ) -> UnitTable:
-    """Read ``path`` (CSV with a header line, UTF-8) into values per arm."""
+    """Read ``path`` (CSV with a header line, UTF-8) into values per arm; ``extra``: more
+    numeric columns to read (each in ``UnitTable.extra``)."""
     file = Path(path)
-    wanted = [arm_column, metric] + ([covariate] if covariate else [])
+    more = [c for c in dict.fromkeys(extra) if c not in (arm_column, metric, covariate)]
+    wanted = [arm_column, metric] + ([covariate] if covariate else []) + more
+    extras: dict[str, dict[str, list[float]]] = {c: {} for c in more}
     try:
         handle = file.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
@@ -89,6 +100,9 @@ def read_units(
                 if covariate:
                     x = _number(record[at[covariate]], f"{file} line {line}, column {covariate!r}")
                     covariates.setdefault(arm, []).append(x)
+                for column in more:
+                    x = _number(record[at[column]], f"{file} line {line}, column {column!r}")
+                    extras[column].setdefault(arm, []).append(x)
                 rows += 1
         except UnicodeDecodeError as exc:
             raise DataError(f"{file}: not UTF-8 text ({exc.reason})") from None
@@ -96,7 +110,7 @@ def read_units(
             raise DataError(f"{file} line {reader.line_num}: {exc}") from None
     if not rows:
         raise DataError(f"{file}: no rows after the header")
-    return UnitTable(values, covariates if covariate else None, rows)
+    return UnitTable(values, covariates if covariate else None, rows, extras or None)
 
 
 def parse_allocation(text: str | None, arms: list[str]) -> dict[str, float] | None:

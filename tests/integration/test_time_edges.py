@@ -1,0 +1,91 @@
+"""Time at the edges on the real broker and in a replay: an item dated past the raw
+tables' retention or too far ahead is a dead letter that says why, never a silent loss;
+the same lines give the same decisions in ``turnstream replay``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from turnstream.sinks.store import Store
+from turnstream.worker_client import read_query
+
+pytestmark = pytest.mark.integration
+
+NOW = datetime.now(UTC)
+#: occurred_at → the reason it is refused with (None: accepted).
+CASES = {
+    "1850-01-01T00:00:00Z": "past_retention",
+    "2350-01-01T00:00:00Z": "ahead_of_clock",
+    "0001-01-01T00:00:00Z": "past_retention",
+    (NOW - timedelta(days=46)).strftime("%Y-%m-%dT%H:%M:%SZ"): "past_retention",
+    (NOW + timedelta(hours=26)).strftime("%Y-%m-%dT%H:%M:%SZ"): "ahead_of_clock",
+    (NOW - timedelta(days=44)).strftime("%Y-%m-%dT%H:%M:%SZ"): None,
+    (NOW + timedelta(hours=22)).strftime("%Y-%m-%dT%H:%M:%SZ"): None,
+}
+
+
+def _line(n: int, occurred_at: str) -> bytes:
+    return json.dumps(
+        {
+            "type": "interaction",
+            "space_id": "acme",
+            "idempotency_key": f"edge-{n}",
+            "profile_id": f"p-{n}",
+            "source": "web",
+            "occurred_at": occurred_at,
+            "interaction": {"kind": "engaged", "ref": f"item:{n}", "action": "click"},
+        }
+    ).encode()
+
+
+LETTERS = "SELECT idempotency_key, reason, field_path, message FROM dead_letters ORDER BY 1"
+
+
+def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lines = [_line(n, at) for n, at in enumerate(CASES)]
+    # The default skew: 22 hours ahead is inside a day, 26 hours is not.
+    live = deployment_factory()
+    live.worker.start()
+    live.publish(lines)
+    live.drain()
+    counts = live.counts()
+    assert counts["interactions"] == 2 and counts["dead_letters"] == 5
+    assert live.dead_letters() == {"past_retention": 3, "ahead_of_clock": 2}
+    letters = read_query(live.settings, LETTERS).rows
+    expected = {f"edge-{n}": why for n, why in enumerate(CASES.values()) if why}
+    assert {key: reason for key, reason, _, _ in letters} == expected
+    assert all(path == "occurred_at" for _, _, path, _ in letters)
+    assert any("keep 45 days" in message for _, _, _, message in letters)
+    live.worker.stop()
+    # The item 44 days old stays in the raw table through a merge that applies the TTL.
+    store = Store(live.settings.store.dsn, live.settings.store.database)
+    try:
+        store.command("OPTIMIZE TABLE interactions FINAL")
+        assert store.query("SELECT count() FROM interactions").rows[0][0] == 2
+    finally:
+        store.close()
+
+    events = tmp_path / "edges.jsonl"
+    events.write_bytes(b"\n".join(lines) + b"\n")
+    replay_dsn = f"chdb://{tmp_path / 'replayed'}"
+    out = subprocess.run(
+        [sys.executable, "-m", "turnstream", "replay", "--config", str(live.config),
+         "--dsn", replay_dsn, str(events)],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert "2 accepted, 5 dead letters" in " ".join(out.split())
+    replayed = subprocess.run(
+        [sys.executable, "-m", "turnstream", "sql", "--config", str(live.config),
+         "--dsn", replay_dsn, "--format", "json",
+         "SELECT idempotency_key, reason, field_path FROM dead_letters ORDER BY 1"],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert [(r["idempotency_key"], r["reason"], r["field_path"]) for r in json.loads(replayed)] == [
+        (key, reason, path) for key, reason, path, _ in letters
+    ]

@@ -1,0 +1,143 @@
+"""Time at the edges: an item dated past the raw retention or too far ahead is refused
+with a reason that says so, the same in live (a batch's received time) and replay."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from turnstream.config import Settings
+from turnstream.core.ingest import Reason, Source, decide, judge
+from turnstream.core.messages import dead_letter_for
+from turnstream.core.time_edges import RAW_KEEP_DAYS, Edge, time_edge
+from turnstream.models.deadletter import DeadLetter
+from turnstream.sinks.catalog import RETENTION
+from turnstream.sinks.rows import rows_for
+from turnstream.streams.prepare import prepare_batch
+from turnstream.streams.topology import TopicNames
+
+NOW = datetime(2026, 12, 4, 12, 0, 0, tzinfo=UTC)
+AHEAD = timedelta(hours=24)
+SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "s"},
+        "worker": {"occurred_at_max_ahead": 3600},
+        "spaces": {"acme": {"features": ["signals", "turns"]}},
+    }
+)
+SRC = Source("turnstream.interactions", 0, 7)
+
+
+def _item(occurred_at: str, kind: str = "interaction") -> bytes:
+    item: dict[str, object] = {
+        "type": kind,
+        "space_id": "acme",
+        "idempotency_key": f"k-{occurred_at}",
+        "profile_id": "p-1",
+        "source": "web",
+        "occurred_at": occurred_at,
+    }
+    if kind == "interaction":
+        item["interaction"] = {"kind": "engaged", "ref": "item:1", "action": "click"}
+    elif kind == "turn":
+        item |= {"turn_id": "t1", "agent": "sales"}
+    else:
+        item |= {"outcome": "purchase", "ref": "item:1", "order_id": "o-1"}
+    return json.dumps(item).encode()
+
+
+def test_inside_the_window_is_no_edge_at_both_limits() -> None:
+    # One millisecond after the oldest kept instant, and exactly the skew ahead.
+    oldest = NOW - timedelta(days=RAW_KEEP_DAYS)
+    assert time_edge(oldest + timedelta(milliseconds=1), NOW, AHEAD) is None
+    assert time_edge(NOW + AHEAD, NOW, AHEAD) is None
+    assert time_edge(NOW, NOW, timedelta(0)) is None
+
+
+def test_the_oldest_kept_instant_itself_is_past_retention() -> None:
+    # The TTL deletes a row at occurred_at + 45 days: that instant is already gone.
+    edge = time_edge(NOW - timedelta(days=RAW_KEEP_DAYS), NOW, AHEAD)
+    assert edge is not None and edge[0] == Edge.too_old
+    assert "45 days" in edge[1] and "deleted on insert" in edge[1]
+
+
+def test_one_microsecond_past_the_skew_is_ahead_of_clock() -> None:
+    edge = time_edge(NOW + AHEAD + timedelta(microseconds=1), NOW, AHEAD)
+    assert edge is not None and edge[0] == Edge.too_far_ahead
+    assert "1 day 00:00:00 ahead" in edge[1] and "occurred_at_max_ahead" in edge[1]
+
+
+@pytest.mark.parametrize(
+    ("occurred_at", "reason", "says"),
+    [
+        ("1850-01-01T00:00:00Z", Reason.past_retention, "1850-01-01T00:00:00Z is 64,"),
+        ("0001-01-01T00:00:00+05:00", Reason.past_retention, "0001-01-01T00:00:00+05:00"),
+        ("2350-01-01T00:00:00Z", Reason.ahead_of_clock, "2350-01-01T00:00:00Z is 118,"),
+        ("9999-12-31T23:59:59-05:00", Reason.ahead_of_clock, "check the producer's clock"),
+    ],
+)
+def test_hostile_years_are_refused_whole_with_the_field_and_a_reason(
+    occurred_at: str, reason: Reason, says: str
+) -> None:
+    for kind in ("interaction", "turn", "outcome"):
+        decision = decide(_item(occurred_at, kind), SRC, SETTINGS, lambda _: None, NOW)
+        assert decision.item is None, kind
+        assert decision.refusal is not None
+        assert decision.refusal.reason is reason
+        assert decision.refusal.field_path == "occurred_at"
+        assert says in decision.refusal.message
+        # A dead letter row (and its key, as any refusal), never a raw row.
+        assert set(rows_for(decision, SETTINGS, NOW)) == {"dead_letters", "idempotency_keys"}
+
+
+def test_the_skew_is_the_configured_one() -> None:
+    within = NOW + timedelta(minutes=59)
+    past = NOW + timedelta(minutes=61)
+    fmt = "%Y-%m-%dT%H:%M:%SZ"
+    assert judge(_item(within.strftime(fmt)), SRC, SETTINGS, now=NOW).item is not None
+    refused = judge(_item(past.strftime(fmt)), SRC, SETTINGS, now=NOW).refusal
+    assert refused is not None and refused.reason is Reason.ahead_of_clock
+    assert "01:01:00 after it was received" in refused.message
+    # The default: a day.
+    default = Settings.model_validate({"identity": {"secret": "s"}, "spaces": SETTINGS.spaces})
+    assert judge(_item(past.strftime(fmt)), SRC, default, now=NOW).item is not None
+
+
+def test_invalid_and_unknown_space_keep_their_own_reasons() -> None:
+    # The edges judge valid items of known spaces: an older problem keeps its reason.
+    bad = json.loads(_item("1850-01-01T00:00:00Z"))
+    bad["space_id"] = "ghost"
+    decision = judge(json.dumps(bad).encode(), SRC, SETTINGS, now=NOW)
+    assert decision.refusal is not None and decision.refusal.reason is Reason.unknown_space
+
+
+def test_the_dead_letter_names_the_reason() -> None:
+    decision = judge(_item("2350-01-01T00:00:00Z"), SRC, SETTINGS, now=NOW)
+    letter = DeadLetter.model_validate_json(dead_letter_for(decision, NOW))
+    assert letter.reason == "ahead_of_clock" and letter.field_path == "occurred_at"
+    assert letter.original_bytes() == _item("2350-01-01T00:00:00Z")
+
+
+def test_live_judges_at_the_batch_received_time(tmp_path: Path) -> None:
+    # The same line, judged at two received times: the batch's time decides.
+    line = _item("2026-10-21T12:00:00Z")  # 44 days before NOW
+    message = type("M", (), {"topic": SRC.topic, "partition": 0, "offset": 1,
+                             "value": line, "key": None})()  # fmt: skip
+    names = TopicNames("t")
+    kept = prepare_batch([message], SETTINGS, names, 1 << 20, received_at=NOW)
+    assert kept.judged[0].item is not None
+    later = prepare_batch([message], SETTINGS, names, 1 << 20, received_at=NOW + timedelta(days=1))
+    assert later.judged[0].refusal is not None
+    assert later.judged[0].refusal.reason is Reason.past_retention
+    assert [topic for topic, _, _ in later.sends[0]] == [names.dead_letters]
+
+
+def test_the_rule_keeps_what_the_store_keeps() -> None:
+    from turnstream.sinks.schema import MIGRATIONS
+
+    assert RETENTION["interactions"].days == RAW_KEEP_DAYS
+    ttl = f"TTL toDateTime(occurred_at) + INTERVAL {RAW_KEEP_DAYS} DAY"
+    assert any(ttl in sql for m in MIGRATIONS for sql in m.statements)

@@ -1,0 +1,81 @@
+"""Time at the edges: an item dated outside what the store keeps is refused, never lost.
+
+The raw ``interactions`` table deletes a row ``RAW_KEEP_DAYS`` after its ``occurred_at``
+(its TTL): a row older than that vanished on insert, without a trace. An item dated
+further ahead than the configured skew would sit in the tables as a future event (and
+years past 2299 do not fit the store's ``DateTime64`` columns). Both go to the dead
+letters instead, with a reason that says so. Pure: the time is passed in (the batch's
+received time live, the replay's start in a replay: the TTL counts from the store's
+clock, not from the file's event time).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+__all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "time_edge"]
+
+#: Days the raw tables keep an item after its ``occurred_at`` (the ``interactions``
+#: TTL, ``sinks/schema.py``; a test holds the two together).
+RAW_KEEP_DAYS = 45
+
+#: Days an erase tombstone is kept after its ``erased_through``. It drops an item of the
+#: erased person that occurred at or before the erase; 45 days after it, any such item is
+#: refused as ``past_retention`` before the tombstone is read, so the tombstone has no
+#: more to drop. The 7 days beyond cover an item accepted just inside the window that the
+#: derivation driver reads from a backlog after a restart (a stalled worker is an alert
+#: long before that).
+ERASE_TOMBSTONE_DAYS = RAW_KEEP_DAYS + 7
+
+
+class Edge:
+    """Which edge an item fell past: the reasons' values (``core/ingest.Reason``)."""
+
+    too_old = "past_retention"
+    too_far_ahead = "ahead_of_clock"
+
+
+def time_edge(
+    occurred_at: datetime,
+    now: datetime,
+    max_ahead: timedelta,
+    keep_days: int = RAW_KEEP_DAYS,
+) -> tuple[str, str] | None:
+    """The edge ``occurred_at`` falls past, with a message naming the limit, judged at
+    ``now``; ``None`` when it is inside.
+
+    Too old: ``occurred_at`` at or before ``now - keep_days`` (a row the TTL would
+    delete at once). Too far ahead: after ``now + max_ahead``. Both datetimes must be
+    aware (the models parse every ``occurred_at`` to UTC)."""
+    oldest = now - timedelta(days=keep_days)
+    if occurred_at <= oldest:
+        age = now - occurred_at
+        return Edge.too_old, (
+            f"occurred_at {_iso(occurred_at)} is {_span(age)} before it was received "
+            f"({_iso(now)}); the raw tables keep {keep_days} days after occurred_at, "
+            "so its rows would be deleted on insert"
+        )
+    if occurred_at > now + max_ahead:
+        ahead = occurred_at - now
+        return Edge.too_far_ahead, (
+            f"occurred_at {_iso(occurred_at)} is {_span(ahead)} after it was received "
+            f"({_iso(now)}); at most {_span(max_ahead)} ahead is accepted "
+            "(worker.occurred_at_max_ahead): check the producer's clock"
+        )
+    return None
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat().replace("+00:00", "Z")
+
+
+def _span(delta: timedelta) -> str:
+    """``3 days 04:05:06`` or ``04:05:06`` (whole seconds)."""
+    seconds = int(delta.total_seconds())
+    days, rest = divmod(seconds, 86_400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    clock = f"{hours:02d}:{minutes:02d}:{secs:02d}"
+    if days:
+        return f"{days:,} day{'s' if days != 1 else ''} {clock}"
+    return clock
