@@ -1506,7 +1506,7 @@ def apply_migrations(store: Store, until: int | None = None) -> list[int]:
 # its claims (additive: '' for the rows written before).
 MIGRATIONS += (
     Migration(
-        25,
+        26,
         "turns and turn_claims: language",
         (
             "ALTER TABLE turns ADD COLUMN IF NOT EXISTS language LowCardinality(String) DEFAULT ''",
