@@ -17,6 +17,7 @@ from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.jsonl import BadLine
 from turnstream.models import ITEM_TYPES, Item, parse_item
 from turnstream.streams.admin import ensure_topics
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.topology import INPUT_TOPIC_BYTES, TopicNames
 
 __all__ = ["Producer", "PublishReport"]
@@ -75,6 +76,7 @@ class Producer:
             linger_ms=5,
             # An item of the contract's 1 MiB, with its key and framing.
             max_request_size=INPUT_TOPIC_BYTES,
+            **client_options(self.settings),
         )
         try:
             await ensure_topics(
@@ -82,6 +84,7 @@ class Producer:
                 self.topics.inputs,
                 self.settings.worker.partitions,
                 configs=self.topics.configs(),
+                options=client_options(self.settings),
             )
             await self._client.start()
         except Exception as exc:

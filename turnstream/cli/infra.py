@@ -55,9 +55,11 @@ def _guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from None
 
 
-def _kafka(home: Path, broker: str) -> LocalKafka:
+def _kafka(home: Path, broker: str, users: tuple[str, ...] = ()) -> LocalKafka:
     _, port = parse_local_broker(broker)
-    return LocalKafka(home=home.expanduser().resolve(), port=port, controller_port=port + 1)
+    return LocalKafka(
+        home=home.expanduser().resolve(), port=port, controller_port=port + 1, sasl_users=users
+    )
 
 
 def _say(msg: str) -> None:
@@ -71,16 +73,38 @@ def up(
     timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the broker to answer.")
     ] = 60.0,
+    user: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--user",
+            help="A SASL user to create (repeatable): the broker then refuses clients "
+            "without credentials. Its password is made once, in HOME/users/NAME.",
+        ),
+    ] = None,
+    sasl: Annotated[
+        bool,
+        typer.Option("--sasl", help="SASL with one user, `turnstream` (as --user turnstream)."),
+    ] = False,
 ) -> None:
-    """Start the broker (resolving jars and formatting storage on first use); no-op if running."""
+    """Start the broker (resolving jars and formatting storage on first use); no-op if running.
+
+    With --sasl or --user, a fresh broker listens with SASL_PLAINTEXT (PLAIN and SCRAM-SHA-256/512;
+    SCRAM users are written when the storage is formatted: add them on the first `up`)."""
+    users = tuple(user or ()) + (("turnstream",) if sasl and not user else ())
 
     def run() -> None:
-        kafka = _kafka(home, broker)
+        kafka = _kafka(home, broker, users)
         st = kafka.up(timeout=timeout, progress=_say)
         _out.print(
             f"[green]Kafka {KAFKA_VERSION} listening on {st.bootstrap}[/green] "
             f"(pid {st.pid}, log {escape(str(st.log))})"
         )
+        for name in users:
+            _out.print(
+                f"SASL user {escape(name)}: TURNSTREAM_KAFKA_PROTOCOL=SASL_PLAINTEXT "
+                f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "
+                f"TURNSTREAM_KAFKA_PASSWORD_FILE={escape(str(kafka.password_file(name)))}"
+            )
 
     _guarded(run)
 

@@ -7,6 +7,7 @@ from turnstream.config.derivation import SignalsConfig
 from turnstream.config.settings import (
     MAX_BATCH_SIZE,
     ApiSettings,
+    BrokerSecurity,
     BrokerSettings,
     Feature,
     IdentitySettings,
@@ -19,12 +20,14 @@ from turnstream.config.settings import (
     WorkerSettings,
     exposure_keys_variable,
     load_settings,
+    producer_keys_variable,
     webhook_secret_variable,
 )
 
 __all__ = [
     "MAX_BATCH_SIZE",
     "ApiSettings",
+    "BrokerSecurity",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
@@ -38,5 +41,6 @@ __all__ = [
     "WorkerSettings",
     "exposure_keys_variable",
     "load_settings",
+    "producer_keys_variable",
     "webhook_secret_variable",
 ]
