@@ -78,14 +78,17 @@ def test_the_protocol_and_credentials_from_the_environment_alone(tmp_path: Path)
         ('protocol = "SASL_SSL"\nusername = "u"', "needs a username and a password"),
         ('protocol = "SASL_PLAINTEXT"\npassword = "p"', "needs a username and a password"),
         ('username = "u"\npassword = "p"', "protocol PLAINTEXT sends none"),
-        ('protocol = "SASL_SSL"\nmechanism = "GSSAPI"\nusername = "u"\npassword = "p"', "mechanism"),
+        (
+            'protocol = "SASL_SSL"\nmechanism = "GSSAPI"\nusername = "u"\npassword = "p"',
+            "mechanism",
+        ),
         ('protocol = "TLS"', "protocol"),
         ('protocol = "SSL"\nssl_certfile = "c.pem"', "go together"),
         ('protocol = "SSL"\ntruststore = "x"', "truststore"),
     ],
 )
 def test_a_bad_security_section_names_the_setting(tmp_path: Path, text: str, fragment: str) -> None:
-    with pytest.raises(ConfigError, match="broker.security") as caught:
+    with pytest.raises(ConfigError, match=r"broker\.security") as caught:
         load_settings(_config(tmp_path, f"[broker.security]\n{text}\n"), environ={})
     assert fragment in str(caught.value)
 
@@ -135,7 +138,10 @@ def test_producer_and_erase_keys_from_the_file_and_the_environment(tmp_path: Pat
 @pytest.mark.parametrize(
     ("spaces", "fragment"),
     [
-        (f'[spaces.a]\nproducer_keys = ["{KEY_A}"]\n[spaces.b]\nproducer_keys = ["{KEY_A}"]', "already"),
+        (
+            f'[spaces.a]\nproducer_keys = ["{KEY_A}"]\n[spaces.b]\nproducer_keys = ["{KEY_A}"]',
+            "already",
+        ),
         (f'[spaces.a]\nproducer_keys = ["{KEY_A}"]\nerase_keys = ["{KEY_A}"]', "already"),
         ('[spaces.a]\nproducer_keys = ["short"]', "at least 16"),
         ('[spaces.a]\nerase_keys = ["identity-secret-0000"]', "identity.secret"),
