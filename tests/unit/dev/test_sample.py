@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from turnstream.config import Settings, load_settings
-from turnstream.core.ingest import Decision, Reason, Source, decide
+from turnstream.core.ingest import Decision, Gate, Reason, Source, decide
 from turnstream.dev.sample import (
     EXPOSURE_KEYS,
     INVALID_KINDS,
@@ -60,9 +60,11 @@ def parsed(lines: list[bytes]) -> tuple[list[Item], list[InvalidItem]]:
 
 
 def decisions(lines: list[bytes], settings: Settings) -> list[Decision]:
-    """Every line through the ingest rule, with a ``seen`` that never finds a key."""
+    """Every line through the ingest rule, with a ``seen`` that never finds a key (and
+    without the producers' signatures, which ``test_signing.py`` is about)."""
+    gate = Gate(settings, signed=False)
     return [
-        decide(line, Source("items", 0, offset), settings, lambda _key: None)
+        decide(line, Source("items", 0, offset), settings, lambda _key: None, gate)
         for offset, line in enumerate(lines)
     ]
 
