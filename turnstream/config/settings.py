@@ -495,6 +495,7 @@ def _kafka_overrides(data: dict, env: Mapping[str, str]) -> None:
         ("password", "TURNSTREAM_KAFKA_PASSWORD"),
         ("protocol", "TURNSTREAM_KAFKA_PROTOCOL"),
         ("mechanism", "TURNSTREAM_KAFKA_MECHANISM"),
+        ("ssl_cafile", "TURNSTREAM_KAFKA_CAFILE"),
     ):
         value = _from_env_or_file(env, name)
         if value:

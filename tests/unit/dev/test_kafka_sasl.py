@@ -51,3 +51,14 @@ def test_no_users_no_sasl(tmp_path: Path) -> None:
 def test_a_bad_user_name_is_refused(tmp_path: Path, name: str) -> None:
     with pytest.raises(InfraError, match="SASL user name"):
         LocalKafka(home=tmp_path, sasl_users=(name,)).users()
+
+
+def test_with_tls_the_listener_is_sasl_ssl_or_ssl() -> None:
+    tls = (Path("/h/tls/broker-keystore.pem"), Path("/h/tls/ca.pem"))
+    both = render_server_properties(9092, 9093, "/d", {BROKER_USER: "b"}, tls)
+    assert "listeners=SASL_SSL://127.0.0.1:9092," in both
+    assert "listener.name.sasl_ssl.plain.sasl.jaas.config=" in both
+    assert "ssl.keystore.location=/h/tls/broker-keystore.pem" in both
+    assert "ssl.truststore.location=/h/tls/ca.pem" in both
+    only_tls = render_server_properties(9092, 9093, "/d", None, tls)
+    assert "listeners=SSL://127.0.0.1:9092," in only_tls and "sasl" not in only_tls
