@@ -302,7 +302,7 @@ CATALOG: dict[str, Entry] = {
         "One row per refused message. The original bytes stay on the dead-letter topic.",
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-            "too_large, store_refused or turn_scope",
+            "too_large, store_refused, turn_scope, unsigned or bad_signature",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",
