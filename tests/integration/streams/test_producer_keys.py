@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,17 @@ def test_a_credential_of_space_a_lands_nothing_in_space_b(keyed: Deployment) -> 
     assert sorted(letter.reason for letter in letters) == ["bad_signature"] * 4 + ["unsigned"]
     sent = {value for _, value, _ in forged} | {tampered_value + b" "}
     assert {base64.b64decode(letter.original) for letter in letters} == sent
+
+
+def test_the_profile_api_s_commands_are_signed_by_the_worker_and_land(keyed: Deployment) -> None:
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{keyed.worker.web_port}/v1/profiles/p-9/traits/opt-out",
+        data=json.dumps({"space_id": "b"}).encode(),
+        headers={"Content-Type": "application/json", **keyed.headers()},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=60) as response:
+        assert response.status == 202
+    keyed.drain()
+    assert _rows(keyed, "SELECT space_id, command FROM commands") == [("b", "opt_out")]
+    assert keyed.dead_letters() == {}
