@@ -117,7 +117,10 @@ def up(
             _out.print(f"TLS: TURNSTREAM_KAFKA_PROTOCOL=SSL{ca}")
         for name in users:
             _out.print(
+                # PLAIN: its users are written on every `up`; SCRAM's only when the
+                # storage is formatted, so a broker formatted before has none.
                 f"SASL user {escape(name)}: TURNSTREAM_KAFKA_PROTOCOL={protocol} "
+                "TURNSTREAM_KAFKA_MECHANISM=PLAIN "
                 f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "
                 f"TURNSTREAM_KAFKA_PASSWORD_FILE={escape(str(kafka.password_file(name)))}{ca}"
             )
