@@ -37,6 +37,7 @@ from turnstream.streams.admin import ensure_topics, max_message_bytes
 from turnstream.streams.app import build_app
 from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
 from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.topology import topology_of
 
 __all__ = ["WorkerParts", "build_parts", "build_replay", "prepare_store", "run_worker", "tune_gc"]
@@ -148,11 +149,14 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
                 names.every,
                 settings.worker.partitions,
                 configs=names.configs(),
+                options=client_options(settings),
             )
         )
         parts = build_parts(settings, store)
         # An accepted topic made elsewhere may take less: refuse what it would refuse.
-        taken = asyncio.run(max_message_bytes(settings.broker.bootstrap, names.accepted))
+        taken = asyncio.run(
+            max_message_bytes(settings.broker.bootstrap, names.accepted, client_options(settings))
+        )
         parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
         log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
         keys = KeyFile(settings.keys_path())

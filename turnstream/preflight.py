@@ -27,6 +27,7 @@ from turnstream.config import (
     Settings,
     SpaceConfig,
     exposure_keys_variable,
+    producer_keys_variable,
     webhook_secret_variable,
 )
 from turnstream.core.access import ALL_SPACES
@@ -40,6 +41,7 @@ from turnstream.models.measurement import MeasurementDocument, load_measurement
 from turnstream.models.object_types import ObjectTypes, load_types
 from turnstream.sdk.claims import load_contract
 from turnstream.sinks.store import chdb_path, describe_dsn
+from turnstream.streams.kafka_auth import client_options
 
 __all__ = [
     "CHECKS",
@@ -431,6 +433,55 @@ def _bindings(doc: BindingsDocument) -> str:
     return f"{count} tool binding{'' if count == 1 else 's'}"
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def _broker_security(settings: Settings) -> Iterator[Finding]:
+    """The protocol, mechanism and user (never the password); the TLS files loaded as the
+    clients load them; PLAINTEXT to a broker off this machine is a warning."""
+    security = settings.broker.security
+    client_options(settings)  # a TLS file that cannot be read raises: an error here
+    text = security.protocol
+    if security.protocol.startswith("SASL_"):
+        text += f", {security.mechanism} as {security.username}"
+    if security.tls:
+        text += f", CA {security.ssl_cafile or 'of the system'}"
+        text += ", client certificate" if security.ssl_certfile else ""
+    try:
+        hosts = {host for host, _, _ in collect_hosts(settings.broker.bootstrap, randomize=False)}
+    except ValueError:
+        hosts = set()
+    if security.protocol == "PLAINTEXT" and hosts - _LOOPBACK:
+        yield Finding(
+            "broker.security",
+            f"{text}: any client that reaches the broker reads and writes every topic; "
+            "SASL_SSL outside development (docs/security.md)",
+            Level.warning,
+        )
+        return
+    yield Finding("broker.security", text)
+
+
+def _producer_keys(settings: Settings) -> Iterator[Finding]:
+    """Per space, how many producer and erase keys (never the keys); a space without
+    producer keys is open, and one without erase keys takes no erase."""
+    for space_id, space in settings.spaces.items():
+        setting = f"spaces.{space_id}.producer_keys"
+        signing, erasing = space.signing_keys(), space.signing_keys(erase=True)
+        if not signing:
+            text = (
+                "none: the space is OPEN, anyone who can write the input topics lands items "
+                f"in it; set {producer_keys_variable(space_id)} or producer_keys"
+            )
+        else:
+            text = f"{len(signing)} key{'s' if len(signing) > 1 else ''} (1 signs)"
+        if erasing:
+            text += f"; erase_keys: {len(erasing)}"
+        elif signing:
+            text += "; no erase_keys: it takes no erase"
+        yield Finding(setting, text)
+
+
 #: Every check, in the order the report prints them. A document the configuration
 #: references adds its line here (see :func:`document`, :func:`per_space_document`).
 CHECKS: tuple[Check, ...] = (
@@ -450,4 +501,6 @@ CHECKS: tuple[Check, ...] = (
     Check("jobs.measurement", _measurement_spaces),
     Check("environment", _stray_variables),
     Check("api.keys_file", _key_spaces),
+    Check("broker.security", _broker_security),
+    Check("spaces.*.producer_keys", _producer_keys),
 )

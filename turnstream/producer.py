@@ -13,10 +13,12 @@ from aiokafka import AIOKafkaProducer
 
 from turnstream.config import Settings
 from turnstream.core.identity import resolve_profile
+from turnstream.core.signing import HEADER, sign
 from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.jsonl import BadLine
-from turnstream.models import ITEM_TYPES, Item, parse_item
+from turnstream.models import ITEM_TYPES, Command, Item, parse_item
 from turnstream.streams.admin import ensure_topics
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.topology import INPUT_TOPIC_BYTES, TopicNames
 
 __all__ = ["Producer", "PublishReport"]
@@ -75,6 +77,7 @@ class Producer:
             linger_ms=5,
             # An item of the contract's 1 MiB, with its key and framing.
             max_request_size=INPUT_TOPIC_BYTES,
+            **client_options(self.settings),
         )
         try:
             await ensure_topics(
@@ -82,6 +85,7 @@ class Producer:
                 self.topics.inputs,
                 self.settings.worker.partitions,
                 configs=self.topics.configs(),
+                options=client_options(self.settings),
             )
             await self._client.start()
         except Exception as exc:
@@ -108,8 +112,28 @@ class Producer:
         raw = item if isinstance(item, bytes) else json.dumps(item).encode()
         parsed = parse_item(raw)
         key = resolve_profile(parsed, self.settings.secret_bytes()).encode()
-        await self._producer.send(self.topics.input(parsed.type), raw, key=key)
+        headers = self._signed(parsed, raw)
+        await self._producer.send(self.topics.input(parsed.type), raw, key=key, headers=headers)
         return parsed
+
+    def _signed(self, item: Item, raw: bytes) -> list[tuple[str, bytes]] | None:
+        """The signature header of ``raw`` with its space's first key (an erase: the erase
+        key); none for a space this process holds no keys of (an open space)."""
+        space = self.settings.space(item.space_id)
+        if space is None:
+            return None
+        erase = isinstance(item, Command) and item.command == "erase"
+        keys = space.signing_keys(erase)
+        if not keys:
+            if erase and space.producer_keys:
+                # The worker would dead-letter it: say so here, where it can be fixed.
+                raise TurnstreamError(
+                    f"spaces.{item.space_id}.erase_keys: an erase is signed with the space's "
+                    "erase key, and none is configured here (TURNSTREAM_ERASE_KEYS_"
+                    f"{item.space_id.upper().replace('-', '_')})"
+                )
+            return None
+        return [(HEADER, sign(raw, keys[0]))]
 
     async def flush(self) -> None:
         """Wait until everything sent so far is acknowledged by the broker."""

@@ -25,7 +25,7 @@ from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
 from turnstream.core.erasure import erasure_tombstones, forget_erased, merge_tombstones
-from turnstream.core.ingest import Source, decide
+from turnstream.core.ingest import Gate, Source, decide
 from turnstream.core.messages import accepted_for
 from turnstream.jsonl import read_lines
 from turnstream.sinks.derivations import DerivationSink
@@ -94,9 +94,12 @@ class Replay:
         # time does live: the raw tables' TTL counts from the store's clock, not the file's.
         now = datetime.now(UTC)
         tombstones = load_tombstones(store)
+        # Unsigned: a replay reads the items its operator hands it, not a topic that
+        # producers write (the producers' signatures are checked there).
+        gate = Gate(settings, signed=False)
         for number, raw in read_lines(path):
             report.lines += 1
-            decision = decide(raw, Source(topic, 0, number), settings, taken.get, now)
+            decision = decide(raw, Source(topic, 0, number), settings, taken.get, now, gate)
             decision = forget_erased(decision, tombstones)
             report.erased_before += decision.erased
             if decision.duplicate:

@@ -30,6 +30,7 @@ from turnstream.jsonl import read_lines
 from turnstream.producer import Producer
 from turnstream.sinks.context_use import ReportQuery
 from turnstream.streams.admin import wait_until_drained
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.topology import topology_of
 from turnstream.worker_client import WorkerClient, read_query
 
@@ -140,6 +141,7 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
                 timeout=300,
                 on_progress=_progress,
                 alive=worker.alive,
+                options=client_options(settings),
             )
         )
         _step(
@@ -154,6 +156,7 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
                 timeout=settings.signals.oldest_pending_seconds + 300,
                 on_progress=_progress,
                 alive=worker.alive,
+                options=client_options(settings),
             )
         )
         _step(f"what landed in the store (after {time.monotonic() - started:.1f}s)")

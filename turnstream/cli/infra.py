@@ -55,9 +55,15 @@ def _guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from None
 
 
-def _kafka(home: Path, broker: str) -> LocalKafka:
+def _kafka(home: Path, broker: str, users: tuple[str, ...] = (), tls: bool = False) -> LocalKafka:
     _, port = parse_local_broker(broker)
-    return LocalKafka(home=home.expanduser().resolve(), port=port, controller_port=port + 1)
+    return LocalKafka(
+        home=home.expanduser().resolve(),
+        port=port,
+        controller_port=port + 1,
+        sasl_users=users,
+        tls=tls,
+    )
 
 
 def _say(msg: str) -> None:
@@ -71,16 +77,53 @@ def up(
     timeout: Annotated[
         float, typer.Option(help="Seconds to wait for the broker to answer.")
     ] = 60.0,
+    user: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--user",
+            help="A SASL user to create (repeatable): the broker then refuses clients "
+            "without credentials. Its password is made once, in HOME/users/NAME.",
+        ),
+    ] = None,
+    sasl: Annotated[
+        bool,
+        typer.Option("--sasl", help="SASL with one user, `turnstream` (as --user turnstream)."),
+    ] = False,
+    tls: Annotated[
+        bool,
+        typer.Option(
+            "--tls",
+            help="TLS on the client listener, with a certificate for 127.0.0.1 signed by a "
+            "CA made for this broker (HOME/tls/ca.pem; needs openssl).",
+        ),
+    ] = False,
 ) -> None:
-    """Start the broker (resolving jars and formatting storage on first use); no-op if running."""
+    """Start the broker (resolving jars and formatting storage on first use); no-op if running.
+
+    With --sasl or --user, a fresh broker listens with SASL_PLAINTEXT (PLAIN and SCRAM-SHA-256/512;
+    SCRAM users are written when the storage is formatted: add them on the first `up`)."""
+    users = tuple(user or ()) + (("turnstream",) if sasl and not user else ())
 
     def run() -> None:
-        kafka = _kafka(home, broker)
+        kafka = _kafka(home, broker, users, tls)
         st = kafka.up(timeout=timeout, progress=_say)
         _out.print(
             f"[green]Kafka {KAFKA_VERSION} listening on {st.bootstrap}[/green] "
             f"(pid {st.pid}, log {escape(str(st.log))})"
         )
+        protocol = "SASL_SSL" if tls else "SASL_PLAINTEXT"
+        ca = f" TURNSTREAM_KAFKA_CAFILE={escape(str(kafka.ca_path))}" if tls else ""
+        if tls and not users:
+            _out.print(f"TLS: TURNSTREAM_KAFKA_PROTOCOL=SSL{ca}")
+        for name in users:
+            _out.print(
+                # PLAIN: its users are written on every `up`; SCRAM's only when the
+                # storage is formatted, so a broker formatted before has none.
+                f"SASL user {escape(name)}: TURNSTREAM_KAFKA_PROTOCOL={protocol} "
+                "TURNSTREAM_KAFKA_MECHANISM=PLAIN "
+                f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "
+                f"TURNSTREAM_KAFKA_PASSWORD_FILE={escape(str(kafka.password_file(name)))}{ca}"
+            )
 
     _guarded(run)
 

@@ -213,6 +213,7 @@ def wait(
     """
     from turnstream.errors import WorkerFailing
     from turnstream.streams.admin import wait_until_drained
+    from turnstream.streams.kafka_auth import client_options
     from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
@@ -238,6 +239,7 @@ def wait(
                     err.print(f"{n} messages to go   ", end="\r") if err.is_terminal else None
                 ),
                 failing=failing,
+                options=client_options(settings),
             )
         )
     except WorkerFailing as exc:
@@ -316,6 +318,7 @@ def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
     """The worker's counters, whether its loops fail (the last error, since when, the
     offsets they are stuck on) and how far behind it is."""
     from turnstream.streams.admin import group_lag
+    from turnstream.streams.kafka_auth import client_options
     from turnstream.streams.topology import topology_of
 
     settings = settings_from(config, broker=broker)
@@ -331,7 +334,11 @@ def status(config: ConfigOpt = None, broker: BrokerOpt = None) -> None:
                 err.print(f"[red]{_failing_line(loop, record)}[/red]")
     ingest = topology.ingest
     lag = guarded(
-        lambda: asyncio.run(group_lag(settings.broker.bootstrap, ingest.group, ingest.reads))
+        lambda: asyncio.run(
+            group_lag(
+                settings.broker.bootstrap, ingest.group, ingest.reads, client_options(settings)
+            )
+        )
     )
     out.print(f"unprocessed messages: {sum(lag.values())}")
 

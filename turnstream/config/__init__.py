@@ -7,6 +7,7 @@ from turnstream.config.derivation import SignalsConfig
 from turnstream.config.settings import (
     MAX_BATCH_SIZE,
     ApiSettings,
+    BrokerSecurity,
     BrokerSettings,
     Feature,
     IdentitySettings,
@@ -20,12 +21,14 @@ from turnstream.config.settings import (
     WorkerSettings,
     exposure_keys_variable,
     load_settings,
+    producer_keys_variable,
     webhook_secret_variable,
 )
 
 __all__ = [
     "MAX_BATCH_SIZE",
     "ApiSettings",
+    "BrokerSecurity",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
@@ -40,5 +43,6 @@ __all__ = [
     "WorkerSettings",
     "exposure_keys_variable",
     "load_settings",
+    "producer_keys_variable",
     "webhook_secret_variable",
 ]

@@ -29,6 +29,7 @@ __all__ = [
     "MAX_BATCH_SIZE",
     "WEBHOOK_EVENTS",
     "ApiSettings",
+    "BrokerSecurity",
     "BrokerSettings",
     "Feature",
     "IdentitySettings",
@@ -42,6 +43,7 @@ __all__ = [
     "WorkerSettings",
     "exposure_keys_variable",
     "load_settings",
+    "producer_keys_variable",
     "webhook_secret_variable",
 ]
 
@@ -93,6 +95,15 @@ def _long_secret(key: SecretStr) -> SecretStr:
 WebhookSecret = Annotated[SecretStr, AfterValidator(_long_secret)]
 
 
+def _long_producer_key(key: SecretStr) -> SecretStr:
+    if len(key.get_secret_value()) < _MIN_KEY_CHARS:
+        raise ValueError(f"a producer or erase key has at least {_MIN_KEY_CHARS} characters")
+    return key
+
+
+ProducerKey = Annotated[SecretStr, AfterValidator(_long_producer_key)]
+
+
 #: The events a webhook endpoint may take (``turnstream.core.webhooks.EVENT_TYPES``).
 WEBHOOK_EVENTS = frozenset({"review_request.created", "review_request.resolved"})
 
@@ -140,6 +151,16 @@ class SpaceConfig(_Section):
     exposure_keys: tuple[ExposureKey, ...] = ()
     #: Receivers of the space's review-request events (signed, retried, recorded).
     webhooks: tuple[WebhookConfig, ...] = ()
+    #: Keys of the space's producers (HMAC-SHA256 over each record's value, in the
+    #: ``turnstream-sig`` header): the first signs, every one verifies (rotation). With
+    #: none, the space is OPEN: anyone who can write the input topics lands items in it
+    #: (docs/security.md). ``TURNSTREAM_PRODUCER_KEYS_<SPACE>`` (comma-separated) beats
+    #: the file.
+    producer_keys: tuple[ProducerKey, ...] = ()
+    #: Keys that sign the space's ``erase`` commands (a producer key never does). A space
+    #: with producer keys and no erase keys refuses every erase from Kafka.
+    #: ``TURNSTREAM_ERASE_KEYS_<SPACE>`` beats the file.
+    erase_keys: tuple[ProducerKey, ...] = ()
 
     @model_validator(mode="after")
     def _webhook_ids_differ(self) -> SpaceConfig:
@@ -156,9 +177,57 @@ class SpaceConfig(_Section):
         """The exposure-token keys as bytes, the signing key first."""
         return tuple(k.get_secret_value().encode() for k in self.exposure_keys)
 
+    def signing_keys(self, erase: bool = False) -> tuple[bytes, ...]:
+        """The producer keys (``erase``: the erase keys) as bytes, the signing key first."""
+        keys = self.erase_keys if erase else self.producer_keys
+        return tuple(k.get_secret_value().encode() for k in keys)
+
+
+class BrokerSecurity(_Section):
+    """How every Kafka client of this process (the worker's loops, the producer, the CLI)
+    authenticates to the broker and protects the connection (``[broker.security]``).
+    ``PLAINTEXT`` is for a development broker on loopback only (docs/security.md)."""
+
+    #: ``SASL_SSL`` in production; ``SASL_PLAINTEXT`` on a trusted network or loopback.
+    protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] = "SCRAM-SHA-512"
+    #: The SASL user; ``TURNSTREAM_KAFKA_USERNAME`` beats the file.
+    username: str | None = None
+    #: ``TURNSTREAM_KAFKA_PASSWORD`` beats ``TURNSTREAM_KAFKA_PASSWORD_FILE`` (a Docker
+    #: secret), which beats the file.
+    password: SecretStr | None = None
+    #: The CA certificates (PEM) that signed the broker's; None: the system's.
+    ssl_cafile: str | None = None
+    #: A client certificate and its key (PEM), for brokers that ask for one (mutual TLS).
+    ssl_certfile: str | None = None
+    ssl_keyfile: str | None = None
+    ssl_key_password: SecretStr | None = None
+    #: Whether the broker's certificate must name the host in ``bootstrap``.
+    ssl_check_hostname: bool = True
+
+    @model_validator(mode="after")
+    def _sasl_has_credentials(self) -> BrokerSecurity:
+        sasl = self.protocol.startswith("SASL_")
+        if sasl and (not self.username or self.password is None):
+            raise ValueError(
+                f"{self.protocol} needs a username and a password (username, "
+                "TURNSTREAM_KAFKA_USERNAME; password, TURNSTREAM_KAFKA_PASSWORD or _FILE)"
+            )
+        if not sasl and (self.username or self.password is not None):
+            raise ValueError(f"username/password are set but protocol {self.protocol} sends none")
+        if (self.ssl_keyfile is None) != (self.ssl_certfile is None):
+            raise ValueError("ssl_certfile and ssl_keyfile go together")
+        return self
+
+    @property
+    def tls(self) -> bool:
+        """Whether connections are encrypted."""
+        return self.protocol in ("SSL", "SASL_SSL")
+
 
 class BrokerSettings(_Section):
     bootstrap: str = "127.0.0.1:9092"
+    security: BrokerSecurity = BrokerSecurity()
 
 
 class StoreSettings(_Section):
@@ -343,6 +412,26 @@ class Settings(_Section):
                     )
         return self
 
+    @model_validator(mode="after")
+    def _producer_keys_belong_to_one_space(self) -> Settings:
+        # A key shared by two spaces, or by producing and erasing, would let one
+        # credential act for the other: each key has one space and one use.
+        secret = self.identity.secret.get_secret_value() if self.identity.secret else None
+        owner: dict[str, str] = {}
+        for space_id, space in self.spaces.items():
+            for use in ("producer_keys", "erase_keys"):
+                for i, key in enumerate(getattr(space, use)):
+                    value = key.get_secret_value()
+                    where = f"spaces.{space_id}.{use}.{i}"
+                    if secret and value == secret:
+                        raise ValueError(
+                            f"{where}: a producer or erase key may not be identity.secret"
+                        )
+                    if value in owner:
+                        raise ValueError(f"{where}: the same key is already {owner[value]}")
+                    owner[value] = where
+        return self
+
     def space(self, space_id: str) -> SpaceConfig | None:
         """The space's features document, or None for a space not configured."""
         return self.spaces.get(space_id)
@@ -409,6 +498,55 @@ def _variable(prefix: str, *ids: str) -> str:
 def exposure_keys_variable(space_id: str) -> str:
     """The environment variable holding a space's exposure keys."""
     return _variable("TURNSTREAM_EXPOSURE_KEYS_", space_id)
+
+
+def producer_keys_variable(space_id: str, erase: bool = False) -> str:
+    """The environment variable holding a space's producer (``erase``: erase) keys."""
+    return _variable("TURNSTREAM_ERASE_KEYS_" if erase else "TURNSTREAM_PRODUCER_KEYS_", space_id)
+
+
+def _from_env_or_file(env: Mapping[str, str], name: str) -> str | None:
+    """``name``'s value, else the content of the file ``<name>_FILE`` names (a Docker
+    secret), without the whitespace around it."""
+    value = env.get(name)
+    if value:
+        return value
+    path = env.get(name + "_FILE")
+    if not path:
+        return None
+    try:
+        text = Path(path).read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigError(f"{name}_FILE names {path}, which cannot be read ({reason})") from None
+    if not text:
+        raise ConfigError(f"{name}_FILE names {path}, which is empty")
+    return text
+
+
+def _kafka_overrides(data: dict, env: Mapping[str, str]) -> None:
+    """The Kafka credentials and the producer and erase keys from the environment."""
+    broker = data.setdefault("broker", {})
+    if not isinstance(broker, dict):
+        return
+    for key, name in (
+        ("username", "TURNSTREAM_KAFKA_USERNAME"),
+        ("password", "TURNSTREAM_KAFKA_PASSWORD"),
+        ("protocol", "TURNSTREAM_KAFKA_PROTOCOL"),
+        ("mechanism", "TURNSTREAM_KAFKA_MECHANISM"),
+        ("ssl_cafile", "TURNSTREAM_KAFKA_CAFILE"),
+    ):
+        value = _from_env_or_file(env, name)
+        if value:
+            security = broker.setdefault("security", {})
+            if isinstance(security, dict):
+                security[key] = value
+    spaces = data.get("spaces")
+    for space_id, space in spaces.items() if isinstance(spaces, dict) else ():
+        for use, erase in (("producer_keys", False), ("erase_keys", True)):
+            keys = _from_env_or_file(env, producer_keys_variable(str(space_id), erase))
+            if keys and isinstance(space, dict):
+                space[use] = [k.strip() for k in keys.split(",") if k.strip()]
 
 
 def webhook_secret_variable(space_id: str, endpoint_id: str) -> str:
@@ -530,6 +668,7 @@ def load_settings(
                 if secret:
                     hook["secret"] = secret.strip()
     data["stray_variables"] = _stray_variables(env, spaces if isinstance(spaces, dict) else {})
+    _kafka_overrides(data, env)
     try:
         return Settings.model_validate(data)
     except ValidationError as exc:

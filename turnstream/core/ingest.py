@@ -12,6 +12,7 @@ from turnstream.config import Feature, Settings, SpaceConfig
 from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
 from turnstream.core.object_types import types_for_space
+from turnstream.core.signing import verify
 from turnstream.core.time_edges import Edge, time_edge
 from turnstream.errors import InvalidItem
 from turnstream.models import (
@@ -36,6 +37,7 @@ __all__ = [
     "dedupe",
     "judge",
     "refused_by_store",
+    "signature_refusal",
     "too_large_to_fan_out",
     "turn_scoped",
     "unknown_field",
@@ -79,6 +81,12 @@ class Reason(StrEnum):
     past_retention = Edge.too_old
     #: ``occurred_at`` is further ahead of the received time than the configured skew.
     ahead_of_clock = Edge.too_far_ahead
+    #: The space has producer keys (an erase: erase keys) and the record carries no
+    #: signature (``core/signing.py``).
+    unsigned = "unsigned"
+    #: The record's signature verifies with none of the space's keys for it: another
+    #: space's key, a producer key on an erase, or bytes changed after signing.
+    bad_signature = "bad_signature"
 
 
 @dataclass(frozen=True)
@@ -224,15 +232,17 @@ def decide(
     settings: Settings,
     seen: Callable[[str], Source | None],
     now: datetime | None = None,
+    gate: Gate | None = None,
+    signature: bytes | None = None,
 ) -> Decision:
-    """Validate, gate by the space's features and de-duplicate one message.
+    """Validate, gate by the space's signature and features and de-duplicate one message.
 
     ``seen(key)`` returns the source that first took an idempotency key, or None. A key
     taken by this very message (a redelivery after a crash) is not a duplicate: the
     idempotent sinks make the second write a no-op. ``now``: the time the edges of
     ``occurred_at`` are judged at (:func:`judge`).
     """
-    return dedupe(judge(raw, source, settings, now=now), seen)
+    return dedupe(judge(raw, source, settings, gate, signature=signature, now=now), seen)
 
 
 @dataclass(frozen=True)
@@ -244,6 +254,9 @@ class SpaceGate:
     turns: bool
     types: ObjectTypes | None
     token_keys: tuple[bytes, ...]
+    #: Keys that sign the space's items (none: an open space) and its erase commands.
+    producer_keys: tuple[bytes, ...] = ()
+    erase_keys: tuple[bytes, ...] = ()
 
 
 class Gate:
@@ -251,10 +264,14 @@ class Gate:
     judges all its messages through one (``streams/prepare.py``). The space's features,
     its types document (a path resolved against the working directory), its token keys
     and the hashing secret were read again for every message: ~2 µs of the prepare
-    process's ~40 per item (issue 14, round nine). Pure: a cache of ``settings``."""
+    process's ~40 per item (issue 14, round nine). Pure: a cache of ``settings``.
 
-    def __init__(self, settings: Settings) -> None:
+    ``signed``: whether records must carry their space's signature (``core/signing.py``);
+    false for a replay, which reads items the operator hands it, not a topic."""
+
+    def __init__(self, settings: Settings, signed: bool = True) -> None:
         self.settings = settings
+        self.signed = signed
         self._spaces: dict[str, SpaceGate | None] = {}
         self._secret: bytes | None = None
         self._max_ahead = timedelta(seconds=settings.worker.occurred_at_max_ahead)
@@ -274,6 +291,8 @@ class Gate:
                 space.has(Feature.turns),
                 types_for_space(space),  # raises ConfigError for a broken document
                 space.token_keys(),
+                space.signing_keys(),
+                space.signing_keys(erase=True),
             )
         self._spaces[space_id] = gate
         return gate
@@ -289,15 +308,45 @@ class Gate:
         return self._secret
 
 
+def signature_refusal(
+    item: Item, raw: bytes, signature: bytes | None, space: SpaceGate
+) -> Refusal | None:
+    """Why a record of a keyed space is refused for its signature (None: it verifies, or
+    the space is open). An ``erase`` verifies with the space's erase keys only; a space
+    with producer keys and no erase keys takes no erase."""
+    erase = isinstance(item, Command) and item.command == "erase"
+    keys = space.erase_keys if erase else space.producer_keys
+    what = "an erase key" if erase else "a producer key"
+    if not keys:
+        if erase and space.producer_keys:
+            return Refusal(
+                Reason.unsigned, "command", "the space has no erase keys: it takes no erase"
+            )
+        return None
+    if signature is None:
+        return Refusal(
+            Reason.unsigned,
+            "",
+            f"the space takes records signed with {what} (header turnstream-sig)",
+        )
+    if not verify(raw, signature, keys):
+        return Refusal(
+            Reason.bad_signature, "", f"the signature verifies with no {what[2:]} of the space"
+        )
+    return None
+
+
 def judge(
     raw: bytes,
     source: Source,
     settings: Settings,
     gate: Gate | None = None,
+    signature: bytes | None = None,
     now: datetime | None = None,
 ) -> Decision:
-    """Validate and gate one message by its space's features (no de-duplication yet);
-    ``gate``: the settings as already read for the other messages of its batch.
+    """Validate and gate one message by its space's signature and features (no
+    de-duplication yet); ``gate``: the settings as already read for the other messages
+    of its batch; ``signature``: the record's ``turnstream-sig`` header.
 
     ``now``: when the message was received (live: its batch's received time; replay: the
     replay's start). A valid item whose ``occurred_at`` is past the raw tables' retention
@@ -320,6 +369,12 @@ def judge(
             Reason.unknown_space, "space_id", f"space {item.space_id!r} is not configured"
         )
         return Decision(source, raw, key, refusal=refusal)
+    if gate.signed and (space.producer_keys or space.erase_keys):
+        refusal = signature_refusal(item, raw, signature, space)
+        if refusal is not None:
+            # The digest of the bytes as its key, not the item's: a record signed by no
+            # one must not take the key its space's real item will come with.
+            return Decision(source, raw, dedup_key_for(None, raw), refusal=refusal)
     if isinstance(item, InteractionItem) and not space.signals:
         refusal = Refusal(
             Reason.signals_disabled, "interaction", "the space's signals feature is off"

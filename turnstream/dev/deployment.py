@@ -19,6 +19,7 @@ from turnstream.dev.worker_process import WorkerProcess
 from turnstream.producer import Producer
 from turnstream.sinks.summary import table_counts
 from turnstream.streams.admin import wait_until_drained
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.topology import Topology, topology_of
 from turnstream.worker_client import read_query
 
@@ -120,6 +121,7 @@ class Deployment:
                 self.topology.ingest.reads,
                 timeout=timeout,
                 alive=self.worker.alive,
+                options=client_options(self.settings),
             )
         )
 
@@ -132,6 +134,7 @@ class Deployment:
                 self.topology.derivation.reads,
                 timeout=timeout,
                 alive=self.worker.alive,
+                options=client_options(self.settings),
             )
         )
 

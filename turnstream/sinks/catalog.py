@@ -321,8 +321,8 @@ CATALOG: dict[str, Entry] = {
         {
             "reason": "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
             "too_large, store_refused, turn_scope, past_retention (occurred_at older than the "
-            "raw tables keep, 45 days) or ahead_of_clock (occurred_at further ahead of the "
-            "received time than worker.occurred_at_max_ahead)",
+            "raw tables keep, 45 days), ahead_of_clock (occurred_at further ahead of the "
+            "received time than worker.occurred_at_max_ahead), unsigned or bad_signature",
             "field_path": "the offending field, e.g. interaction.items[0].pos",
             "message": "what was wrong",
             "item_type": "the item's type, when readable",

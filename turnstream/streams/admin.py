@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
@@ -18,10 +19,18 @@ from turnstream.errors import WorkerFailing
 __all__ = ["ensure_topics", "group_lag", "max_message_bytes", "wait_until_drained"]
 
 
-async def group_lag(bootstrap: str, group: str, topics: Sequence[str]) -> dict[TopicPartition, int]:
-    """Messages not yet committed by ``group``, per input partition."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+async def group_lag(
+    bootstrap: str,
+    group: str,
+    topics: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+) -> dict[TopicPartition, int]:
+    """Messages not yet committed by ``group``, per input partition; ``options``: the
+    clients' security (``streams/kafka_auth.client_options``), as in every function here."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, **(options or {})
+    )
     await admin.start()
     await consumer.start()
     try:
@@ -52,6 +61,7 @@ async def wait_until_drained(
     on_progress: Callable[[int], None] | None = None,
     alive: Callable[[], bool] | None = None,
     failing: Callable[[], str | None] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> None:
     """Return once ``group`` has committed everything in ``topics``.
 
@@ -61,7 +71,7 @@ async def wait_until_drained(
     deadline = time.monotonic() + timeout
     while True:
         try:
-            remaining = sum((await group_lag(bootstrap, group, topics)).values())
+            remaining = sum((await group_lag(bootstrap, group, topics, options)).values())
         except KafkaError as exc:
             if not exc.retriable or time.monotonic() > deadline:
                 raise
@@ -88,6 +98,7 @@ async def ensure_topics(
     compacted: Sequence[str] = (),
     timeout: float = 30.0,
     configs: dict[str, dict[str, str]] | None = None,
+    options: Mapping[str, Any] | None = None,
 ) -> None:
     """Create the topics that do not exist yet, and wait until the broker lists every one
     of them with its partitions (a fresh broker answers before its metadata settles).
@@ -96,7 +107,7 @@ async def ensure_topics(
     adds settings per topic created (an existing topic keeps its own).
     """
     configs = configs or {}
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
     await admin.start()
     try:
         existing = set(await admin.list_topics())
@@ -134,9 +145,11 @@ async def ensure_topics(
         await admin.close()
 
 
-async def max_message_bytes(bootstrap: str, topic: str) -> int:
+async def max_message_bytes(
+    bootstrap: str, topic: str, options: Mapping[str, Any] | None = None
+) -> int:
     """The largest record batch ``topic`` takes (its ``max.message.bytes``)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
     await admin.start()
     try:
         responses = await admin.describe_configs(

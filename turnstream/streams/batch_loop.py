@@ -53,6 +53,7 @@ from aiokafka.errors import CommitFailedError, KafkaError
 from turnstream.config import Settings
 from turnstream.sinks.failures import short_message
 from turnstream.streams.fanout import Message, send_all
+from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.kafka_clients import stop_within
 from turnstream.streams.liveness import Liveness
 
@@ -227,9 +228,12 @@ class BatchLoop(Generic[P]):
             session_timeout_ms=int(w.session_timeout * 1000),
             heartbeat_interval_ms=int(w.session_timeout * 250),
             **self.driver.consumer_options,
+            **client_options(self.settings),
         )
         producer = AIOKafkaProducer(
-            bootstrap_servers=self.settings.broker.bootstrap, **self.driver.producer_options
+            bootstrap_servers=self.settings.broker.bootstrap,
+            **self.driver.producer_options,
+            **client_options(self.settings),
         )
         consumer.subscribe(list(self.driver.topics), listener=_Handover(self))
         try:

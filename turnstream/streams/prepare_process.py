@@ -52,7 +52,7 @@ from turnstream.core.erasure import ErasureFacts
 from turnstream.core.ingest import Decision, Refusal, Source
 from turnstream.sinks.rows import BatchRows, Block
 from turnstream.streams.fanout import Message
-from turnstream.streams.prepare import Prepared, prepare_batch
+from turnstream.streams.prepare import Prepared, prepare_batch, signatures_of
 from turnstream.streams.topology import TopicNames
 
 __all__ = ["PrepareProcess", "records_of"]
@@ -72,8 +72,10 @@ PARENT_CHECK_SECONDS = 0.5
 CHILD_NICENESS = 10
 
 #: A batch's records as they cross to the child, a list per field: topics, partitions,
-#: offsets, values, keys.
-_Records = tuple[list[str], list[int], list[int], list[bytes | None], list[bytes | None]]
+#: offsets, values, keys, signatures (the ``turnstream-sig`` header).
+_Records = tuple[
+    list[str], list[int], list[int], list[bytes | None], list[bytes | None], list[bytes | None]
+]
 #: What the child hands back, a list per field where it is per message: keys, profile
 #: ids, the refusals by message index (few), the rows as a block of columns per table,
 #: the sends, accepted, erasure facts, erases, and the time the batch was taken.
@@ -221,6 +223,7 @@ def records_of(messages: list[Any]) -> _Records:
         [m.offset for m in messages],
         [m.value for m in messages],
         [m.key for m in messages],
+        signatures_of(messages),
     )
 
 
@@ -275,12 +278,18 @@ def _prepare_in_child(
     records: _Records, names: TopicNames, fanout_max_bytes: int, received_at: datetime
 ) -> _Slim:
     gc.collect()  # the collector is off in the child: the last batch's cycles go now
+    *fields, signatures = records
     messages = [
         SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k)
-        for t, p, o, v, k in zip(*records, strict=True)
+        for t, p, o, v, k in zip(*fields, strict=True)
     ]
     prepared = prepare_batch(
-        messages, _child["settings"], names, fanout_max_bytes, received_at=received_at
+        messages,
+        _child["settings"],
+        names,
+        fanout_max_bytes,
+        received_at=received_at,
+        signatures=signatures,
     )
     judged = prepared.judged
     # The rows as the store inserts them, built here: the parent's Python is the worker's

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from turnstream.config import Settings, load_settings
-from turnstream.core.ingest import Decision, Reason, Source, decide
+from turnstream.core.ingest import Decision, Gate, Reason, Source, decide
 from turnstream.dev.sample import (
     EXPOSURE_KEYS,
     INVALID_KINDS,
@@ -60,9 +60,11 @@ def parsed(lines: list[bytes]) -> tuple[list[Item], list[InvalidItem]]:
 
 
 def decisions(lines: list[bytes], settings: Settings) -> list[Decision]:
-    """Every line through the ingest rule, with a ``seen`` that never finds a key."""
+    """Every line through the ingest rule, with a ``seen`` that never finds a key (and
+    without the producers' signatures, which ``test_signing.py`` is about)."""
+    gate = Gate(settings, signed=False)
     return [
-        decide(line, Source("items", 0, offset), settings, lambda _key: None)
+        decide(line, Source("items", 0, offset), settings, lambda _key: None, gate)
         for offset, line in enumerate(lines)
     ]
 
@@ -381,3 +383,26 @@ def test_sample_day_measurements_are_the_sdk_s(day_lines: list[bytes]) -> None:
     assert all(c.results_checked <= 9 for c in calls) and any(c.results_checked for c in calls)
     # Nothing said in a session: nothing sent.
     assert sum(1 for c in calls if c.sent == 0) > sum(1 for c in calls if c.sent > 0)
+
+
+def test_the_sample_day_signed_as_the_producer_signs_it_passes_the_keyed_gate(
+    settings: Settings, day_lines: list[bytes]
+) -> None:
+    # make run's config keys every space: each line the producer sends verifies, and is
+    # judged as it would be in an open space (invalid lines go out unsigned, as they are).
+    from turnstream.producer import Producer
+
+    assert all(space.producer_keys and space.erase_keys for space in settings.spaces.values())
+    producer = Producer(settings)
+    unsigned = decisions(day_lines, settings)
+    for offset, (line, open_decision) in enumerate(zip(day_lines, unsigned, strict=True)):
+        try:
+            headers = producer._signed(parse_item(line), line) or []
+        except InvalidItem:
+            headers = []
+        signature = headers[0][1] if headers else None
+        decision = decide(
+            line, Source("items", 0, offset), settings, lambda _key: None, None, signature
+        )
+        assert decision.refusal == open_decision.refusal
+        assert decision.dedup_key == open_decision.dedup_key
