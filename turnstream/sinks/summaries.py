@@ -124,8 +124,10 @@ SUMMARIES: tuple[Summary, ...] = (
     count() AS claims, countIf(evidenced) AS evidenced
 FROM {ROWS}
 GROUP BY space_id, source, agent, category, class, nature, verdict, action, minute""",
-        _cols("space_id, source, agent, category, class, nature, verdict, action, minute, "
-              "claims, evidenced"),
+        _cols(
+            "space_id, source, agent, category, class, nature, verdict, action, minute, "
+            "claims, evidenced"
+        ),
         ("claims", "evidenced"),
         "toDate(minute)",
     ),
@@ -139,8 +141,10 @@ GROUP BY space_id, source, agent, category, class, nature, verdict, action, minu
     countIf(internal_text_found > 0) AS internal_text_found, sum(claims) AS claims
 FROM {ROWS}
 GROUP BY space_id, source, agent, contract_version, minute""",
-        _cols("space_id, source, agent, contract_version, minute, turns, guard_acted, "
-              "guard_budget_exceeded, internal_text_found, claims"),
+        _cols(
+            "space_id, source, agent, contract_version, minute, turns, guard_acted, "
+            "guard_budget_exceeded, internal_text_found, claims"
+        ),
         ("turns", "guard_acted", "guard_budget_exceeded", "internal_text_found", "claims"),
         "toDate(minute)",
     ),
@@ -154,8 +158,10 @@ GROUP BY space_id, source, agent, contract_version, minute""",
     countIf(relaxed) AS relaxed
 FROM {ROWS}
 GROUP BY space_id, source, agent, tool, minute""",
-        _cols("space_id, source, agent, tool, minute, calls, sent, results_checked, "
-              "violations, unverifiable, relaxed"),
+        _cols(
+            "space_id, source, agent, tool, minute, calls, sent, results_checked, "
+            "violations, unverifiable, relaxed"
+        ),
         ("calls", "sent", "results_checked", "violations", "unverifiable", "relaxed"),
         "toDate(minute)",
     ),
@@ -221,8 +227,9 @@ GROUP BY space_id, day, kind""",
     if(turn_id != '', turn_id, idempotency_key) AS origin, occurred_at
 FROM {ROWS}
 WHERE kind IN ('preference', 'attribute')""",
-        _cols("id, space_id, profile_id, `for`, kind, attr, payload, session_id, origin, "
-              "occurred_at"),
+        _cols(
+            "id, space_id, profile_id, `for`, kind, attr, payload, session_id, origin, occurred_at"
+        ),
         (),
         None,
     ),
@@ -237,8 +244,9 @@ WHERE kind IN ('preference', 'attribute')""",
     idempotency_key AS origin, occurred_at
 FROM {ROWS}
 WHERE command = 'correct' AND replacement != ''""",
-        _cols("id, space_id, profile_id, `for`, kind, attr, payload, session_id, origin, "
-              "occurred_at"),
+        _cols(
+            "id, space_id, profile_id, `for`, kind, attr, payload, session_id, origin, occurred_at"
+        ),
         (),
         None,
     ),
@@ -288,7 +296,11 @@ def repair(store: Store, source: str, behind: dict[tuple[str, int], int]) -> int
         )
     params = {"repair": ident}
     pairs = int(
-        store.scalar(f"SELECT count() FROM ({_PAIRS.replace('space_id, day', 'DISTINCT space_id, day')})", params)
+        store.scalar(
+            "SELECT count() FROM (SELECT DISTINCT space_id, day FROM summary_repairs "
+            "WHERE repair = {repair:String})",
+            params,
+        )
     )
     if not pairs:
         return 0
@@ -301,7 +313,10 @@ def repair(store: Store, source: str, behind: dict[tuple[str, int], int]) -> int
             continue
         if summary.chained_on is not None:
             where = f"(space_id, {summary.day}) IN ({_WEEKS})"
-            rows = f"(SELECT * FROM {summary.chained_on} WHERE (space_id, toMonday(day)) IN ({_WEEKS}))"
+            rows = (
+                f"(SELECT * FROM {summary.chained_on} "
+                f"WHERE (space_id, toMonday(day)) IN ({_WEEKS}))"
+            )
         else:
             where = f"(space_id, {summary.day}) IN ({days})"
             rows = f"(SELECT * FROM {source} WHERE (space_id, toDate(occurred_at)) IN ({days}))"

@@ -116,8 +116,9 @@ def test_a_summary_holding_an_insert_twice_is_repaired_at_the_next_start(
     first = _cut(batch, 0, 700)
     RawSink(store).write(first)
     once = _sums(store)
-    for table in dict.fromkeys(s.table for s in SUMMARIES if s.day is not None):
-        store.command(f"INSERT INTO {table} SELECT * FROM {table}")  # the insert again
+    # The insert again through every view (the weekly roll-ups by their own views).
+    for table in dict.fromkeys(s.table for s in SUMMARIES if s.day and not s.chained_on):
+        store.command(f"INSERT INTO {table} SELECT * FROM {table}")
     assert _sums(store) == tuple(2 * n for n in once)
     _unconfirm(store)
     restarted = RawSink(store)
