@@ -29,7 +29,7 @@ compares every summary with its recomputation from the raw tables (the fault tes
 
 The one writer of a summary's days during a repair is the worker repairing them (one
 worker per store on chDB); on a server shared by several workers, a repair can race with
-another worker's insert into the same days (docs/tables.md, "Summaries").
+another worker's insert into the same days (docs/summaries.md, "Limits").
 """
 
 from __future__ import annotations

@@ -162,7 +162,7 @@ def test_a_store_at_23_migrates_views_replaced_aggregates_untouched(chdb_path: P
         before = _aggregates(old)
         views = {n for (n,) in old.query(_VIEWS).rows}
         assert {"value_daily_mv", "ref_values_daily_mv"} <= views
-        assert apply_migrations(old) == [24]
+        assert apply_migrations(old) == [24, 25]  # 25: summary_repairs (issue 35)
         after = {n for (n,) in old.query(_VIEWS).rows}
         replaced = {"sensitive_daily_presented_mv", "sensitive_daily_engaged_mv"}
         assert replaced <= views
