@@ -24,6 +24,7 @@ from turnstream.dev.sample import MixedBatch
 from turnstream.dev.worker_process import WorkerProcess
 from turnstream.errors import InvalidItem
 from turnstream.models import EVIDENCED_VERDICTS, Turn, parse_item
+from turnstream.sinks.summaries import differences
 from turnstream.worker_client import read_query
 
 #: The ``deployment_factory`` fixture.
@@ -106,6 +107,16 @@ def assert_exact(deployment: Deployment, batch: MixedBatch) -> None:
     calls = scalar(deployment, "SELECT sum(calls) FROM context_use_constraints")
     assert calls == from_lines.constraint_calls
     assert counts["turn_constraints"] == from_lines.constraint_calls
+    assert_summaries_exact(deployment)
+
+
+def assert_summaries_exact(deployment: Deployment) -> None:
+    """Every summary (context use, the interactions ledger, the value and object
+    aggregates and their weekly roll-ups, stated) equals its recomputation from the raw
+    tables: no crash left one short or counted an insert twice (issue 35)."""
+    found = differences(lambda sql: q(deployment, sql))
+    assert found == dict.fromkeys(found, 0), f"rows off their recomputation: {found}"
+    assert scalar(deployment, "SELECT sum(events) FROM value_weekly") > 0
 
 
 def committed_offsets(bootstrap: str, group: str) -> dict[TopicPartition, int]:

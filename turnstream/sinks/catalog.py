@@ -83,6 +83,7 @@ RETENTION: dict[str, Retention] = {
     "priors": Retention("window_end", 400, "TTL"),
     "sink_marks": Retention(None, None, "a row per raw table and source partition once "
                             "merged: offsets, no person"),
+    "summary_repairs": Retention("at", 1, "TTL (a repair's spaces, days and insert ids)"),
     "erase_subjects": Retention("requested_at", 1, "deleted when the erasure ends; TTL"),
     "erase_tombstones": Retention("erased_through", ERASE_TOMBSTONE_DAYS, "an erased "
                                   "person's pseudonymous id and the erase's time, no more: "
@@ -561,14 +562,28 @@ CATALOG: dict[str, Entry] = {
         "table",
         "The ingest sink's confirmed marks (AggregatingMergeTree: read the max): per raw "
         "table and source partition, the highest offset whose insert returned, the parts "
-        "of the table's materialized views included. After a start the sink pushes the "
-        "rows above them through the views again (each view drops what it holds). No "
-        "person in it.",
+        "of the table's materialized views included. After a start the sink repairs the "
+        "summaries where the rows above them fall (their days recomputed from the raw "
+        "rows, docs/summaries.md), then confirms. No person in it.",
         {
             "table": "the raw table",
             "_topic": "Kafka topic",
             "_partition": "Kafka partition",
             "_offset": "the highest offset confirmed in the table and its views",
+        },
+    ),
+    "summary_repairs": Entry(
+        "table",
+        "What a repair of the summaries recomputes (docs/summaries.md): per repair, the "
+        "(space, day) pairs and insert ids of a raw table's rows above its confirmed "
+        "marks. Kept a day (TTL). No person in it.",
+        {
+            "repair": "the repair's id",
+            "source": "the raw table",
+            "space_id": "the space",
+            "day": "a day (UTC) the rows occurred on",
+            "insert": "the insert id (`_insert`) of some of the rows",
+            "at": "when the repair ran (UTC)",
         },
     ),
     "priors": Entry(

@@ -1501,7 +1501,7 @@ def apply_migrations(store: Store, until: int | None = None) -> list[int]:
     return applied
 
 
-# ------------------------------------------------------------------------ migration 25
+# ------------------------------------------------------------------------ migration 26
 # Issue 37 (item 6): the language a turn's output was read in, on the turn and on each of
 # its claims (additive: '' for the rows written before).
 MIGRATIONS += (
@@ -1515,3 +1515,39 @@ MIGRATIONS += (
         ),
     ),
 )
+
+
+# ------------------------------------------------------------------------ migration 27
+# Issue 35: summaries a repeat cannot change. After a crash the sink no longer pushes an
+# unconfirmed insert through the views again (that rested on each target's deduplication
+# log, which a SIGKILL can lose: a summary counted the insert twice); it replaces what the
+# insert can have touched, per summary and (space, day), with its recomputation from the
+# raw rows (turnstream/sinks/summaries.py). `summary_repairs` holds a repair's (space,
+# day) pairs and insert ids as data, so none goes into SQL text; a day is enough to
+# forget what a crash left.
+MIGRATIONS += (
+    Migration(
+        27,
+        "summary repairs: the (space, day) pairs and inserts a repair recomputes",
+        (
+            """CREATE TABLE IF NOT EXISTS summary_repairs (
+    repair String,
+    source LowCardinality(String),
+    space_id String,
+    day Date,
+    insert UInt64,
+    at DateTime('UTC') DEFAULT now()
+) ENGINE = MergeTree ORDER BY (repair, space_id, day)
+TTL at + INTERVAL 1 DAY""",
+        ),
+    ),
+)
+
+#: The SQL of the views that fill the summaries, for their recomputation
+#: (turnstream/sinks/summaries.py).
+SPLIT_VALUES = _SPLIT_VALUES
+VALUES_FROM_STAGE = _VALUES_FROM_STAGE
+REF_VALUES_FROM_STAGE = _REF_VALUES_FROM_STAGE
+SENSITIVE_FROM_STAGE = _SENSITIVE_FROM_STAGE
+VALUE_WEEKS = _VALUE_WEEKS
+REF_VALUES_WEEKS = _REF_VALUES_WEEKS

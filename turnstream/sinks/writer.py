@@ -16,15 +16,13 @@ the other, not together: a crash (or a view's failure) in between leaves the raw
 holding the insert and a summary without it, and the high-water mark would then skip
 it for ever. So every raw row carries its insert's id (``_insert``, from the token),
 and ``sink_marks`` records, per table and source partition, the highest offset whose
-insert returned, its views included (migration 22). When the marks are read again, an
-insert above the confirmed mark is pushed again from the raw table with its own token
-(rebuilt from its rows' ranges): the raw table drops it as a duplicate while each view
-takes it or drops it on its own (``deduplicate_blocks_in_dependent_materialized_views``;
-tests/integration/sinks/test_view_catch_up.py). A table no view reads is not pushed
-again (nothing can lack its rows): that push would rest on the table's deduplication log
-alone, and a SIGKILL between an insert's part and its log entry lost the entry once in
-the fault tests (``idempotency_keys`` held one batch twice). A table with views keeps
-that window: its push again is what fills a view that lacks the insert.
+insert returned, its views included (migration 22). When the marks are read again
+(a start, a rebalance, a failed store call), the summaries of a table holding rows above
+its confirmed marks are repaired: what those rows can have touched (the summaries' days,
+or for ``stated`` its rows) is replaced by its recomputation from the raw table
+(``sinks/summaries.py``), and only then are the marks confirmed. Nothing is written
+twice on the strength of a deduplication log, which a SIGKILL can lose (issue 35: a
+summary pushed again counted a batch twice; ``idempotency_keys`` once held one twice).
 """
 
 from __future__ import annotations
@@ -47,7 +45,8 @@ from turnstream.sinks.rows import (
     table_columns,
 )
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import AsyncStore, Store, insert_settings
+from turnstream.sinks.store import AsyncStore, Store
+from turnstream.sinks.summaries import repair
 
 __all__ = [
     "RawSink",
@@ -144,8 +143,8 @@ class RawSink:
         return marks
 
     def _catch_up(self, table: str, marks: HighWater) -> None:
-        """Push again, through the table's views, every insert above the confirmed marks
-        (one whose views may lack it), then confirm the table's marks."""
+        """Repair the table's summaries where its rows above the confirmed marks can have
+        left them short (or, pushed again, over), then confirm the table's marks."""
         confirmed = {
             (t, int(p)): int(o)
             for t, p, o in self.store.query(
@@ -157,67 +156,12 @@ class RawSink:
         behind = {tp: o for tp, o in marks.items() if o > confirmed.get(tp, -1)}
         if not behind:
             return
-        if not self._has_views(table):
-            # Nothing can lack what the table holds. A push again would rest on the
-            # table's deduplication log alone, and a SIGKILL between an insert's part and
-            # its log entry loses the entry: the rows would land twice.
-            self._confirm(table, behind)
-            return
-        inserts: set[int] = set()
-        for topic, partition in sorted(behind):
-            inserts.update(
-                int(row[0])
-                for row in self.store.query(
-                    f"SELECT DISTINCT _insert FROM {table} WHERE _topic = {{topic:String}} "
-                    "AND _partition = {partition:UInt16} AND _offset > {done:Int64}",
-                    {
-                        "topic": topic,
-                        "partition": partition,
-                        "done": confirmed.get((topic, partition), -1),
-                    },
-                ).rows
-            )
-        for ident in sorted(inserts):
-            self._push_again(table, ident)
+        # No insert is written again: each summary's days (or rows) that the inserts
+        # above the marks touched are replaced by their recomputation from the raw rows
+        # (sinks/summaries.py), which a second run, after a crash in this one, repeats
+        # to the same rows. A table no summary reads has nothing to repair.
+        repair(self.store, table, {tp: confirmed.get(tp, -1) for tp in behind})
         self._confirm(table, behind)
-
-    def _has_views(self, table: str) -> bool:
-        """Whether a materialized view reads ``table``."""
-        return bool(
-            self.store.scalar(
-                "SELECT length(dependencies_table) FROM system.tables "
-                "WHERE database = currentDatabase() AND name = {table:String}",
-                {"table": table},
-            )
-        )
-
-    def _push_again(self, table: str, ident: int) -> None:
-        """Insert the rows of insert ``ident`` again with its own token: the raw table
-        drops them, each view that lacks them takes them."""
-        if ident == 0:  # written before migration 22: no token to push it again with
-            log.warning("rows of %s above the confirmed marks carry no insert id", table)
-            return
-        spans: Spans = {}
-        count = 0
-        for topic, partition, lo, hi, n in self.store.query(
-            f"SELECT _topic, _partition, min(_offset), max(_offset), count() FROM {table} "
-            "WHERE _insert = {ident:UInt64} GROUP BY _topic, _partition",
-            {"ident": ident},
-        ).rows:
-            spans[(topic, int(partition))] = (int(lo), int(hi))
-            count += int(n)
-        token = token_of(table, spans, count)
-        if insert_id(token) != ident:
-            # Not the insert's rows as written (some erased since): pushed again, the raw
-            # table would keep them twice. Left as it is, and said.
-            log.error("cannot push insert %d of %s again: its rows changed", ident, table)
-            return
-        log.warning("pushing %d rows of %s again through its views (%s)", count, table, token)
-        self.store.command(
-            f"INSERT INTO {table} SELECT * FROM {table} WHERE _insert = {{ident:UInt64}}",
-            settings=insert_settings(token),
-            parameters={"ident": ident},
-        )
 
     def _confirm(self, table: str, marks: HighWater) -> None:
         """Record that every insert of ``table`` up to ``marks`` is in its views too."""

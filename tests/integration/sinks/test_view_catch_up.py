@@ -7,7 +7,10 @@ schema: a constraint on the claims view's target that refuses one marked row sta
 the store failing after the raw part is written (the raw part stays, the view's part is
 refused). The fault then goes away, the
 sink starts again (or retries, as the ingest driver does) and the worker replays the
-batch, as it is or cut differently: every summary must come out exact.
+batch, as it is or cut differently: every summary must come out exact. The sink repairs
+the summaries from the raw rows (sinks/summaries.py; tests/integration/sinks/
+test_summary_repair.py for every summary and the chained roll-ups); it no longer pushes
+the insert through the views again.
 """
 
 from __future__ import annotations
@@ -114,9 +117,11 @@ def test_starts_after_the_catch_up_count_nothing_twice(
 def test_the_same_token_again_is_dropped_by_the_table_and_taken_by_a_view_lacking_it(
     store: Store,
 ) -> None:
-    """What the catch-up rests on, as chDB 26.9 does it: the raw block is a duplicate,
-    the views are still pushed to and each drops or takes the block on its own
-    (``deduplicate_blocks_in_dependent_materialized_views``, set on every insert)."""
+    """A retry of an insert with its token, as chDB 26.9 does it: the raw block is a
+    duplicate, the views are still pushed to and each drops or takes the block on its
+    own (``deduplicate_blocks_in_dependent_materialized_views``, set on every insert).
+    The sink's repair after a crash does not rest on it (a SIGKILL can lose a
+    deduplication log entry)."""
     rows = _raw_failed_then_healed(store)["turn_claims"]
     columns = COLUMNS["turn_claims"]
     token = token_for("turn_claims", rows)
@@ -128,9 +133,8 @@ def test_the_same_token_again_is_dropped_by_the_table_and_taken_by_a_view_lackin
 
 
 def test_every_view_on_a_raw_table_writes_where_a_block_again_is_dropped(store: Store) -> None:
-    """A catch-up may push a block to a view that holds it (a crash after the views'
-    parts, before the marks): its target must drop it (a deduplication window) or
-    replace rows by key (ReplacingMergeTree)."""
+    """A retry with the same token may reach a view that holds the block: its target
+    drops it (a deduplication window) or replaces rows by key (ReplacingMergeTree)."""
     checked = []
     sources = [(table, table) for table in RAW_TABLES]
     while sources:
