@@ -36,7 +36,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -e ".[worker,dev]"
 	touch $@
 
 lint: $(VENV)/.installed
