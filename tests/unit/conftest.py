@@ -16,8 +16,10 @@ def _refuse(what: str) -> Any:
     return refuse
 
 
-@pytest.fixture(autouse=True, scope="session")
+@pytest.fixture(autouse=True)
 def _no_broker_no_store() -> Iterator[None]:
+    """Per test, not per session: the same process (or xdist worker) may run integration
+    tests next, which must open both."""
     from turnstream.dev import kafka
     from turnstream.sinks.store import Store
 
