@@ -21,8 +21,10 @@ XDIST := -n $(TEST_WORKERS) --dist loadscope
 run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
+# Then the `serial` tests, in this process (none selected: pytest's exit 5, not a failure).
 test: deps
 	$(BIN)/pytest --ignore=tests/chaos $(XDIST) $(PYTEST_ARGS)
+	TURNSTREAM_TESTS_SERIAL=only $(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
 unit: $(VENV)/.installed
 	$(BIN)/pytest tests/unit $(XDIST) $(PYTEST_ARGS)

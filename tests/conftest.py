@@ -9,6 +9,7 @@ test that asks for one fails with "fixture not found"; ``tests/chaos``: the faul
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -25,13 +26,41 @@ LAYERS = ("unit", "integration", "chaos")
 _TESTS = Path(__file__).parent
 
 
+#: Set to ``only`` by `make test` for its second, in-process run of the ``serial`` tests.
+SERIAL_ONLY = os.environ.get("TURNSTREAM_TESTS_SERIAL") == "only"
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "unit: a pure test (tests/unit, `make unit`)")
+    config.addinivalue_line(
+        "markers",
+        "serial: runs in one process, not on pytest-xdist workers (`make test` runs these"
+        " after the parallel run, with TURNSTREAM_TESTS_SERIAL=only)",
+    )
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark each test with its layer, the first directory under tests/."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark each test with its layer, the first directory under tests/; keep the
+    ``serial`` tests off xdist workers (skipped there, saying where they run)."""
+    on_worker = hasattr(config, "workerinput")
+    kept, dropped = [], []
     for item in items:
         parts = item.path.relative_to(_TESTS).parts if item.path.is_relative_to(_TESTS) else ()
         if parts and parts[0] in LAYERS:
             item.add_marker(parts[0])
+        serial = item.get_closest_marker("serial") is not None
+        if SERIAL_ONLY and not serial:
+            dropped.append(item)
+            continue
+        if serial and on_worker:
+            item.add_marker(pytest.mark.skip(reason=_SERIAL_SKIP))
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+_SERIAL_SKIP = (
+    "a serial test skipped on an xdist worker (schemathesis's items share one node id, and"
+    " xdist's loadscope runs one of them): `make test` runs it in one process afterwards"
+)
