@@ -15,7 +15,7 @@ COPY turnstream ./turnstream
 # var/faust, relative to /app), writable by the user the containers run as; var/keys/:
 # the API keys, where compose mounts its api-keys volume (a new named volume takes the
 # image directory's owner, so the keys service can write there).
-RUN pip install . && useradd --create-home --uid 10001 turnstream \
+RUN pip install ".[worker]" && useradd --create-home --uid 10001 turnstream \
     && mkdir -p /app/var/keys && chown -R turnstream:turnstream /app/var
 # The documents the configuration names by relative path (examples/measurement.toml),
 # and a default configuration: compose mounts deploy/turnstream.toml over it.

@@ -1,6 +1,10 @@
 # turnstream: `make run` runs the main job end to end, `make test` runs every test but the
 # fault tests, `make chaos` runs the fault tests (tests/chaos: SIGKILLs, a broker restart,
-# a store outage, hostile input, privacy and erasure; a few minutes).
+# a store outage, hostile input, privacy and erasure; a few minutes). `make unit` runs the
+# pure tests alone (tests/unit: no broker, no store, no Java; under a minute).
+# `make unit` and `make test` run on parallel workers (pytest-xdist, TEST_WORKERS of them,
+# one per CPU by default), each with its own broker and stores; TEST_WORKERS=0 runs them
+# in this process.
 # Each installs what is missing first: the Python virtualenv (.venv) and the Kafka jars
 # (Maven Central, cached in .cache/), plus Java 17 and Maven from Debian when absent.
 
@@ -9,14 +13,21 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 CONFIG ?= examples/turnstream.toml
 PYTEST_ARGS ?=
+TEST_WORKERS ?= auto
+XDIST := -n $(TEST_WORKERS) --dist loadscope
 
-.PHONY: run test chaos deps system-deps lint format clean
+.PHONY: run test unit chaos deps system-deps lint format clean
 
 run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
+# Then the `serial` tests, in this process (none selected: pytest's exit 5, not a failure).
 test: deps
-	$(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS)
+	$(BIN)/pytest --ignore=tests/chaos $(XDIST) $(PYTEST_ARGS)
+	TURNSTREAM_TESTS_SERIAL=only $(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS) || [ $$? -eq 5 ]
+
+unit: $(VENV)/.installed
+	$(BIN)/pytest tests/unit $(XDIST) $(PYTEST_ARGS)
 
 chaos: deps
 	$(BIN)/pytest tests/chaos $(PYTEST_ARGS)
@@ -36,7 +47,7 @@ system-deps:
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e ".[dev]"
+	$(BIN)/pip install -q -e ".[worker,dev]"
 	touch $@
 
 lint: $(VENV)/.installed

@@ -1,1 +1,1 @@
-"""Benchmarks: scripts that print figures (see the README's "Benchmarks")."""
+"""Benchmarks: scripts that print figures (see docs/development.md, "Benchmarks")."""

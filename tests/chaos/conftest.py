@@ -2,7 +2,7 @@
 
 The broker (``kafka_broker``), the worker deployments (``deployment_factory``), a broker
 of the test's own (``own_broker``, for tests that stop it) and deployments on it
-(``own_deployment``) come from the plugins that ``tests/conftest.py`` loads.
+(``own_deployment``) come from tests/fixtures, imported here.
 ``@pytest.mark.chaos(budget=SECONDS)`` bounds a test: past its budget it fails with a
 ``TimeoutError`` raised by SIGALRM, so a stuck pipeline fails the run instead of hanging
 it. The alarm covers the test call only; fixture teardown (workers stopped, brokers
@@ -16,6 +16,21 @@ from collections.abc import Iterator
 from types import FrameType
 
 import pytest
+
+from tests.fixtures.kafka import kafka_broker, own_broker
+from tests.fixtures.store import chdb_path, migrated_template, store, store_factory
+from tests.fixtures.worker import deployment_factory, own_deployment
+
+__all__ = [
+    "chdb_path",
+    "deployment_factory",
+    "kafka_broker",
+    "migrated_template",
+    "own_broker",
+    "own_deployment",
+    "store",
+    "store_factory",
+]
 
 DEFAULT_BUDGET = 300.0
 

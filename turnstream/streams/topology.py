@@ -11,8 +11,6 @@ from dataclasses import dataclass
 
 from turnstream.config import Settings
 from turnstream.models.items import MAX_ITEM_BYTES
-from turnstream.sinks.derivations import SIGNAL_COLUMNS
-from turnstream.sinks.schema import RAW_TABLES
 
 __all__ = [
     "ACCEPTED_TOPIC_BYTES",
@@ -146,6 +144,10 @@ class Topology:
 
 def topology_of(settings: Settings) -> Topology:
     """The topology of the configured deployment (``worker.topic_prefix``, ``app_id``)."""
+    # The tables on use: the producer imports this module, and an SDK install has no store.
+    from turnstream.sinks.derivations import SIGNAL_COLUMNS
+    from turnstream.sinks.schema import RAW_TABLES
+
     names = TopicNames(settings.worker.topic_prefix)
     app_id = settings.worker.app_id
     by_profile = "profile id"

@@ -18,7 +18,8 @@ from schemathesis import GenerationMode
 from turnstream.dev.deployment import new_deployment
 from turnstream.streams.openapi import openapi_document
 
-pytestmark = pytest.mark.integration
+# serial: in one process (tests/conftest.py); SEEN adds up what every item of it saw.
+pytestmark = [pytest.mark.integration, pytest.mark.serial]
 
 #: Examples per operation (positive and negative): 12 operations x 20 keeps the run
 #: near a minute and a half on this shared 2-core machine, the worker's start included.

@@ -15,8 +15,6 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from scipy.special import gammaincc
-
 __all__ = ["Posterior", "field_means", "posterior", "reference_rates"]
 
 
@@ -44,6 +42,8 @@ def posterior(
     """
     if reference <= 0 or strength <= 0:
         raise ValueError("the reference rate and the prior strength must be positive")
+    from scipy.special import gammaincc  # here: the SDK imports this package, not scipy
+
     signal = max(signal, 0.0)
     dispersion = max(1.0, signal / events) if events > 0 else 1.0
     shape = (signal + strength * reference) / dispersion

@@ -34,8 +34,6 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
-from scipy.optimize import brentq
-from scipy.special import ndtr, ndtri
 
 __all__ = [
     "METHOD",
@@ -65,6 +63,8 @@ _SQRT_2PI = math.sqrt(2 * math.pi)
 
 def obf_spending(t: float, alpha: float = 0.05) -> float:
     """Alpha spent by the share ``t`` of the horizon: ``2 - 2 Φ(z_{1-alpha/2} / sqrt(t))``."""
+    from scipy.special import ndtr, ndtri  # scipy on use: the CLI starts without it
+
     if t <= 0:
         return 0.0
     if t >= 1:
@@ -94,6 +94,8 @@ def _grid(cut: float) -> tuple[np.ndarray, np.ndarray]:
 
 def _cross(c: float, grid: np.ndarray, mass: np.ndarray, t0: float, t1: float) -> float:
     """P(|Z_1| >= c, inside before) from the weighted sub-density ``mass`` of Z_0."""
+    from scipy.special import ndtr
+
     scale = math.sqrt(t1 - t0)
     mean = grid * math.sqrt(t0)
     upper = ndtr((mean - c * math.sqrt(t1)) / scale)
@@ -112,6 +114,9 @@ def _propagate(grid: np.ndarray, mass: np.ndarray, bound: float, t0: float, t1: 
 
 @lru_cache(maxsize=4096)
 def _boundaries(fractions: tuple[float, ...], spent: tuple[float, ...]) -> tuple[float, ...]:
+    from scipy.optimize import brentq
+    from scipy.special import ndtri
+
     out: list[float] = []
     grid = mass = None
     previous_t, previous_spent = 0.0, 0.0
@@ -200,6 +205,8 @@ def sequential_p_value(
     1e-15 at this look its boundary counts as infinite, so a huge ``z`` early on gets the
     smallest level that spends more (larger than the exact value: conservative).
     """
+    from scipy.optimize import brentq
+
     t = tuple(float(f) for f in fractions)
     info = None if information is None else tuple(float(i) for i in information)
     size = abs(z)

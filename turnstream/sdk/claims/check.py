@@ -10,10 +10,9 @@ from __future__ import annotations
 import time
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from operator import attrgetter
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from turnstream.sdk.claims.actions import (
     apply_actions,
@@ -28,6 +27,7 @@ from turnstream.sdk.claims.evidence import Evidence, StateRead
 from turnstream.sdk.claims.internal_text import find_repeats
 from turnstream.sdk.claims.quotes import quoted_spans
 from turnstream.sdk.claims.records import ClaimRecord
+from turnstream.sdk.claims.results import Evaluation, Guarded
 from turnstream.sdk.claims.sentences import sentence_spans
 from turnstream.sdk.claims.verdicts import TurnFacts, judge
 
@@ -39,35 +39,6 @@ __all__ = ["Claims", "Evaluation", "Guarded", "NumberReader", "Resolver", "evalu
 NumberReader = Callable[[str, Language], Sequence[NumberMention]]
 #: Re-reads a value not safe to claim: the claim and the evidence in, a fresh read (or None).
 Resolver = Callable[[ClaimRecord, Evidence], StateRead | None]
-
-
-@dataclass(frozen=True, slots=True)
-class Evaluation:
-    """Every claim of an output and what the actions would do to it."""
-
-    records: list[ClaimRecord]
-    #: Passages to replace in a mutable output: (start, end, new text).
-    edits: list[tuple[int, int, str]]
-    mutable: bool
-    #: Anchors (indexes into the evidence's) whose claim discards them.
-    discarded_anchors: list[int] = field(default_factory=list)
-
-
-@dataclass(frozen=True, slots=True)
-class Guarded:
-    """What the guard let out."""
-
-    text: str
-    claims: list[ClaimRecord]
-    guard_acted: bool
-    guard_budget_exceeded: bool = False
-    #: A block in an immutable output: the whole output goes to a person, untouched.
-    held_for_review: bool = False
-    discarded_anchors: list[int] = field(default_factory=list)
-
-    def wire_claims(self) -> list[dict[str, Any]]:
-        """The claims as the turn record's ``claims`` entries."""
-        return [c.as_wire() for c in self.claims]
 
 
 def _passage(cand: Candidate) -> tuple[int, int]:

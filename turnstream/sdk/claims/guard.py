@@ -24,10 +24,13 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import replace
 from datetime import datetime
 
-from turnstream.sdk.claims.check import Claims, Evaluation, Guarded
 from turnstream.sdk.claims.contract import Language
 from turnstream.sdk.claims.evidence import Evidence
 from turnstream.sdk.claims.records import ClaimRecord
+
+# What the guard needs of check.Claims, not check itself: check calls the guard.
+from turnstream.sdk.claims.results import Checker as Claims
+from turnstream.sdk.claims.results import Evaluation, Guarded
 from turnstream.sdk.claims.sentences import sentence_spans
 
 __all__ = [

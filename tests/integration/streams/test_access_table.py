@@ -3,6 +3,7 @@ every operation of the OpenAPI document is one of them."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,10 +21,12 @@ from turnstream.streams.openapi import openapi_document
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[faust.App]:
+def app(tmp_path_factory: pytest.TempPathFactory, chdb_path: Path) -> Iterator[faust.App]:
     home = tmp_path_factory.mktemp("routes")
     config = home / "turnstream.toml"
-    config.write_text(f'[store]\ndsn = "chdb://{home}/store"\n[identity]\nsecret = "x"\n')
+    # The session's chDB path, a database of its own: chDB opens one path per process.
+    section = f'[store]\ndsn = "chdb://{chdb_path}"\ndatabase = "routes_{uuid.uuid4().hex[:12]}"\n'
+    config.write_text(section + '[identity]\nsecret = "x"\n')
     settings = load_settings(config, environ={})
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
     store.call(apply_migrations, store.store)
@@ -34,6 +37,7 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[faust.App]:
     )  # fmt: skip
     built.web.init_server()  # what the worker does at start: blueprints and all
     yield built
+    store.call(store.store.command, f"DROP DATABASE IF EXISTS {settings.store.database}")
     store.call(store.store.close)
     store.shutdown()
 
