@@ -28,7 +28,7 @@ from turnstream.cli.config import refuse_to_start_unless_ready
 from turnstream.jobs.runner import run_job
 from turnstream.preflight import CHECKS
 
-__all__ = ["experiments_app", "priors_app", "retention_app", "scheduler"]
+__all__ = ["analysts_sql", "experiments_app", "priors_app", "retention_app", "scheduler"]
 
 priors_app = typer.Typer(
     help="Priors: what each value's rate is across a space.", no_args_is_help=True
@@ -430,3 +430,15 @@ def scheduler(
     finally:
         if owner is not None:
             owner.stop()  # leaves the group: another scheduler takes the jobs at once
+
+
+def analysts_sql(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
+    """Print the SQL giving each configured space's analysts a role that reads only the
+    space's rows (row policies, grants), for an administrator to run on the ClickHouse
+    server; re-run it after adding a space (docs/scaling.md)."""
+    from turnstream.sinks.analysts import analyst_sql
+
+    settings = settings_from(config, dsn)
+    statements = guarded(lambda: analyst_sql(settings.spaces, settings.store.database))
+    for statement in statements:
+        out.print(escape(statement) + ";", soft_wrap=True, highlight=False)

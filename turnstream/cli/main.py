@@ -29,7 +29,13 @@ from turnstream.cli.config import config_app, refuse_to_start_unless_ready
 from turnstream.cli.contract import contract_app
 from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
-from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
+from turnstream.cli.jobs import (
+    analysts_sql,
+    experiments_app,
+    priors_app,
+    retention_app,
+    scheduler,
+)
 from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
 from turnstream.cli.tools import tools_app
@@ -56,6 +62,7 @@ app.add_typer(priors_app, name="priors")
 app.add_typer(retention_app, name="retention")
 app.add_typer(experiments_app, name="experiments")
 app.command()(scheduler)
+app.command("analysts-sql")(analysts_sql)
 
 __all__ = ["app", "main"]
 

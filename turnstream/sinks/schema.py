@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from turnstream.sinks.current_views import current_view_statements
 from turnstream.sinks.people_sets import (
     CAP,
     level_of,
@@ -1441,6 +1442,15 @@ MIGRATIONS += (
             "CREATE MATERIALIZED VIEW IF NOT EXISTS interaction_values_mv TO interaction_values "
             f"AS {_SPLIT_VALUES}",
         ),
+    ),
+)
+
+
+MIGRATIONS += (
+    Migration(
+        25,
+        "<table>_current views: each table that needs FINAL, read FINAL (sinks/current_views.py)",
+        current_view_statements(),
     ),
 )
 
