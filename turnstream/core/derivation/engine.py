@@ -217,13 +217,18 @@ class SignalsEngine:
         fresh_due = received_at + min(oldest, quiet)  # next_due_at of a new session
         pending, held_by, scheduled_by = self.pending, self.held, self._scheduled
         sessions, heap = self._sessions, self._heap
-        note = self._note_partition
+        part_of = self._partition_of
         for key, group in groups.items():
-            if len(group) == 1:
-                note(key[:2], group[0].position[0])
-            else:
-                for part in {h.position[0] for h in group}:
-                    note(key[:2], part)
+            # As _note_partition, inlined: a lookup per session and batch.
+            part = group[0].position[0]
+            known = part_of.setdefault(key[:2], part)
+            if known is not part and known != part and known is not _SEVERAL:
+                part_of[key[:2]] = _SEVERAL
+            if len(group) > 1:
+                for h in group:
+                    if h.position[0] != part:
+                        part_of[key[:2]] = _SEVERAL
+                        break
             before = pending.get(key)
             if len(group) == 1:
                 new: Sequence[str] = (group[0].event.idempotency_key,)
