@@ -210,8 +210,13 @@ class DerivationDriver:
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
         """The events of new partitions arrive from their last commit, and their people's
-        states are read from the store (what this worker still held of them, after a run
-        that ended without a revocation, goes); the erase tombstones are read again
-        (another worker may have erased meanwhile)."""
-        await self.store.run(self._drop, partitions)
+        states are read from the store. Rebalancing is eager (every partition is revoked
+        first), so whatever the engine still holds is from before: a run that ended
+        without a revocation (a failure) leaves sessions and states of partitions that
+        may be another worker's now, and they all go. The erase tombstones are read
+        again (another worker may have erased meanwhile)."""
+        await self.store.run(self._drop_all, partitions)
         await self.store.run(self.engine.reload_tombstones)
+
+    def _drop_all(self, partitions: set[TopicPartition]) -> tuple[int, int]:
+        return self._drop(partitions | self.engine.partitions())

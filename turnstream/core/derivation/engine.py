@@ -380,6 +380,11 @@ class SignalsEngine:
                 del self._partition_of[person]
         return sessions, before - len(self.states)
 
+    def partitions(self) -> set[Any]:
+        """Every partition the engine holds an event or a person's state of."""
+        marked = {p for p in self._partition_of.values() if p is not _SEVERAL}
+        return marked | set(self.oldest_held())
+
     def held_positions(self) -> list[Any]:
         """Positions of every event still pending (a walk; for inspection)."""
         return [h.position for items in self.held.values() for h in items]

@@ -142,3 +142,14 @@ def test_nothing_to_drop_and_positions_without_offsets() -> None:
     assert a.drop_partitions(set()) == (0, 0)
     assert a.drop_partitions({"t0", None}) == (0, 0)
     assert P1 in a.states
+
+
+def test_the_engine_lists_every_partition_it_holds_something_of() -> None:
+    store = Saved()
+    a = store.member()
+    _click(a, "k1", 1, "t0", profile="p1")
+    store.fire(a)  # p1: a cached state only
+    _click(a, "k2", 2, "t1", profile="p2")  # p2: pending
+    assert a.partitions() == {"t0", "t1"}
+    a.drop_partitions(a.partitions())
+    assert a.partitions() == set() and a.states == {} and a.pending == {}
