@@ -20,12 +20,12 @@ __all__ = ["ANALYST_TABLES", "ANALYST_VIEWS", "NOT_FOR_ANALYSTS", "analyst_role"
 #: Tables with a ``space_id`` an analyst of the space reads (each gets the row policy).
 ANALYST_TABLES: tuple[str, ...] = (
     "turns", "interactions", "turn_claims", "turn_constraints", "outcomes", "commands",
-    *CURRENT_VIEWS,
+    *(t for t in CURRENT_VIEWS if t != "erase_tombstones"),
     "value_daily", "value_weekly",
 )  # fmt: skip
 #: Views an analyst reads (each reads the tables above as the analyst: the policies hold).
 ANALYST_VIEWS: tuple[str, ...] = (
-    *(current_view(t) for t in CURRENT_VIEWS),
+    *(current_view(t) for t in CURRENT_VIEWS if t != "erase_tombstones"),
     "effective_exposure", "already_presented", "priors_latest", "context_use_claims",
     "context_use_constraints", "context_use_turns", "contract_versions",
 )  # fmt: skip
@@ -35,6 +35,7 @@ NOT_FOR_ANALYSTS: dict[str, str] = {
     "idempotency_keys": "the ingest sink's de-duplication keys",
     "erase_subjects": "erasures in progress",
     "erased_people": "who was erased (an operator's)",
+    "erase_tombstones": "who was erased, through when (an operator's; its view too)",
     "interaction_values": "a staging table (Null engine): holds nothing",
 }
 

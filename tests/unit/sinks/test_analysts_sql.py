@@ -23,6 +23,7 @@ def test_each_space_gets_its_role_its_policies_and_nothing_else() -> None:
     ]
     for table in NOT_FOR_ANALYSTS:
         assert not [s for s in statements if f"`{table}`" in s], table
+    assert not [s for s in statements if "erase_tombstones" in s]  # nor its view
     for table in ANALYST_TABLES:
         assert f"GRANT SELECT ON `ts`.`{table}` TO `{analyst_role('lumen')}`" in statements
 
