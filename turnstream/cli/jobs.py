@@ -29,7 +29,7 @@ from turnstream.cli.config import refuse_to_start_unless_ready
 from turnstream.jobs.runner import run_job
 from turnstream.preflight import CHECKS
 
-__all__ = ["experiments_app", "priors_app", "retention_app", "scheduler"]
+__all__ = ["analysts_sql", "experiments_app", "priors_app", "retention_app", "scheduler"]
 
 priors_app = typer.Typer(
     help="Priors: what each value's rate is across a space.", no_args_is_help=True
@@ -626,16 +626,50 @@ def _analysis_rows(result: Any, cuped: bool, fmt: Format) -> tuple[list[str], li
     return columns, rows
 
 
-def scheduler(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
-    """Run the nightly and daily jobs on their cron times until stopped."""
+def scheduler(
+    config: ConfigOpt = None,
+    dsn: DsnOpt = None,
+    alone: Annotated[
+        bool,
+        typer.Option(
+            "--alone",
+            help="Run every job without asking the broker which scheduler owns them "
+            "(only when no other scheduler runs on this store).",
+        ),
+    ] = False,
+) -> None:
+    """Run the nightly and daily jobs on their cron times until stopped. Several may run:
+    the one the broker gives the control topic runs the jobs (another takes over when it
+    stops or fails)."""
     from turnstream.jobs.scheduler import build_scheduler
+    from turnstream.streams.singleton import BrokerSingleton
 
     settings = settings_from(config, dsn)
     # The jobs' checks of `turnstream config check` (the worker needs the rest).
     refuse_to_start_unless_ready(settings, [c for c in CHECKS if c.setting.startswith("jobs")])
     logging.basicConfig(level="INFO", format="%(asctime)s %(levelname)s %(name)s %(message)s")
-    sched = guarded(lambda: build_scheduler(settings))
+    owner = None if alone else BrokerSingleton(settings, "scheduler")
+    sched = guarded(lambda: build_scheduler(settings, None if owner is None else owner.held))
     for job in sched.get_jobs():
         err.print(f"{job.name}: {job.trigger}")
-    with contextlib.suppress(KeyboardInterrupt, SystemExit):  # Ctrl-C stops it cleanly
-        sched.start()
+    if owner is not None:
+        err.print(f"jobs run while this scheduler owns the topic {owner.topic}")
+        owner.start()
+    try:
+        with contextlib.suppress(KeyboardInterrupt, SystemExit):  # Ctrl-C stops it cleanly
+            sched.start()
+    finally:
+        if owner is not None:
+            owner.stop()  # leaves the group: another scheduler takes the jobs at once
+
+
+def analysts_sql(config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
+    """Print the SQL giving each configured space's analysts a role that reads only the
+    space's rows (row policies, grants), for an administrator to run on the ClickHouse
+    server; re-run it after adding a space (docs/scaling.md)."""
+    from turnstream.sinks.analysts import analyst_sql
+
+    settings = settings_from(config, dsn)
+    statements = guarded(lambda: analyst_sql(settings.spaces, settings.store.database))
+    for statement in statements:
+        out.print(escape(statement) + ";", soft_wrap=True, highlight=False)

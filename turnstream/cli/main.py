@@ -29,7 +29,13 @@ from turnstream.cli.config import config_app, refuse_to_start_unless_ready
 from turnstream.cli.contract import contract_app
 from turnstream.cli.exposure import exposure_app
 from turnstream.cli.infra import infra_app
-from turnstream.cli.jobs import experiments_app, priors_app, retention_app, scheduler
+from turnstream.cli.jobs import (
+    analysts_sql,
+    experiments_app,
+    priors_app,
+    retention_app,
+    scheduler,
+)
 from turnstream.cli.keys import keys_app
 from turnstream.cli.report import docs_app, report_app
 from turnstream.cli.sql_user import sql_user
@@ -58,6 +64,7 @@ app.add_typer(retention_app, name="retention")
 app.add_typer(experiments_app, name="experiments")
 app.command()(scheduler)
 app.command("sql-user")(sql_user)
+app.command("analysts-sql")(analysts_sql)
 
 __all__ = ["app", "main"]
 

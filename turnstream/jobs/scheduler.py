@@ -1,12 +1,15 @@
 """The scheduler: APScheduler runs each job on its cron, in the configured time zone.
 
 Each job runs where the store is (through the worker that owns an embedded store); a
-failing run is logged and the next one happens on time. Run one scheduler per cluster.
+failing run is logged and the next one happens on time. Several schedulers may run:
+``may_run`` (``turnstream scheduler``: the owner of a one-partition control topic,
+``streams/singleton.py``) lets one of them run the jobs; the others skip their turns.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -30,7 +33,13 @@ def scheduled_jobs(settings: Settings) -> dict[str, str]:
     return jobs
 
 
-def _run(settings: Settings, name: str, zone: ZoneInfo) -> None:
+def _run(
+    settings: Settings, name: str, zone: ZoneInfo, may_run: Callable[[], bool] | None = None
+) -> bool:
+    """Run job ``name`` for today, if ``may_run`` (none: always); whether it ran."""
+    if may_run is not None and not may_run():
+        log.info("job %s skipped: another scheduler holds the role", name)
+        return False
     today = datetime.now(zone).date().isoformat()
     try:
         # The experiments job writes its look and records the assignments only when asked:
@@ -39,10 +48,14 @@ def _run(settings: Settings, name: str, zone: ZoneInfo) -> None:
         run_job(settings, name, params)
     except Exception:
         log.exception("job %s failed; it runs again at its next time", name)
+    return True
 
 
-def build_scheduler(settings: Settings) -> BlockingScheduler:
-    """A scheduler with every configured job (not started)."""
+def build_scheduler(
+    settings: Settings, may_run: Callable[[], bool] | None = None
+) -> BlockingScheduler:
+    """A scheduler with every configured job (not started); each run first asks
+    ``may_run`` (none: every run goes ahead)."""
     try:
         zone = ZoneInfo(settings.jobs.timezone)
     except Exception:
@@ -56,7 +69,7 @@ def build_scheduler(settings: Settings) -> BlockingScheduler:
         scheduler.add_job(
             _run,
             trigger,
-            args=(settings, name, zone),
+            args=(settings, name, zone, may_run),
             id=name,
             name=name,
             max_instances=1,

@@ -14,6 +14,7 @@ from typing import get_args
 
 from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS
 from turnstream.errors import StoreError
+from turnstream.sinks.current_views import CURRENT_VIEWS
 
 __all__ = [
     "AGGREGATES_AND_PEOPLE",
@@ -911,6 +912,16 @@ def _internal_section(objects: list[_Object]) -> tuple[list[str], list[str]]:
         "| object | engine | what it is |",
         "|---|---|---|",
     ]
+    current = [
+        "## Current views",
+        "",
+        "Tables that hold one current row per identity (or one summed row per key) only after "
+        "ClickHouse merges them each have a view `<table>_current` that reads them `FINAL` "
+        "(migration 28, `sinks/current_views.py`): on a ClickHouse server analysts read these.",
+        "",
+        "| view | reads | one row per |",
+        "|---|---|---|",
+    ]
     missing = []
     reads: dict[str, list[str]] = {}
     for name, _, _, dependents in objects:
@@ -918,6 +929,10 @@ def _internal_section(objects: list[_Object]) -> tuple[list[str], list[str]]:
             reads.setdefault(view, []).append(name)
     for name, engine, create, _ in objects:
         if name in CATALOG:
+            continue
+        table = name.removesuffix("_current")
+        if name != table and table in CURRENT_VIEWS:
+            current.append(f"| `{name}` | `{table}` FINAL | {CURRENT_VIEWS[table]} |")
             continue
         if engine == "MaterializedView":
             target = _MV_TO.search(create)
@@ -931,7 +946,7 @@ def _internal_section(objects: list[_Object]) -> tuple[list[str], list[str]]:
             missing.append(f"{name}: no description (catalog.INTERNAL)")
             continue
         lines.append(f"| `{name}` | {engine} | {what} |")
-    return [*lines, ""], missing
+    return [*current, "", *lines, ""], missing
 
 
 def _values(annotation: object) -> str:

@@ -12,6 +12,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from turnstream.sinks.current_views import current_view_statements
 from turnstream.sinks.people_sets import (
     CAP,
     level_of,
@@ -1551,3 +1552,13 @@ REF_VALUES_FROM_STAGE = _REF_VALUES_FROM_STAGE
 SENSITIVE_FROM_STAGE = _SENSITIVE_FROM_STAGE
 VALUE_WEEKS = _VALUE_WEEKS
 REF_VALUES_WEEKS = _REF_VALUES_WEEKS
+
+
+# ------------------------------------------------------------------------ migration 28
+MIGRATIONS += (
+    Migration(
+        28,
+        "<table>_current views: each table that needs FINAL, read FINAL (sinks/current_views.py)",
+        current_view_statements(),
+    ),
+)

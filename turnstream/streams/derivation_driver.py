@@ -193,19 +193,30 @@ class DerivationDriver:
         )
 
     async def on_revoked(self, partitions: set[TopicPartition]) -> None:
-        """Partitions that move to another worker take their pending sessions with them."""
-        dropped = await self.store.run(self._forget, partitions)
-        if dropped:
-            log.info("handed over %d pending sessions with %d partitions", dropped, len(partitions))
+        """Partitions that move to another worker take their pending sessions with them,
+        and every state cached for their people goes: the next owner derives from the
+        store, and so does this worker if the partition comes back."""
+        sessions, states = await self.store.run(self._drop, partitions)
+        if sessions or states:
+            log.info("handed over %d pending sessions and %d cached states with %d partitions",
+                     sessions, states, len(partitions))  # fmt: skip
 
-    def _forget(self, partitions: set[TopicPartition]) -> int:
-        dropped = self.engine.forget(lambda position: position[0] in partitions)
+    def _drop(self, partitions: set[TopicPartition]) -> tuple[int, int]:
+        dropped = self.engine.drop_partitions(partitions)
         for tp in partitions:
             self._consumed.pop(tp, None)
         self._next_due = self.engine.next_due()
         return dropped
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
-        """The events of new partitions arrive from their last commit; the erase
-        tombstones are read again (another worker may have erased meanwhile)."""
+        """The events of new partitions arrive from their last commit, and their people's
+        states are read from the store. Rebalancing is eager (every partition is revoked
+        first), so whatever the engine still holds is from before: a run that ended
+        without a revocation (a failure) leaves sessions and states of partitions that
+        may be another worker's now, and they all go. The erase tombstones are read
+        again (another worker may have erased meanwhile)."""
+        await self.store.run(self._drop_all, partitions)
         await self.store.run(self.engine.reload_tombstones)
+
+    def _drop_all(self, partitions: set[TopicPartition]) -> tuple[int, int]:
+        return self._drop(partitions | self.engine.partitions())

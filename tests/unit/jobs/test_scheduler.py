@@ -45,3 +45,18 @@ def test_bad_schedules_name_the_setting(jobs: dict, fragment: str) -> None:
 def test_the_priors_floor_is_never_below_ten() -> None:
     with pytest.raises(ValueError, match="priors_floor"):
         _settings(priors_floor=9)
+
+
+def test_a_scheduler_that_does_not_hold_the_role_skips_its_turn(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    ran: list[str] = []
+    monkeypatch.setattr("turnstream.jobs.scheduler.run_job", lambda _s, name, _p: ran.append(name))
+    holding = [False]
+    scheduler = build_scheduler(_settings(), may_run=lambda: holding[0])
+    job = scheduler.get_job("retention")
+    assert job.func(*job.args) is False and ran == []
+    holding[0] = True
+    assert job.func(*job.args) is True and ran == ["retention"]
+    alone = build_scheduler(_settings()).get_job("priors")  # no role asked: always runs
+    assert alone.func(*alone.args) is True and ran == ["retention", "priors"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import heapq
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from itertools import islice
@@ -54,6 +54,10 @@ class Derivation:
     state: ProfileState
     #: The person was erased: their derived rows are to be deleted, not written.
     erased: bool = False
+
+
+#: The partition of a person whose events came from more than one.
+_SEVERAL = object()
 
 
 def _person(event: SignalEvent) -> PersonKey:
@@ -108,6 +112,9 @@ class SignalsEngine:
     #: Per space: the config with its types' sensitive names added.
     _configs: dict[str, SignalsConfig] = field(default_factory=dict, repr=False)
     _tombstones: dict[PersonKey, datetime] | None = field(default=None, repr=False)
+    #: Per person in memory (held or cached), the partition their events came from
+    #: (positions given as ``(partition, offset)``); ``_SEVERAL`` when more than one.
+    _partition_of: dict[PersonKey, Any] = field(default_factory=dict, repr=False)
 
     @property
     def tombstones(self) -> dict[PersonKey, datetime]:
@@ -157,6 +164,8 @@ class SignalsEngine:
         self.pending[key] = pending
         self.held.setdefault(key, []).append(Held(event, position))
         self._hold(position)
+        if _is_offset(position):
+            self._note_partition(key[:2], position[0])
         # New items only move the quiet trigger later, except an item received earlier
         # than the oldest (replay of an unsorted file): reschedule only when earlier.
         due_at = next_due_at(pending, self.config)
@@ -208,7 +217,18 @@ class SignalsEngine:
         fresh_due = received_at + min(oldest, quiet)  # next_due_at of a new session
         pending, held_by, scheduled_by = self.pending, self.held, self._scheduled
         sessions, heap = self._sessions, self._heap
+        part_of = self._partition_of
         for key, group in groups.items():
+            # As _note_partition, inlined: a lookup per session and batch.
+            part = group[0].position[0]
+            known = part_of.setdefault(key[:2], part)
+            if known is not part and known != part and known is not _SEVERAL:
+                part_of[key[:2]] = _SEVERAL
+            if len(group) > 1:
+                for h in group:
+                    if h.position[0] != part:
+                        part_of[key[:2]] = _SEVERAL
+                        break
             before = pending.get(key)
             if len(group) == 1:
                 new: Sequence[str] = (group[0].event.idempotency_key,)
@@ -290,6 +310,7 @@ class SignalsEngine:
                 # Nothing of the person is kept, not even the state that says so, nor
                 # what other sessions of theirs still held.
                 self.states.pop(person)
+                self._partition_of.pop(person, None)
                 for key in [k for k in self.pending if k[:2] == person]:
                     self._release(key)
                 out.append(Derivation(person[1], person[0], [], [], state, erased=True))
@@ -328,6 +349,7 @@ class SignalsEngine:
         idle = list(islice((p for p in self.states if not self._sessions.get(p)), excess))
         for person in idle:
             del self.states[person]
+            self._partition_of.pop(person, None)
 
     def forget(self, lost: Callable[[Any], bool]) -> int:
         """Drop the sessions holding an event whose position is ``lost`` (a partition
@@ -337,6 +359,31 @@ class SignalsEngine:
             self._release(key)
             self.states.pop(key[:2], None)
         return len(keys)
+
+    def drop_partitions(self, partitions: Collection[Any]) -> tuple[int, int]:
+        """``partitions`` are another member's now, or were meanwhile (a rebalance, a
+        run that ended): release every session holding an event of theirs (consumed
+        again from the last commit) and drop every cached state of a person whose events
+        came from them, so the next firing reads the state from the store, never one this
+        member cached before another derived from it. Returns (sessions, states) dropped.
+        """
+        if not partitions:
+            return 0, 0
+        before = len(self.states)
+        sessions = self.forget(lambda position: _is_offset(position) and position[0] in partitions)
+        people = [
+            p for p, part in self._partition_of.items() if part is _SEVERAL or part in partitions
+        ]
+        for person in people:
+            self.states.pop(person, None)
+            if not self._sessions.get(person):  # still pending elsewhere: keep the mark
+                del self._partition_of[person]
+        return sessions, before - len(self.states)
+
+    def partitions(self) -> set[Any]:
+        """Every partition the engine holds an event or a person's state of."""
+        marked = {p for p in self._partition_of.values() if p is not _SEVERAL}
+        return marked | set(self.oldest_held())
 
     def held_positions(self) -> list[Any]:
         """Positions of every event still pending (a walk; for inspection)."""
@@ -385,6 +432,12 @@ class SignalsEngine:
                 if self._live[slot] <= 0:
                     del self._live[slot]
         return held
+
+    def _note_partition(self, person: PersonKey, partition: Any) -> None:
+        """Mark ``person``'s events as coming from ``partition`` (or from several)."""
+        known = self._partition_of.setdefault(person, partition)
+        if known is not _SEVERAL and known != partition:
+            self._partition_of[person] = _SEVERAL
 
     def _hold(self, position: Any) -> None:
         if not _is_offset(position):
