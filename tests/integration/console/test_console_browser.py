@@ -50,8 +50,10 @@ def _item(n: int, **fields: Any) -> bytes:
 def _person() -> list[bytes]:
     """Two clicks on one item (an interest is inferred) and a stated colour."""
     engaged = {"kind": "engaged", "ref": "item_variant:acme:7", "action": "click"}
-    stated = {"kind": "preference", "strength": "must", "scope": "persistent",
-              "source": "stated", "attr": "item_variant.color", "op": "in", "values": ["black"]}  # fmt: skip
+    stated = {
+        "kind": "preference", "strength": "must", "scope": "persistent", "source": "stated",
+        "attr": "item_variant.color", "op": "in", "values": ["black"],
+    }  # fmt: skip
     return [
         _item(0, type="interaction", interaction=stated),
         _item(1, type="interaction", interaction=engaged),
@@ -171,7 +173,7 @@ def test_load_a_person_delete_an_inference_and_it_leaves_the_block(
     _shot(page, "profile")
     button.focus()
     page.keyboard.press("Enter")  # asks for confirmation (accepted), then waits
-    page.wait_for_selector(f"#tombstones td:has-text('deleted')", timeout=60_000)
+    page.wait_for_selector("#tombstones td:has-text('deleted')", timeout=60_000)
     assert inference not in page.inner_text("#block-json")
     assert page.query_selector(f"#inferences button[data-id='{inference}']") is None
     _shot(page, "profile-deleted")
