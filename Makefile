@@ -15,7 +15,7 @@ PYTEST_ARGS ?=
 run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
-test: deps
+test: deps $(if $(wildcard /usr/bin/chromium),,browser-deps)
 	$(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS)
 
 chaos: deps
@@ -50,3 +50,15 @@ format: $(VENV)/.installed
 
 clean:
 	rm -rf var .pytest_cache .ruff_cache
+
+# Debian's chromium (and its driver) for the console's browser tests (tests/integration/
+# console), driven by Playwright from the virtualenv: never `playwright install`, whose
+# browser download this machine's network refuses. `make test` runs it when chromium is
+# missing.
+.PHONY: browser-deps
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing chromium (apt-get)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
+	fi
