@@ -30,6 +30,8 @@ ARGS = [
 SHOTS = Path(__file__).resolve().parents[3] / "docs" / "console"
 DAY = (datetime.now(UTC) - timedelta(days=1)).date()
 WHO = "p_zoe"
+#: The person corrected in the browser.
+OTHER = "p_yan"
 
 EXTRA = """
 [signals]
@@ -38,16 +40,16 @@ oldest_pending_seconds = 3.0
 """
 
 
-def _item(n: int, **fields: Any) -> bytes:
+def _item(who: str, n: int, **fields: Any) -> bytes:
     t0 = datetime.now(UTC) - timedelta(hours=1)
     return json.dumps({
-        "space_id": "acme", "idempotency_key": f"{WHO}-{n}", "profile_id": WHO,
+        "space_id": "acme", "idempotency_key": f"{who}-{n}", "profile_id": who,
         "source": "web", "conversation_id": "c1",
         "occurred_at": (t0 + timedelta(minutes=n)).isoformat(), **fields,
     }).encode()  # fmt: skip
 
 
-def _person() -> list[bytes]:
+def _person(who: str) -> list[bytes]:
     """Two clicks on one item (an interest is inferred) and a stated colour."""
     engaged = {"kind": "engaged", "ref": "item_variant:acme:7", "action": "click"}
     stated = {
@@ -55,9 +57,9 @@ def _person() -> list[bytes]:
         "attr": "item_variant.color", "op": "in", "values": ["black"],
     }  # fmt: skip
     return [
-        _item(0, type="interaction", interaction=stated),
-        _item(1, type="interaction", interaction=engaged),
-        _item(2, type="interaction", interaction=engaged),
+        _item(who, 0, type="interaction", interaction=stated),
+        _item(who, 1, type="interaction", interaction=engaged),
+        _item(who, 2, type="interaction", interaction=engaged),
     ]
 
 
@@ -66,7 +68,7 @@ def worker(kafka_broker: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     deployment = new_deployment(kafka_broker, tmp_path_factory.mktemp("console"), extra=EXTRA)
     deployment.worker.start()
     try:
-        deployment.publish([*sample_day(DAY, seed=7), *_person()])
+        deployment.publish([*sample_day(DAY, seed=7), *_person(WHO), *_person(OTHER)])
         deployment.drain()
         deployment.drain_signals()
         yield deployment
@@ -93,7 +95,18 @@ def browser() -> Iterator[Any]:
 def page(browser: Any, worker: Deployment) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     opened = context.new_page()
-    opened.on("dialog", lambda dialog: dialog.accept())  # every confirmation: yes
+    seen: list[str] = []
+    answers: list[str] = []  # what the prompts are answered, in order
+
+    def answer(dialog: Any) -> None:
+        seen.append(dialog.type)
+        if dialog.type == "prompt":
+            dialog.accept(answers.pop(0))
+        else:
+            dialog.accept()  # every confirmation: yes
+
+    opened.on("dialog", answer)
+    opened.dialogs_seen, opened.prompt_answers = seen, answers
     opened.goto(f"http://127.0.0.1:{worker.worker.web_port}/console")
     yield opened
     context.close()
@@ -215,3 +228,35 @@ def test_the_labels_follow_the_language(page: Any, worker: Deployment) -> None:
     page.goto(page.url.split("#")[0] + "?lang=pt#profile")
     assert page.inner_text("h1") == "console turnstream"
     assert page.get_attribute("html", "lang") == "pt"
+
+
+def test_a_correction_replaces_the_inference_with_a_stated_entry(
+    page: Any, worker: Deployment
+) -> None:
+    _enter_key(page, worker.new_key("acme", Role.security, Role.agent), "acme")
+    _load(page, OTHER)
+    page.wait_for_selector("#inferences button[data-action=correct]")
+    button = page.query_selector("#inferences button[data-action=correct]")
+    inference = button.get_attribute("data-id")
+    page.prompt_answers.extend(["item_variant.color", "green, amarelo"])
+    button.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#tombstones td:has-text('deleted')", timeout=60_000)
+    assert page.dialogs_seen == ["prompt", "prompt", "confirm"]
+    assert "green, amarelo" in page.inner_text("#stated")
+    assert inference not in page.inner_text("#block-json")
+
+
+def test_hostile_text_is_shown_as_text_and_runs_nothing(page: Any, worker: Deployment) -> None:
+    _enter_key(page, worker.new_key("acme", Role.security, Role.agent), "acme")
+    hostile = "<img src=x onerror=alert(1)>/../../v1/sql?x=1#"
+    _load(page, hostile)
+    # Nobody by that id (or the routes' refusal): either way, nothing runs, no image.
+    page.wait_for_selector("#profile-data #inferences, #alert:not(:empty)")
+    assert page.query_selector("img") is None
+    assert "alert" not in page.dialogs_seen
+    # A space id that is no space: the routes' 404 is shown, nothing else.
+    page.fill("#space", "acme&space_id=lumen")
+    _load(page)
+    page.wait_for_selector("#alert:not(:empty)")
+    assert page.query_selector("#inferences") is None
