@@ -32,6 +32,8 @@ DAY = (datetime.now(UTC) - timedelta(days=1)).date()
 WHO = "p_zoe"
 #: The person corrected in the browser.
 OTHER = "p_yan"
+#: The person opted out in the browser.
+THIRD = "p_uma"
 
 EXTRA = """
 [signals]
@@ -68,7 +70,9 @@ def worker(kafka_broker: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
     deployment = new_deployment(kafka_broker, tmp_path_factory.mktemp("console"), extra=EXTRA)
     deployment.worker.start()
     try:
-        deployment.publish([*sample_day(DAY, seed=7), *_person(WHO), *_person(OTHER)])
+        deployment.publish(
+            [*sample_day(DAY, seed=7), *_person(WHO), *_person(OTHER), *_person(THIRD)]
+        )
         deployment.drain()
         deployment.drain_signals()
         yield deployment
@@ -77,7 +81,9 @@ def worker(kafka_broker: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser(worker: Deployment) -> Iterator[Any]:
+    """After the worker: Playwright's sync API holds an event loop in this thread, and the
+    worker's setup runs its own (asyncio.run) to publish."""
     if not CHROMIUM.exists():
         message = f"{CHROMIUM} is missing: make browser-deps installs it"
         if os.environ.get("CI"):
@@ -260,3 +266,17 @@ def test_hostile_text_is_shown_as_text_and_runs_nothing(page: Any, worker: Deplo
     _load(page)
     page.wait_for_selector("#alert:not(:empty)")
     assert page.query_selector("#inferences") is None
+
+
+def test_opting_out_asks_first_and_ends_every_inference(page: Any, worker: Deployment) -> None:
+    _enter_key(page, worker.new_key("acme", Role.security, Role.agent), "acme")
+    _load(page, THIRD)
+    page.wait_for_selector("#inferences button[data-action=delete]")
+    assert '"inferred": true' in page.inner_text("#block-json")
+    page.focus("#opt-out")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#profile-data p#inferences", timeout=60_000)  # none active
+    assert page.dialogs_seen == ["confirm"]
+    # Retracted, not deleted: the list shows them no more, and the block carries none.
+    assert '"inferred": true' not in page.inner_text("#block-json")
+    assert "black" in page.inner_text("#stated")  # what the person said stays
