@@ -22,7 +22,7 @@ run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
 # Then the `serial` tests, in this process (none selected: pytest's exit 5, not a failure).
-test: deps
+test: deps $(if $(wildcard /usr/bin/chromium),,browser-deps)
 	$(BIN)/pytest --ignore=tests/chaos $(XDIST) $(PYTEST_ARGS)
 	TURNSTREAM_TESTS_SERIAL=only $(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS) || [ $$? -eq 5 ]
 
@@ -61,3 +61,15 @@ format: $(VENV)/.installed
 
 clean:
 	rm -rf var .pytest_cache .ruff_cache
+
+# Debian's chromium (and its driver) for the console's browser tests (tests/integration/
+# console), driven by Playwright from the virtualenv: never `playwright install`, whose
+# browser download this machine's network refuses. `make test` runs it when chromium is
+# missing.
+.PHONY: browser-deps
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ]; then \
+	  echo "installing chromium (apt-get)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
+	fi

@@ -254,6 +254,13 @@ def _call_the_api(settings: Settings, key: str, since: str, keep_running: bool) 
         f'?space_id={DEMO_SPACE}"',
     ):
         out.print(f"    {line}", markup=False, highlight=False)
+    # The console's page, for people who would rather look: the same key, entered in it.
+    out.print(
+        f"    console {when}: {url}/console (enter KEY and space {DEMO_SPACE}; "
+        "?lang=pt or es for other labels)",
+        markup=False,
+        highlight=False,
+    )
 
 
 async def _publish(settings: Settings, path: Path):  # type: ignore[no-untyped-def]

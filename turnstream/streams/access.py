@@ -37,9 +37,9 @@ __all__ = ["OPEN", "ROUTES", "auth_middleware", "caller", "refusal_response", "r
 
 log = logging.getLogger(__name__)
 
-#: A route anyone may call: only ``/v1/status``, the liveness probe of healthchecks and
+#: A route anyone may call: ``/v1/status``, the liveness probe of healthchecks and
 #: ``turnstream wait`` (without a key it shows no error text and no store address, and
-#: nothing it shows is per space).
+#: nothing it shows is per space), and ``/console``, a page without data.
 OPEN: Final = None
 
 _SECURITY = RouteAccess(Role.security)
@@ -47,6 +47,9 @@ _SECURITY = RouteAccess(Role.security)
 #: Every route: ``(METHOD, path template as registered)`` -> what it needs.
 ROUTES: Mapping[tuple[str, str], RouteAccess | None] = {
     ("GET", "/v1/status"): OPEN,
+    # The console's shell: no data in it; its script calls the routes below with the key
+    # entered in the page (streams/console.py).
+    ("GET", "/console"): OPEN,
     ("POST", "/v1/sql"): RouteAccess(Role.analyst, all_spaces=True),
     ("POST", "/v1/jobs/{name}/"): RouteAccess(Role.operator, all_spaces=True),
     ("GET", "/v1/context-use"): RouteAccess(Role.analyst),

@@ -28,6 +28,7 @@ from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import auth_middleware, caller
 from turnstream.streams.batch_loop import BatchLoop
 from turnstream.streams.bodies import BadBody, json_body
+from turnstream.streams.console import register_console
 from turnstream.streams.derivation_driver import DerivationDriver
 from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.ownership import PartitionRole
@@ -104,6 +105,7 @@ def build_app(
     app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
 
     register_routes(app, settings, store, producer)
+    register_console(app)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 
     endpoints = endpoints_of(settings)

@@ -1,7 +1,8 @@
 """The OpenAPI document of the worker's HTTP API, built from the request models.
 
 Every operation says the role it needs (``x-role``, from :data:`turnstream.streams.access.ROUTES`,
-the one table) and answers 401 and 403; the open ``/v1/status`` says ``security: []``.
+the one table) and answers 401 and 403; the open ``/v1/status`` and ``/console`` say
+``security: []``.
 ``turnstream docs openapi`` writes it to docs/openapi.json; a test keeps it in step.
 """
 
@@ -102,6 +103,14 @@ def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     ]
 
 
+_LANG = {
+    "name": "lang",
+    "in": "query",
+    "required": False,
+    "schema": {"type": "string", "enum": ["pt", "en", "es"]},
+}
+
+
 def _paths() -> dict[str, dict[str, Any]]:
     return {
         "/v1/status": {
@@ -117,6 +126,14 @@ def _paths() -> dict[str, dict[str, Any]]:
                         "content": {"application/json": {}},
                     },
                 },
+            }
+        },
+        "/console": {
+            "get": {
+                "summary": "The console's page (open: a shell with no data; its script "
+                "calls the routes below with the key entered in it; docs/console.md)",
+                "parameters": [_LANG],
+                "responses": {"200": {"description": "the page", "content": {"text/html": {}}}},
             }
         },
         "/v1/sql": {

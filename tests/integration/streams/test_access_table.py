@@ -74,5 +74,6 @@ def test_every_operation_of_the_document_declares_its_role() -> None:
             assert {"401", "403"} <= set(operation["responses"])
 
 
-def test_only_the_status_probe_is_open() -> None:
-    assert [route for route, access in ROUTES.items() if access is OPEN] == [("GET", "/v1/status")]
+def test_only_the_status_probe_and_the_console_shell_are_open() -> None:
+    open_routes = [route for route, access in ROUTES.items() if access is OPEN]
+    assert open_routes == [("GET", "/v1/status"), ("GET", "/console")]
