@@ -64,7 +64,7 @@ def decisions(lines: list[bytes], settings: Settings) -> list[Decision]:
     without the producers' signatures, which ``test_signing.py`` is about)."""
     gate = Gate(settings, signed=False)
     return [
-        decide(line, Source("items", 0, offset), settings, lambda _key: None, gate)
+        decide(line, Source("items", 0, offset), settings, lambda _key: None, gate=gate)
         for offset, line in enumerate(lines)
     ]
 
@@ -402,7 +402,7 @@ def test_the_sample_day_signed_as_the_producer_signs_it_passes_the_keyed_gate(
             headers = []
         signature = headers[0][1] if headers else None
         decision = decide(
-            line, Source("items", 0, offset), settings, lambda _key: None, None, signature
+            line, Source("items", 0, offset), settings, lambda _key: None, signature=signature
         )
         assert decision.refusal == open_decision.refusal
         assert decision.dedup_key == open_decision.dedup_key
