@@ -20,8 +20,9 @@ from turnstream.core.derivation.inference import (
     InferenceKind,
     inference_id,
 )
-from turnstream.core.derivation.shrinkage import field_means, posterior, reference_rates
+from turnstream.core.derivation.shrinkage import field_means
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
+from turnstream.core.derivation.taste import field_posterior
 from turnstream.core.derivation.values import ref_type
 from turnstream.models.object_types import ObjectTypes
 
@@ -64,46 +65,63 @@ def _affinities(
     config: SignalsConfig,
     types: ObjectTypes | None,
 ) -> Iterator[_Draft]:
-    """Affinities on taste fields: the shrunk lift, at least two sessions, a confidence."""
+    """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
+    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``)."""
     if types is None:
         return  # without a types document no field is a taste
     means = field_means(priors)
     for attr, by_value in sorted(bucket.values.items()):
         if not types.is_taste(attr) or config.is_sensitive(attr):
             continue
-        references = reference_rates(
-            attr,
-            {v: (st.signal_micro / MICRO, st.exposure_micro / MICRO) for v, st in by_value.items()},
-            priors,
-            means,
-        )
+        mean = means.get(attr)
+        scale = {
+            v: (p / mean if mean and (p := priors.get((attr, v))) and p > 0 else 1.0)
+            for v in by_value
+        }
+        counts = {
+            v: (float(st.items), st.exposure_micro / MICRO * scale[v]) for v, st in by_value.items()
+        }
+        post = field_posterior(counts, config.taste_prior)
+        if post is None:
+            continue
         for value, stats in sorted(by_value.items()):
             signal = _round(stats.signal_micro / MICRO)
             exposure = _round(stats.exposure_micro / MICRO)
+            lift = _round(post.lift[value])
+            favour, avoid = _round(post.favour[value]), _round(post.avoid[value])
+            evidence = Evidence(exposure, signal, stats.items, len(stats.sessions), lift)
             if (
-                signal < config.affinity_min_signal
-                or stats.events < config.affinity_min_events
-                or len(stats.sessions) < config.affinity_min_sessions
+                favour >= config.affinity_min_confidence
+                and lift >= config.affinity_min_lift
+                and stats.items >= config.affinity_min_events
+                and len(stats.sessions) >= config.affinity_min_sessions
             ):
-                continue
-            reference = references.get(value)
-            if reference is None or reference <= 0:
-                continue
-            shrunk = posterior(signal, exposure, reference, config.prior_strength, stats.events)
-            lift, confidence = _round(shrunk.lift), _round(shrunk.confidence)
-            if lift < config.affinity_min_lift or confidence < config.affinity_min_confidence:
-                continue
-            yield _Draft(
-                kind="affinity",
-                attr=attr,
-                value=value,
-                polarity="prefer",
-                # As sure as the posterior, as strong as the lift: lift 2 or more weighs 1.
-                weight=_round(confidence * min(1.0, math.log2(lift))),
-                confidence=confidence,
-                evidence=Evidence(exposure, signal, stats.events, len(stats.sessions), lift),
-                origin_events=_keys(stats.origin),
-            )
+                yield _Draft(
+                    kind="affinity",
+                    attr=attr,
+                    value=value,
+                    polarity="prefer",
+                    # As sure as the posterior, as strong as the lift: lift 2 or more weighs 1.
+                    weight=_round(favour * min(1.0, math.log2(lift))),
+                    confidence=favour,
+                    evidence=evidence,
+                    origin_events=_keys(stats.origin),
+                )
+            elif (
+                avoid >= config.avoid_min_confidence
+                and stats.items == 0
+                and exposure >= config.avoid_min_exposure
+            ):
+                yield _Draft(
+                    kind="affinity",
+                    attr=attr,
+                    value=value,
+                    polarity="avoid",
+                    weight=_round(config.avoid_weight * avoid),
+                    confidence=avoid,
+                    evidence=evidence,
+                    origin_events=(),
+                )
 
 
 def _carries_taste(types: ObjectTypes | None, type_name: str) -> bool:
