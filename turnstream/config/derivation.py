@@ -120,6 +120,7 @@ class SignalsConfig(BaseModel):
     # ``avoid_min_confidence``, over at least ``avoid_min_exposure`` effective exposure of
     # the value, with no engaged object of it.
     avoid_min_confidence: Annotated[float, Field(gt=0, lt=1)] = 0.9
+    avoid_prior: Annotated[float, Field(gt=0, lt=1)] = 0.3
     avoid_min_exposure: Positive = 3.0
     avoid_weight: Annotated[float, Field(gt=0, le=1)] = 0.5
 

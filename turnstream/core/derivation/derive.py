@@ -23,7 +23,7 @@ from turnstream.core.derivation.inference import (
 from turnstream.core.derivation.shrinkage import field_means
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
 from turnstream.core.derivation.taste import field_posterior
-from turnstream.core.derivation.values import ref_type
+from turnstream.core.derivation.values import attr_of, ref_type, value_key
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["derive"]
@@ -59,6 +59,48 @@ class _Draft:
     applies: Literal["always", "when_asked"] = "always"
 
 
+#: Per taste field, per value: the engaged objects and the effective exposure.
+_Counts = dict[str, dict[str, tuple[float, float]]]
+#: One object: its taste values (attr -> value), engaged or not, its effective exposure.
+_Object = tuple[dict[str, str], bool, float]
+
+
+def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
+    """Each object the person was shown: the values its latest presentation showed for
+    the taste fields, whether the person engaged with it (or bought it), its exposure."""
+    out: list[_Object] = []
+    for ref, stats in sorted(bucket.refs.items()):
+        item = bucket.item_of(stats.latest)
+        if item is None:
+            continue
+        values = {
+            attr: value_key(v)
+            for name, v in item.shown.items()
+            if (attr := attr_of(ref, name)) in tastes
+        }
+        if values:
+            engaged = stats.engagement_micro > 0 or stats.outcomes > 0
+            out.append((values, engaged, stats.exposure_micro / MICRO))
+    return out
+
+
+def _counts(
+    objects: list[_Object], attr: str, explained: Mapping[str, str]
+) -> dict[str, tuple[float, float]]:
+    """``attr``'s counts, leaving out the objects another field's favourite explains."""
+    counts: dict[str, list[float]] = {}
+    for values, engaged, exposure in objects:
+        value = values.get(attr)
+        if value is None or any(
+            values.get(other) == fav for other, fav in explained.items() if other != attr
+        ):
+            continue
+        tally = counts.setdefault(value, [0.0, 0.0])
+        tally[0] += engaged
+        tally[1] += exposure
+    return {v: (n, e) for v, (n, e) in counts.items()}
+
+
 def _affinities(
     bucket: BucketState,
     priors: Mapping[tuple[str, str], float],
@@ -66,34 +108,60 @@ def _affinities(
     types: ObjectTypes | None,
 ) -> Iterator[_Draft]:
     """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
-    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``)."""
+    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
+
+    Counted per object (one engaged object is one observation, however many clicks), in
+    two passes: the second leaves out of each field the objects whose value in another
+    field is that field's likely favourite (P >= 1/2 in the first), so that the colour
+    of the few objects of a loved brand is not taken for a taste of its own."""
     if types is None:
         return  # without a types document no field is a taste
+    tastes = frozenset(
+        attr for attr in bucket.values if types.is_taste(attr) and not config.is_sensitive(attr)
+    )
+    if not tastes:
+        return
     means = field_means(priors)
-    for attr, by_value in sorted(bucket.values.items()):
-        if not types.is_taste(attr) or config.is_sensitive(attr):
-            continue
+    objects = _objects(bucket, tastes)
+
+    def scaled(attr: str, counts: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
         mean = means.get(attr)
-        scale = {
-            v: (p / mean if mean and (p := priors.get((attr, v))) and p > 0 else 1.0)
-            for v in by_value
-        }
-        counts = {
-            v: (float(st.items), st.exposure_micro / MICRO * scale[v]) for v, st in by_value.items()
-        }
-        post = field_posterior(counts, config.taste_prior)
+        out = {}
+        for v, (n, e) in counts.items():
+            prior = priors.get((attr, v))
+            out[v] = (n, e * (prior / mean if mean and prior and prior > 0 else 1.0))
+        return out
+
+    first = {
+        attr: field_posterior(
+            scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
+        )
+        for attr in sorted(tastes)
+    }
+    explained = {}
+    for attr, post in first.items():
+        if post is not None:
+            value, p = max(post.favour.items(), key=lambda kv: kv[1])
+            if p >= 0.5:
+                explained[attr] = value
+    for attr in sorted(tastes):
+        counts = _counts(objects, attr, explained)
+        post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
         if post is None:
             continue
-        for value, stats in sorted(by_value.items()):
+        for value, (engaged, _) in sorted(counts.items()):
+            stats = bucket.values[attr].get(value)
+            if stats is None:
+                continue
             signal = _round(stats.signal_micro / MICRO)
             exposure = _round(stats.exposure_micro / MICRO)
             lift = _round(post.lift[value])
             favour, avoid = _round(post.favour[value]), _round(post.avoid[value])
-            evidence = Evidence(exposure, signal, stats.items, len(stats.sessions), lift)
+            evidence = Evidence(exposure, signal, int(engaged), len(stats.sessions), lift)
             if (
                 favour >= config.affinity_min_confidence
                 and lift >= config.affinity_min_lift
-                and stats.items >= config.affinity_min_events
+                and engaged >= config.affinity_min_events
                 and len(stats.sessions) >= config.affinity_min_sessions
             ):
                 yield _Draft(
@@ -109,7 +177,8 @@ def _affinities(
                 )
             elif (
                 avoid >= config.avoid_min_confidence
-                and stats.items == 0
+                and engaged == 0
+                and stats.signal_micro <= 0
                 and exposure >= config.avoid_min_exposure
             ):
                 yield _Draft(

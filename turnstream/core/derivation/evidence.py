@@ -122,8 +122,6 @@ class ValueStats:
     sessions: set[str] = field(default_factory=set)
     origin: Keyed = field(default_factory=list)
     last_occurred_at: datetime | None = None
-    #: Objects with this value the person engaged with, each once per session.
-    items: int = 0
 
     @property
     def effective_exposure(self) -> float:
@@ -141,7 +139,6 @@ class ValueStats:
             "sessions": sorted(self.sessions),
             "origin": _keyed_to(self.origin),
             "last_occurred_at": time_or_none(self.last_occurred_at),
-            "items": self.items,
         }
 
     @classmethod
@@ -153,7 +150,6 @@ class ValueStats:
             sessions=set(data["sessions"]),
             origin=_keyed_from(data["origin"]),
             last_occurred_at=parse_or_none(data["last_occurred_at"]),
-            items=data.get("items", 0),
         )
 
 

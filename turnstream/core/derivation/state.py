@@ -518,10 +518,8 @@ def _signal(
     micro: int,
     config: SignalsConfig,
     fields: frozenset[str] | None = None,
-    new_item: bool = False,
 ) -> None:
-    """Add ``micro`` to every value ``item`` showed (only ``fields`` when given), and one
-    engaged object to each when ``new_item`` (its first positive signal of the session).
+    """Add ``micro`` to every value ``item`` showed (only ``fields`` when given).
 
     Sensitive attributes the item showed only add to their count.
     """
@@ -538,8 +536,6 @@ def _signal(
         values = bucket.values.setdefault(attr_of(item.ref, name), {})
         vs = values.setdefault(value_key(value), ValueStats())
         vs.signal_micro += micro
-        if new_item and micro > 0:
-            vs.items += 1
         vs.events += 1
         vs.sessions.add(event.session)
         remember(vs.origin, event.occurred_at, event.idempotency_key, config.max_origin_events)
@@ -562,7 +558,6 @@ def _engaged(
     if stats is None:
         return
     micro = to_micro(config.engagement_weights.get(event.payload["action"], 0.0))
-    new_item = micro > 0 and event.session not in stats.sessions
     stats.engagements += 1
     stats.engagement_micro += micro
     stats.sessions.add(event.session)
@@ -573,7 +568,6 @@ def _engaged(
         shown.at(bucket, event.payload["ref"], event.occurred_at),
         micro,
         config,
-        new_item=new_item,
     )
 
 
@@ -631,8 +625,6 @@ def _outcome(
     stats = _ref_stats(bucket, ref, config)
     if stats is None:
         return
-    # A purchase of an object never engaged with still says the person chose it.
-    new_item = stats.engagements == 0 and stats.outcomes == 0
     stats.outcomes += 1
     item = None
     if line is not None:
@@ -640,8 +632,7 @@ def _outcome(
         item = next((i for i in page.items if i.pos == pos and i.ref == ref), None)
     if item is None:
         item = shown.at(bucket, ref, event.occurred_at)
-    micro = to_micro(config.outcome_weights.get(outcome, 0.0))
-    _signal(bucket, event, item, micro, config, new_item=new_item)
+    _signal(bucket, event, item, to_micro(config.outcome_weights.get(outcome, 0.0)), config)
     _size(bucket, event, ref, config)
 
 

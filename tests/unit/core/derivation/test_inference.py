@@ -47,10 +47,10 @@ from turnstream.core.derivation.values import value_key
 COLOR = "item_variant.color"
 
 
-def four_colours(suffix: str = "", **red: Any) -> list[dict[str, Any]]:
+def four_colours(suffix: str = "", red_ref: str = A, **red: Any) -> list[dict[str, Any]]:
     """A red item at pos 1, then blue, green and white ones (refs with ``suffix``)."""
     return [
-        item(1, A, color="red", **red),
+        item(1, red_ref, color="red", **red),
         item(2, B + suffix, color="blue"),
         item(3, C + suffix, color="green"),
         item(4, D + suffix, color="white"),
@@ -58,19 +58,21 @@ def four_colours(suffix: str = "", **red: Any) -> list[dict[str, Any]]:
 
 
 E4 = "0190f5a2-7b3c-7def-8123-456789abcde4"
+R3 = "item_variant:acme:13"
+R4 = "item_variant:acme:14"
 
 
 def affinity_events(for_: str = "self", key: str = "", t0: float = 0, **red: Any) -> list:
-    """Four lists of four colours (red A at pos 1: EE 4.0; the others, other objects in
-    lists 3 and 4), red clicked, opened and mentioned in s1, clicked, carted and opened in
-    s2, clicked in s3 and s4: weighted signal 9 from 8 events, one engaged object in each
-    of 4 sessions."""
+    """Four lists of four colours, red at pos 1 (EE 4.0): A in lists 1 and 2, R3 and R4 in
+    lists 3 and 4 (with other blue, green and white objects too). A clicked, opened and
+    mentioned in s1, clicked, carted and opened in s2; R3 clicked in s3, R4 in s4:
+    weighted signal 9 from 8 events, 3 engaged red objects over 4 sessions."""
     lists = [
         presented(
-            f"{key}p{i}", eid, four_colours("0" * (i > 2), **red), visible_k=4, t=t0 + 5 * i,
-            for_=for_,
+            f"{key}p{i}", eid, four_colours("0" * (i > 2), red_ref, **red), visible_k=4,
+            t=t0 + 5 * i, for_=for_,
         )
-        for i, eid in enumerate((E1, E2, E3, E4), 1)
+        for i, (eid, red_ref) in enumerate(((E1, A), (E2, A), (E3, R3), (E4, R4)), 1)
     ]  # fmt: skip
     steps = [
         ("c1", "click", 20, "s1"),
@@ -83,7 +85,14 @@ def affinity_events(for_: str = "self", key: str = "", t0: float = 0, **red: Any
         ("c6", "detail", 37, "s2"),
     ]
     clicks = [
-        engaged(f"{key}{k}", A, action, t=t0 + t, session=session, for_=for_)
+        engaged(
+            f"{key}{k}",
+            {"s3": R3, "s4": R4}.get(session, A),
+            action,
+            t=t0 + t,
+            session=session,
+            for_=for_,
+        )
         for k, action, t, session in steps
     ]
     return lists + clicks
@@ -106,11 +115,11 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # Per colour: engaged objects (A once in each of 4 sessions) over the effective
-    # exposure, scaled by the space's prior over the field's mean prior (0.325).
+    # Per colour: engaged objects (A, R3, R4) over the effective exposure, scaled by the
+    # space's prior over the field's mean prior (0.325).
     scale = {"red": 0.1 / 0.325, "other": 0.4 / 0.325}
     counts = {
-        "red": (4.0, 4 * weight(1) * scale["red"]),
+        "red": (3.0, 4 * weight(1) * scale["red"]),
         "blue": (0.0, 4 * weight(2) * scale["other"]),
         "green": (0.0, 4 * weight(3) * scale["other"]),
         "white": (0.0, 4 * weight(4) * scale["other"]),
@@ -120,7 +129,7 @@ def test_affinity_numbers() -> None:
     assert affinity.confidence == pytest.approx(expected.favour["red"], abs=1e-5)
     assert affinity.confidence >= CONFIG.affinity_min_confidence
     assert affinity.evidence == Evidence(
-        effective_exposure=4.0, weighted_signal=9.0, events=4, sessions=4,
+        effective_exposure=4.0, weighted_signal=9.0, events=3, sessions=4,
         lift=affinity.evidence.lift,
     )  # fmt: skip
     assert affinity.evidence.lift == pytest.approx(expected.lift["red"], abs=1e-4)
@@ -193,12 +202,16 @@ def test_clicks_on_objects_skipped_many_times_say_less() -> None:
 
 
 def test_a_colour_skipped_at_the_top_again_and_again_is_avoided() -> None:
-    # Red shown first in 8 lists over 4 sessions, never engaged; blue, green and white
-    # engaged in every session: a soft avoid on red, the value, not per object.
+    # Red shown first in 8 lists, never engaged; the blue, green and white objects of
+    # every list engaged over 4 sessions: a soft avoid on red, the value, not per object.
     ids = [f"0190f5a2-7b3c-7def-8124-{i:012d}" for i in range(8)]
-    shown = [presented(f"l{i}", eid, four_colours(), visible_k=4, t=i) for i, eid in enumerate(ids)]
+    shown = [
+        presented(f"l{i}", eid, four_colours(str(i)), visible_k=4, t=i) for i, eid in enumerate(ids)
+    ]
     clicks = [
-        engaged(f"e{r}{i}", r, t=40 + i, session=f"s{i}") for r in (B, C, D) for i in range(4)
+        engaged(f"e{r}{i}", r + str(i), t=40 + i, session=f"s{i % 4}")
+        for r in (B, C, D)
+        for i in range(8)
     ]
     found = affinities(fold_all([*shown, *clicks]), {})
     [avoid] = [a for a in found if a.polarity == "avoid"]
@@ -461,10 +474,12 @@ def test_never_a_preference_and_never_hard() -> None:
 def test_created_at_stays_and_updated_at_follows_changes() -> None:
     state = fold_all(affinity_events())
     [first] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
-    fold(state, engaged("c9", A, t=40, session="s5"), CONFIG)
+    fold(state, presented("p5", E3.replace("e3", "e5"), four_colours("5", "item_variant:acme:15"),
+                          visible_k=4, t=38), CONFIG)  # fmt: skip
+    fold(state, engaged("c9", "item_variant:acme:15", t=40, session="s5"), CONFIG)
     [changed] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     assert (changed.created_at, changed.updated_at) == (at(37), at(40))
-    assert changed.confidence > first.confidence  # engaged in one more session: surer
+    assert changed.confidence > first.confidence  # one more red object engaged: surer
     fold(state, preference("pr1", t=50), CONFIG)
     [same] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     assert same == changed
