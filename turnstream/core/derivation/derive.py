@@ -85,15 +85,16 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
 
 
 def _counts(
-    objects: list[_Object], attr: str, explained: Mapping[str, str]
+    objects: list[_Object], attr: str, explained: Mapping[str, tuple[str, float]]
 ) -> dict[str, tuple[float, float]]:
-    """``attr``'s counts, leaving out the objects another field's favourite explains."""
+    """``attr``'s counts, leaving out the objects that show the favourite of a field surer
+    of its favourite than ``attr`` is of its own (``explained``: attr -> value, P)."""
+    own = explained.get(attr, ("", 0.0))[1]
+    stronger = {other: fav for other, (fav, p) in explained.items() if other != attr and p > own}
     counts: dict[str, list[float]] = {}
     for values, engaged, exposure in objects:
         value = values.get(attr)
-        if value is None or any(
-            values.get(other) == fav for other, fav in explained.items() if other != attr
-        ):
+        if value is None or any(values.get(other) == fav for other, fav in stronger.items()):
             continue
         tally = counts.setdefault(value, [0.0, 0.0])
         tally[0] += engaged
@@ -112,8 +113,9 @@ def _affinities(
 
     Counted per object (one engaged object is one observation, however many clicks), in
     two passes: the second leaves out of each field the objects whose value in another
-    field is that field's likely favourite (P >= 1/2 in the first), so that the colour
-    of the few objects of a loved brand is not taken for a taste of its own."""
+    field is that field's likely favourite (P >= 1/2 in the first, and surer than this
+    field's own), so that the colour of the few objects of a loved brand is not taken for
+    a taste of its own."""
     if types is None:
         return  # without a types document no field is a taste
     tastes = frozenset(
@@ -138,12 +140,12 @@ def _affinities(
         )
         for attr in sorted(tastes)
     }
-    explained = {}
+    explained: dict[str, tuple[str, float]] = {}
     for attr, post in first.items():
         if post is not None:
             value, p = max(post.favour.items(), key=lambda kv: kv[1])
             if p >= 0.5:
-                explained[attr] = value
+                explained[attr] = (value, p)
     for attr in sorted(tastes):
         counts = _counts(objects, attr, explained)
         post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)

@@ -523,3 +523,40 @@ def test_implicit_negatives_only_for_objects_that_carry_a_taste() -> None:
         ("implicit_negative", C)
     ]
     assert derive(state, {}, CONFIG, None) == []
+
+
+def test_the_colour_of_a_loved_brands_objects_is_no_taste() -> None:
+    # Every engaged object is of brand "b1", the brand of 3 of the 12 objects shown in each
+    # of 6 lists; colours are spread evenly, but the 3 loved objects happen to be red.
+    lists, clicks = [], []
+    for i in range(6):
+        eid = f"0190f5a2-7b3c-7def-8125-{i:012d}"
+        shown = [
+            item(pos, f"item_variant:acme:{i}-{pos}",
+                 color=("red", "blue", "green", "white")[pos % 4] if pos > 3 else "red",
+                 brand="b1" if pos <= 3 else f"b{2 + pos % 3}")
+            for pos in range(1, 13)
+        ]  # fmt: skip
+        lists.append(presented(f"l{i}", eid, shown, visible_k=12, t=i))
+        clicks += [
+            engaged(f"c{i}{pos}", f"item_variant:acme:{i}-{pos}", t=40 + i, session=f"s{i}")
+            for pos in (1, 2)
+        ]
+    found = affinities(fold_all([*lists, *clicks]), {})
+    assert [(a.attr, a.value) for a in found if a.polarity == "prefer"] == [
+        ("item_variant.brand", "b1")
+    ]
+
+
+def test_the_field_posterior_refuses_nonsense_and_says_nothing_without_evidence() -> None:
+    with pytest.raises(ValueError, match="taste_prior"):
+        field_posterior({"red": (1, 1.0), "blue": (0, 1.0)}, 1.0)
+    with pytest.raises(ValueError, match="avoid_prior"):
+        field_posterior({"red": (1, 1.0), "blue": (0, 1.0)}, 0.5, 0.0)
+    assert field_posterior({"red": (3, 2.0)}, 0.5) is None  # one value: no contrast
+    assert field_posterior({"red": (0, 2.0), "blue": (0, 2.0)}, 0.5) is None  # no engagement
+    assert field_posterior({"red": (2, 0.0), "blue": (1, 0.0)}, 0.5) is None  # no exposure
+    post = field_posterior({"red": (-5, 2.0), "blue": (3, 2.0), "x": (1, 1e9)}, 0.5)
+    assert post is not None  # a negative count counts as none; a huge exposure is finite
+    assert sum(post.favour.values()) + post.none == pytest.approx(1.0)
+    assert all(0 <= p <= 1 for p in [*post.favour.values(), *post.avoid.values()])
