@@ -77,13 +77,13 @@ class SignalsConfig(BaseModel):
     affinity_min_events: AtLeastOne = 2
     affinity_min_sessions: AtLeastOne = 2
     affinity_min_lift: Positive = 1.2
-    # 0.85 with taste_prior 0.8: precision 0.91-1.0 on both generators of
+    # 0.85 with taste_prior 0.5: precision 0.93-1.0 on both generators of
     # bench/taste_recovery.py (docs/signals.md); the old per-value 0.99 test found 1 in 18.
     affinity_min_confidence: Annotated[float, Field(gt=0, lt=1)] = 0.85
     prior_strength: Positive = 4.0  # kept for old configuration files; not read
     #: Kept for old configuration files; affinity no longer reads it (docs/signals.md).
     affinity_weight_scale: Positive = 10.0
-    taste_prior: Annotated[float, Field(gt=0, lt=1)] = 0.8
+    taste_prior: Annotated[float, Field(gt=0, lt=1)] = 0.5
 
     # Implicit negative
     negative_min_exposures: AtLeastOne = 3

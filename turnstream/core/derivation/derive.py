@@ -67,7 +67,8 @@ _Object = tuple[dict[str, str], bool, float]
 
 def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
     """Each object the person was shown: the values its latest presentation showed for
-    the taste fields, whether the person engaged with it (or bought it), its exposure."""
+    the taste fields, whether the person engaged with it (a click, a cart, ...: outcomes
+    alone, which may be returns, do not count), and the chance they examined it."""
     out: list[_Object] = []
     for ref, stats in sorted(bucket.refs.items()):
         item = bucket.item_of(stats.latest)
@@ -79,8 +80,11 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
             if (attr := attr_of(ref, name)) in tastes
         }
         if values:
-            engaged = stats.engagement_micro > 0 or stats.outcomes > 0
-            out.append((values, engaged, stats.exposure_micro / MICRO))
+            engaged = stats.engagement_micro > 0
+            # The chance it was examined at least once over its showings (each examined
+            # with its position's weight, read as a Poisson rate): an object, engaged or
+            # not, is one observation, however often a popular one is shown.
+            out.append((values, engaged, 1.0 - math.exp(-stats.exposure_micro / MICRO)))
     return out
 
 

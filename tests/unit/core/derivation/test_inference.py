@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from typing import Any
 
@@ -115,14 +116,20 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # Per colour: engaged objects (A, R3, R4) over the effective exposure, scaled by the
-    # space's prior over the field's mean prior (0.325).
+    # Per colour: engaged objects (A, R3, R4) over the chance each object was examined
+    # (1 - exp(-its effective exposure): A twice at pos 1, R3 and R4 once; B and B0 twice
+    # at pos 2, ...), scaled by the space's prior over the field's mean prior (0.325).
     scale = {"red": 0.1 / 0.325, "other": 0.4 / 0.325}
+
+    def seen(exposure: float) -> float:
+        return 1 - math.exp(-exposure)
+
     counts = {
-        "red": (3.0, 4 * weight(1) * scale["red"]),
-        "blue": (0.0, 4 * weight(2) * scale["other"]),
-        "green": (0.0, 4 * weight(3) * scale["other"]),
-        "white": (0.0, 4 * weight(4) * scale["other"]),
+        "red": (3.0, (seen(2.0) + 2 * seen(1.0)) * scale["red"]),
+        **{
+            colour: (0.0, 2 * seen(2 * weight(pos)) * scale["other"])
+            for colour, pos in (("blue", 2), ("green", 3), ("white", 4))
+        },
     }
     expected = field_posterior(counts, CONFIG.taste_prior)
     assert expected is not None
@@ -202,11 +209,13 @@ def test_clicks_on_objects_skipped_many_times_say_less() -> None:
 
 
 def test_a_colour_skipped_at_the_top_again_and_again_is_avoided() -> None:
-    # Red shown first in 8 lists, never engaged; the blue, green and white objects of
-    # every list engaged over 4 sessions: a soft avoid on red, the value, not per object.
+    # A red object shown first in each of 8 lists, none engaged; the blue, green and
+    # white objects of every list engaged over 4 sessions: a soft avoid on red, the
+    # value, not per object.
     ids = [f"0190f5a2-7b3c-7def-8124-{i:012d}" for i in range(8)]
     shown = [
-        presented(f"l{i}", eid, four_colours(str(i)), visible_k=4, t=i) for i, eid in enumerate(ids)
+        presented(f"l{i}", eid, four_colours(str(i), A + str(i)), visible_k=4, t=i)
+        for i, eid in enumerate(ids)
     ]
     clicks = [
         engaged(f"e{r}{i}", r + str(i), t=40 + i, session=f"s{i % 4}")
@@ -220,7 +229,7 @@ def test_a_colour_skipped_at_the_top_again_and_again_is_avoided() -> None:
     assert avoid.weight == pytest.approx(CONFIG.avoid_weight * avoid.confidence, abs=1e-6)
     assert avoid.evidence.events == 0 and avoid.evidence.effective_exposure == 8.0
     # Engaged once: no longer avoided.
-    again = fold_all([*shown, *clicks, engaged("r1", A, t=60, session="s9")])
+    again = fold_all([*shown, *clicks, engaged("r1", A + "0", t=60, session="s9")])
     assert [a for a in affinities(again, {}) if a.polarity == "avoid"] == []
 
 
