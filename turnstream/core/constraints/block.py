@@ -458,7 +458,7 @@ def _object_name(
     described = [
         words.get((f"{type_name}.{k}", v), str(v)) if isinstance(v, str) else str(v)
         for k, v in sorted(shown.items())
-        if types.role(f"{type_name}.{k}") == "taste" and not isinstance(v, bool)
+        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool)
     ][:_DESCRIBED]
     return f"{label} ({', '.join(described)})" if described else None
 
