@@ -298,6 +298,21 @@ def _drafts(
         yield from _sizes(bucket, config, types)
 
 
+def _rests_on(
+    bucket: BucketState, for_: str, draft: _Draft, deleted: set[tuple[str, str, str]]
+) -> bool:
+    """Whether an interest rests on a deleted affinity: its object shows the value."""
+    if draft.kind != "interest" or not deleted:
+        return False
+    stats = bucket.refs.get(draft.value)
+    item = None if stats is None else bucket.item_of(stats.latest)
+    if item is None:
+        return False
+    return any(
+        (for_, attr_of(item.ref, name), value_key(v)) in deleted for name, v in item.shown.items()
+    )
+
+
 def _ordered(inferences: Mapping[str, Inference]) -> list[Inference]:
     return sorted(inferences.values(), key=lambda i: (i.for_, i.kind, i.attr, i.value, i.id))
 
@@ -333,6 +348,13 @@ def derive(
     current: dict[str, Inference] = {
         iid: old for iid, old in state.inferences.items() if iid in state.tombstones
     }
+    # Deleted affinities: what rests on the same evidence (an interest in an object that
+    # shows the deleted value) is deleted with them, and never inferred again.
+    deleted = {
+        (old.for_, old.attr, old.value)
+        for iid, old in state.inferences.items()
+        if iid in state.tombstones and old.kind == "affinity" and old.polarity == "prefer"
+    }
     for for_, bucket in sorted(resolved(state, config).buckets.items()):
         for draft in _drafts(bucket, for_, priors, config, types):
             iid = inference_id(
@@ -356,7 +378,9 @@ def derive(
                 applies=draft.applies,
                 # A tombstone that came before the evidence: listed as deleted, never
                 # active, so the order of a delete and its evidence does not matter.
-                status="deleted" if iid in state.tombstones else "active",
+                status="deleted"
+                if iid in state.tombstones or _rests_on(bucket, for_, draft, deleted)
+                else "active",
                 created_at=now,
                 updated_at=now,
             )

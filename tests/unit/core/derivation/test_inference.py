@@ -569,3 +569,22 @@ def test_the_field_posterior_refuses_nonsense_and_says_nothing_without_evidence(
     assert post is not None  # a negative count counts as none; a huge exposure is finite
     assert sum(post.favour.values()) + post.none == pytest.approx(1.0)
     assert all(0 <= p <= 1 for p in [*post.favour.values(), *post.avoid.values()])
+
+
+def test_deleting_an_affinity_deletes_the_interests_resting_on_it() -> None:
+    state = fold_all(affinity_events())
+    found = by_kind(derive(state, PRIORS, CONFIG, TYPES))
+    [affinity], [interest] = found["affinity"], found["interest"]  # A, red, engaged 6 times
+    fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
+    statuses = {i.id: i.status for i in derive(state, PRIORS, CONFIG, TYPES)}
+    assert statuses == {affinity.id: "deleted", interest.id: "deleted"}
+    # The same evidence again never infers the interest again.
+    fold_all([engaged("c10", A, t=50, session="s7"), engaged("c11", A, t=51)], state=state)
+    assert {i.id: i.status for i in derive(state, PRIORS, CONFIG, TYPES)} == statuses
+    # An interest in an object of another colour stays.
+    fold_all(
+        [engaged("b1", B, t=60, session="s8"), engaged("b2", B, "cart", t=61, session="s8")],
+        state=state,
+    )
+    active = [i for i in derive(state, PRIORS, CONFIG, TYPES) if i.status == "active"]
+    assert [(i.kind, i.value) for i in active] == [("interest", B)]
