@@ -67,21 +67,23 @@ class SignalsConfig(BaseModel):
         dict[str, float], AfterValidator(_known_keys(OUTCOME_KINDS, "outcomes"))
     ] = Field(default_factory=lambda: {"purchase": 3.0, "kept": 1.0, "return": -2.0})
 
-    # Affinity (taste fields only): the signal per unit of effective exposure, shrunk
-    # toward the space's prior (a Gamma-Poisson posterior whose prior weighs as much as
-    # ``prior_strength`` units of effective exposure), must clear ``affinity_min_lift``
-    # with a posterior probability of ``affinity_min_confidence`` that it beats the prior.
-    affinity_min_signal: Positive = 3.0
+    # Affinity (taste fields only): one posterior per field over "no taste", "favours v"
+    # and "avoids v" (core/derivation/taste.py, docs/signals.md). An affinity needs
+    # P(favours v) >= ``affinity_min_confidence``, ``affinity_min_events`` engaged objects
+    # with the value over ``affinity_min_sessions`` sessions and a lift of
+    # ``affinity_min_lift``; ``taste_prior`` is the prior mass of "the person favours or
+    # avoids one value of the field".
+    affinity_min_signal: Positive = 3.0  # kept for old configuration files; not read
     affinity_min_events: AtLeastOne = 2
     affinity_min_sessions: AtLeastOne = 2
     affinity_min_lift: Positive = 1.2
-    # 0.99: in bench/taste_recovery.py (60 people, 3 sessions) precision was 0.57 at 0.9,
-    # 0.78 at 0.97 and 0.92 at 0.99: a person's 14 colours and brands are 14 chances of a
-    # fluke, so the bar is high.
-    affinity_min_confidence: Annotated[float, Field(gt=0, lt=1)] = 0.99
-    prior_strength: Positive = 4.0
+    # 0.85 with taste_prior 0.5: precision 0.93-1.0 on both generators of
+    # bench/taste_recovery.py (docs/signals.md); the old per-value 0.99 test found 1 in 18.
+    affinity_min_confidence: Annotated[float, Field(gt=0, lt=1)] = 0.85
+    prior_strength: Positive = 4.0  # kept for old configuration files; not read
     #: Kept for old configuration files; affinity no longer reads it (docs/signals.md).
     affinity_weight_scale: Positive = 10.0
+    taste_prior: Annotated[float, Field(gt=0, lt=1)] = 0.5
 
     # Implicit negative
     negative_min_exposures: AtLeastOne = 3
@@ -113,6 +115,14 @@ class SignalsConfig(BaseModel):
     # disliked for it, its purchase and an early return) and goes once the person's newest
     # event is this many days past the bucket's newest (event time, so live = replay).
     gift_days: AtLeastOne = 7
+
+    # A value-level avoid (soft): P(avoids v) of the field's posterior at least
+    # ``avoid_min_confidence``, over at least ``avoid_min_exposure`` effective exposure of
+    # the value, with no engaged object of it.
+    avoid_min_confidence: Annotated[float, Field(gt=0, lt=1)] = 0.9
+    avoid_prior: Annotated[float, Field(gt=0, lt=1)] = 0.3
+    avoid_min_exposure: Positive = 3.0
+    avoid_weight: Annotated[float, Field(gt=0, le=1)] = 0.5
 
     # Not in the spec: how many idempotency keys a profile remembers to fold each event once.
     max_folded_keys: AtLeastOne = 10_000

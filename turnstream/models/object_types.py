@@ -89,6 +89,11 @@ class FieldType(_Doc):
     system: Annotated[str, StringConstraints(max_length=16)] | None = None
     #: Only the type and a count are kept; never an inference.
     sensitive: bool = False
+    #: The words for some of its values per language (``navy = { pt = "azul-marinho",
+    #: ... }``); a value without one is written as it is.
+    values: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], Labels] = Field(
+        default_factory=dict
+    )
 
     @model_validator(mode="after")
     def _attribute_family(self) -> FieldType:
@@ -150,6 +155,24 @@ class ObjectTypes(_Doc):
             for f, spec in declared.fields.items()
             if language in LANGUAGES
         }
+
+    def value_labels(self, language: str) -> dict[tuple[str, str], str]:
+        """``(type.field, value)`` -> its words in ``language``, for every declared value."""
+        if language not in LANGUAGES:
+            return {}
+        return {
+            (f"{t}.{f}", value): str(getattr(words, language))
+            for t, declared in self.types.items()
+            for f, spec in declared.fields.items()
+            for value, words in spec.values.items()
+        }
+
+    def type_label(self, type_name: str, language: str) -> str | None:
+        """The words for a type (``variante``) in ``language``, or ``None``."""
+        declared = self.types.get(type_name)
+        if declared is None or declared.labels is None or language not in LANGUAGES:
+            return None
+        return str(getattr(declared.labels, language))
 
     def is_sensitive(self, attr_or_type: str) -> bool:
         """Whether a type, or a ``type.field``, is marked sensitive (by type or field)."""

@@ -143,12 +143,15 @@ class ProfileInputs:
         inferences: list[Inference],
         presented: list[Presented],
         disliked: list[Disliked],
+        shown: dict[str, dict[str, Any]] | None = None,
     ) -> None:
         self.preferences = preferences
         self.attributes = attributes
         self.inferences = inferences
         self.presented = presented
         self.disliked = disliked
+        #: ref -> the values its latest presentation showed (the block names objects by them).
+        self.shown = shown or {}
 
 
 def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> ProfileInputs:
@@ -205,10 +208,22 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
             who,
         ).rows
     ]
+    shown: dict[str, dict[str, Any]] = {}
+    for ref, raw in store.query(
+        "SELECT JSONExtractString(it, 'ref') AS ref, JSONExtractRaw(it, 'shown') AS shown "
+        "FROM interactions ARRAY JOIN JSONExtractArrayRaw(payload, 'items') AS it "
+        f"WHERE {_WHO} AND `for` = {{for_:String}} AND kind = 'presented' "
+        "ORDER BY occurred_at DESC LIMIT 1 BY ref",
+        who,
+    ).rows:
+        values = json.loads(raw) if raw else {}
+        if isinstance(values, dict):
+            shown[ref] = values
     return ProfileInputs(
         preferences,
         attributes,
         load_inferences(store, space_id, profile_id),
         presented,
         disliked,
+        shown,
     )

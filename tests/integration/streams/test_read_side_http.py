@@ -119,7 +119,7 @@ def test_stated_constraints_and_the_newer_one_wins(worker) -> None:  # type: ign
     # The digest is stable across calls and ignores the text.
     again = ana.block()[1]
     assert again["version"] == block["version"] and block["version"].startswith("cv_")
-    assert block["text"] and "black" in block["text"]
+    assert block["text"] and "preto" in block["text"]  # acme is pt: the value's label
 
 
 def test_an_inferred_size_applies_only_when_asked(worker) -> None:  # type: ignore[no-untyped-def]
@@ -164,8 +164,9 @@ def test_opt_out_stops_inferences(worker) -> None:  # type: ignore[no-untyped-de
 
 @pytest.mark.parametrize(
     ("space", "line"),
-    # acme and lumen label the field from the types document; sol has none: its name.
-    [("acme", "Obrigatório: cor que não seja black"),
+    # acme and lumen label the field (and the value) from the types document; sol has
+    # none: its name, the value as it is.
+    [("acme", "Obrigatório: cor que não seja preto"),
      ("lumen", "Required: colour other than black"),
      ("sol", "Obligatorio: color que no sea black")],
 )  # fmt: skip

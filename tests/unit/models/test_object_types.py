@@ -21,7 +21,12 @@ def test_the_example_document_loads_with_every_role() -> None:
     assert types.role("item_variant.price_sale") == "state"
     assert types.role("item_variant.sku") == "identifier"
     assert types.role("item_variant.size") == "attribute"
-    assert types.role("item_variant.material") is None
+    assert types.role("item_variant.pattern_code") is None
+    # A retail space's fields (issue 36): "no wool" can be said, and its words are known.
+    for name in ("material", "fit", "pattern", "style", "gender"):
+        assert types.role(f"item_variant.{name}") == "taste"
+    assert types.value_labels("pt")[("item_variant.material", "wool")] == "lã"
+    assert types.value_labels("es")[("item_variant.color", "black")] == "negro"
     assert types.family("person.clothing_size") == types.family("item_variant.size") == "size"
     assert types.field("item_variant.size").system == "BR"  # type: ignore[union-attr]
     assert types.field("item_variant.price_sale").class_ == "money"  # type: ignore[union-attr]

@@ -44,6 +44,7 @@ SESSION_LIFETIME = timedelta(hours=24)
 #: Sources of an attribute the person said; any other applies only when asked.
 SAID_SOURCES = frozenset({"stated", "tool_args", "correction"})
 _SOFT_KINDS = frozenset({"affinity", "implicit_negative", "interest"})
+_ABOUT_OBJECTS = frozenset({"implicit_negative", "interest"})
 #: The space's object types document, if it has one.
 _Types = ObjectTypes | None
 _HARD = ("must", "must_not")
@@ -260,10 +261,15 @@ def _attributes(
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
     rows, entries = [], []
     said = sorted(stated, key=lambda a: (a.attr, a.id))
+    seen: set[tuple[Any, ...]] = set()
     for fact in sorted(said, key=lambda a: a.occurred_at, reverse=True):
         applies = "always" if fact.source in SAID_SOURCES else "when_asked"
         if applies == "when_asked" and not _asked(fact.attr, request.asked):
             continue
+        key = (fact.attr, canonical(fact.value), fact.system)
+        if key in seen:
+            continue  # said again: one entry, the newest
+        seen.add(key)
         rows.append(
             {
                 "id": fact.id,
@@ -292,6 +298,8 @@ def _attributes(
     for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
         if not _asked(inf.attr, request.asked):
             continue  # an attribute the person did not say applies only when asked
+        if (inf.attr, canonical(inf.value)) in {(k[0], k[1]) for k in seen}:
+            continue  # the person said it: the stated entry absorbs the inferred one
         declared = None if types is None else types.field(inf.attr)
         system = None if declared is None else declared.system
         rows.append(
@@ -411,6 +419,83 @@ def _presented(presented: Iterable[Presented]) -> list[dict[str, Any]]:
     return [{"ref": ref, "times": times[ref]} for ref in sorted(times)]
 
 
+def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
+    """Whether a stated entry already says what ``inf`` infers (the same value, the same
+    way): "prefers navy or beige" absorbs "seems to like navy"."""
+    if inf.kind != "affinity":
+        return False
+    value = canonical(inf.value)
+    for pref in prefs:
+        if pref.attr != inf.attr or pref.op not in ("in", "eq", "not_in", "ne"):
+            continue
+        wants = (pref.strength in ("must", "prefer")) == (pref.op in ("in", "eq"))
+        if (inf.polarity == "prefer") == wants and value in {canonical(v) for v in pref.values}:
+            return True
+    return False
+
+
+#: Fields of ``shown`` that name an object, first found wins.
+_NAME_FIELDS = ("name", "title")
+#: Values of an unnamed object its short description gives at most.
+_DESCRIBED = 2
+
+
+def _object_name(
+    ref: str, shown: Mapping[str, Any] | None, types: _Types, language: str
+) -> str | None:
+    """What a colleague calls an object: the name or title it showed; else its type's
+    label and a short description from its taste values (``variante (azul-marinho,
+    aurora)``); else None (the text counts it)."""
+    shown = shown or {}
+    for key in _NAME_FIELDS:
+        if isinstance(shown.get(key), str) and shown[key].strip():
+            return str(shown[key]).strip()[:80]
+    type_name = ref.split(":", 1)[0]
+    label = None if types is None else types.type_label(type_name, language)
+    if label is None or types is None:
+        return None
+    words = types.value_labels(language)
+    described = [
+        words.get((f"{type_name}.{k}", v), str(v)) if isinstance(v, str) else str(v)
+        for k, v in sorted(shown.items())
+        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool)
+    ][:_DESCRIBED]
+    return f"{label} ({', '.join(described)})" if described else None
+
+
+def _ask(
+    request: BlockRequest,
+    attr_rows: Sequence[Mapping[str, Any]],
+    conflicts: Sequence[Mapping[str, Any]],
+    by_id: Mapping[str, str | None],
+    types: _Types,
+) -> list[str]:
+    """What to ask before assuming: for whom (a delivery elsewhere), each asked field no
+    entry knows a value of, and each field of a conflict."""
+    ask = ["for_whom"] if request.delivery_elsewhere else []
+    known = {row["attr"] for row in attr_rows if not row.get("lost")}
+    for name in request.asked:
+        attr = name
+        if "." not in name and types is not None:
+            attr = next(
+                (
+                    f"{t}.{f}"
+                    for t, declared in sorted(types.types.items())
+                    for f, spec in declared.fields.items()
+                    if f == name and spec.role == "attribute"
+                ),
+                name,
+            )
+        if not any(_asked(k, (name,)) for k in known) and attr not in ask:
+            ask.append(attr)
+    for conflict in conflicts:
+        for entry_id in conflict["entries"]:
+            attr = by_id.get(entry_id)
+            if attr and attr not in ask:
+                ask.append(attr)
+    return ask
+
+
 def version_of(block: Mapping[str, Any]) -> str:
     """``cv_`` and 16 hex digits of SHA-256 over the block's canonical JSON, without
     ``text`` and ``version``."""
@@ -432,6 +517,7 @@ def build_block(
     labels: Mapping[str, str] | None = None,
     types: ObjectTypes | None = None,
     soft_max: int | None = None,
+    shown: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The constraints block of ``request.profile_id`` for ``request.for_``, at ``now``.
 
@@ -440,7 +526,12 @@ def build_block(
     said several times is one entry, the newest, with every ``origins``. ``soft`` holds
     the ``soft_max`` strongest entries at most (stated ones first, then by weight).
     ``text`` names each field by ``labels[type.field]``, else by its label in ``types``
-    in the request's language, else by its name in words.
+    in the request's language, else by its name in words; each object by its name or
+    title in ``shown`` (ref -> the values it showed), else its type's label and a short
+    description, a few at most (never a raw ref: refs stay in the JSON). An object the
+    person disliked is excluded and never an interest; a stated entry absorbs an
+    inferred one on the same value; ``ask`` holds the asked fields no entry knows and
+    the fields of each conflict.
     """
     _check_aware(now)
     prefs, origins = _deduplicated(_current(request, preferences, now))
@@ -452,6 +543,12 @@ def build_block(
         and inf.profile_id == request.profile_id
         and inf.space_id == request.space_id
         and (inf.kind != "affinity" or (types is not None and types.is_taste(inf.attr)))
+    ]
+    excluded = {item.ref for item in disliked}
+    mine = [
+        inf
+        for inf in mine
+        if not (inf.kind == "interest" and inf.value in excluded) and not _absorbed(inf, prefs)
     ]
     hard_rows, hard = _hard(prefs, origins, types)
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
@@ -476,15 +573,25 @@ def build_block(
         "hard": hard_rows,
         "soft": soft_rows,
         "attributes": attr_rows,
-        "exclude": sorted({item.ref for item in disliked}),
+        "exclude": sorted(excluded),
         "already_presented": _presented(presented),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,
         "conflicts": conflicts,
-        "ask": ["for_whom"] if request.delivery_elsewhere else [],
+        "ask": [],
     }
-    words = {**(types.labels(language_of(request.language)) if types else {}), **(labels or {})}
-    block["text"] = render_text(block, request.language, words)
+    by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
+    block["ask"] = _ask(request, attr_rows, conflicts, by_id, types)
+    language = language_of(request.language)
+    words = {**(types.labels(language) if types else {}), **(labels or {})}
+    refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
+    names = {
+        ref: name
+        for ref in sorted(str(r) for r in refs)
+        if (name := _object_name(ref, (shown or {}).get(ref), types, language)) is not None
+    }
+    value_labels = types.value_labels(language) if types else None
+    block["text"] = render_text(block, request.language, words, names=names, values=value_labels)
     block["version"] = version_of(block)
     return block

@@ -15,20 +15,34 @@ from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
 
-__all__ = ["LANGUAGES", "field_words", "format_value", "language_of", "render_text"]
+__all__ = [
+    "LANGUAGES",
+    "MAX_NAMED",
+    "field_words",
+    "format_value",
+    "language_of",
+    "render_text",
+    "value_words",
+]
 
 _EN: dict[str, str] = {
     "required": "Required:",
     "prefer": "Prefers:",
     "avoid": "Would rather avoid:",
     "affinity": "Seems to like (inferred):",
+    "avoid_inferred": "Seems to skip (inferred):",
     "interest": "Showed interest in (inferred):",
     "implicit_negative": "Showed no interest in (inferred):",
     "person": "The person:",
     "person_inferred": "The person, from what they bought (inferred):",
     "ask": "Ask first:",
     "for_whom": "who it is for",
+    "exclude": "Do not show again:",
+    "more": "and {n} more",
+    "items": "{n} items",
+    "item": "1 item",
     "or": "or",
+    "and": "and",
     "in": "{field} {values}",
     "eq": "{field} {values}",
     "not_in": "{field} other than {values}",
@@ -45,13 +59,19 @@ _PT: dict[str, str] = {
     "prefer": "Prefere:",
     "avoid": "Prefere evitar:",
     "affinity": "Parece gostar de (inferido):",
+    "avoid_inferred": "Parece não querer (inferido):",
     "interest": "Demonstrou interesse em (inferido):",
     "implicit_negative": "Não demonstrou interesse em (inferido):",
     "person": "A pessoa:",
     "person_inferred": "A pessoa, pelo que comprou (inferido):",
     "ask": "Pergunte antes:",
     "for_whom": "para quem é",
+    "exclude": "Não mostrar de novo:",
+    "more": "e mais {n}",
+    "items": "{n} itens",
+    "item": "1 item",
     "or": "ou",
+    "and": "e",
     "in": "{field} {values}",
     "eq": "{field} {values}",
     "not_in": "{field} que não seja {values}",
@@ -68,13 +88,19 @@ _ES: dict[str, str] = {
     "prefer": "Prefiere:",
     "avoid": "Prefiere evitar:",
     "affinity": "Parece gustarle (inferido):",
+    "avoid_inferred": "Parece no querer (inferido):",
     "interest": "Mostró interés en (inferido):",
     "implicit_negative": "No mostró interés en (inferido):",
     "person": "La persona:",
     "person_inferred": "La persona, por lo que compró (inferido):",
     "ask": "Pregunte antes:",
     "for_whom": "para quién es",
+    "exclude": "No mostrar de nuevo:",
+    "more": "y {n} más",
+    "items": "{n} artículos",
+    "item": "1 artículo",
     "or": "o",
+    "and": "y",
     "in": "{field} {values}",
     "eq": "{field} {values}",
     "not_in": "{field} que no sea {values}",
@@ -90,6 +116,10 @@ _ES: dict[str, str] = {
 LANGUAGES: dict[str, dict[str, str]] = {"en": _EN, "pt": _PT, "es": _ES}
 #: Soft entries about one object rather than a field: the line names the object.
 _ABOUT_AN_OBJECT = frozenset({"interest", "implicit_negative"})
+#: Objects a line names at most; the rest are counted.
+MAX_NAMED = 3
+#: Value words: ``(type.field, value)`` -> the value in the block's language.
+ValueWords = Mapping[tuple[str, str], str]
 
 
 def language_of(language: str) -> str:
@@ -116,19 +146,52 @@ def format_value(value: Scalar) -> str:
     return str(value)
 
 
-def _joined(words: Mapping[str, str], values: Sequence[Scalar]) -> str:
+def value_words(attr: str, value: Scalar, values: ValueWords | None = None) -> str:
+    """A value in the block's language: its label in the types document, else as it is."""
+    written = format_value(value)
+    if values and isinstance(value, str):
+        return values.get((attr, value), written)
+    return written
+
+
+def _joined(
+    words: Mapping[str, str],
+    values: Sequence[Scalar],
+    attr: str = "",
+    value_labels: ValueWords | None = None,
+) -> str:
     """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``)."""
-    texts = [format_value(v) for v in values]
+    texts = [value_words(attr, v, value_labels) for v in values]
     if len(texts) <= 1:
         return "".join(texts)
     return f"{', '.join(texts[:-1])} {words['or']} {texts[-1]}"
 
 
-def _condition(words: Mapping[str, str], field: str, op: str, values: list[Scalar]) -> str:
+def _condition(
+    words: Mapping[str, str],
+    field: str,
+    op: str,
+    values: list[Scalar],
+    attr: str = "",
+    value_labels: ValueWords | None = None,
+) -> str:
     if op in ("between", "not_between"):
         low, high = format_value(values[0]), format_value(values[1])
         return words[op].format(field=field, low=low, high=high)
-    return words[op].format(field=field, values=_joined(words, values))
+    return words[op].format(field=field, values=_joined(words, values, attr, value_labels))
+
+
+def _objects(words: Mapping[str, str], refs: Sequence[Scalar], names: Mapping[str, str]) -> str:
+    """At most :data:`MAX_NAMED` objects by name, the rest counted; never a raw ref: an
+    object without a name is only counted."""
+    named = list(dict.fromkeys(names[str(r)] for r in refs if str(r) in names))
+    unnamed = len({str(r) for r in refs if str(r) not in names})
+    shown = named[:MAX_NAMED]
+    rest = len(named) - len(shown) + unnamed
+    if not shown:
+        return words["item"] if rest == 1 else words["items"].format(n=rest)
+    text = ", ".join(shown)
+    return f"{text} {words['more'].format(n=rest)}" if rest else text
 
 
 def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -136,10 +199,14 @@ def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
 
 
 def _soft_lines(
-    words: Mapping[str, str], entries: list[Mapping[str, Any]], labels: Mapping[str, str] | None
+    words: Mapping[str, str],
+    entries: list[Mapping[str, Any]],
+    labels: Mapping[str, str] | None,
+    names: Mapping[str, str],
+    value_labels: ValueWords | None,
 ) -> list[str]:
     """One line per entry on a field; the objects of one kind (interest, no interest)
-    together on one line, where the first of them stands."""
+    together on one line, where the first of them stands, by name (a few at most)."""
     lines: list[str] = []
     objects: dict[str, list[Scalar]] = {}
     at: dict[str, int] = {}
@@ -151,33 +218,51 @@ def _soft_lines(
                 lines.append("")
             objects.setdefault(kind, []).extend(entry["values"])
             continue
-        lead = words["affinity"] if kind == "affinity" else words[entry["polarity"]]
+        polarity = entry["polarity"]
+        lead = words["affinity"] if kind == "affinity" and polarity == "prefer" else None
+        lead = lead or (words["avoid_inferred"] if kind == "affinity" else words[polarity])
         field = field_words(entry["attr"], labels)
-        lines.append(f"{lead} {_condition(words, field, entry['op'], entry['values'])}")
+        condition = _condition(
+            words, field, entry["op"], entry["values"], entry["attr"], value_labels
+        )
+        lines.append(f"{lead} {condition}")
     for kind, refs in objects.items():
-        lines[at[kind]] = f"{words[kind]} {', '.join(format_value(r) for r in refs)}"
+        lines[at[kind]] = f"{words[kind]} {_objects(words, refs, names)}"
     return lines
 
 
 def render_text(
-    block: Mapping[str, Any], language: str, labels: Mapping[str, str] | None = None
+    block: Mapping[str, Any],
+    language: str,
+    labels: Mapping[str, str] | None = None,
+    *,
+    names: Mapping[str, str] | None = None,
+    values: ValueWords | None = None,
 ) -> str:
-    """The lines of ``block`` for a model, joined by newlines; ``""`` when nothing stands."""
+    """The lines of ``block`` for a model, joined by newlines; ``""`` when nothing stands.
+
+    Objects by ``names`` (ref -> name), a few at most, the others counted: never a raw
+    ref. Values by ``values`` (their labels in the language), else as they are. A line
+    said twice is said once."""
     words = LANGUAGES[language_of(language)]
+    names = names or {}
     lines: list[str] = []
     for entry in _standing(block, "hard"):
         field = field_words(entry["attr"], labels)
-        lines.append(
-            f"{words['required']} {_condition(words, field, entry['op'], entry['values'])}"
-        )
-    lines.extend(_soft_lines(words, _standing(block, "soft"), labels))
+        condition = _condition(words, field, entry["op"], entry["values"], entry["attr"], values)
+        lines.append(f"{words['required']} {condition}")
+    lines.extend(_soft_lines(words, _standing(block, "soft"), labels, names, values))
     for entry in _standing(block, "attributes"):
         lead = words["person_inferred"] if entry.get("inferred") else words["person"]
-        line = f"{lead} {field_words(entry['attr'], labels)} {format_value(entry['value'])}"
+        value = value_words(entry["attr"], entry["value"], values)
+        line = f"{lead} {field_words(entry['attr'], labels)} {value}"
         if entry.get("system"):
             line += f" ({entry['system']})"
         lines.append(line)
+    if block.get("exclude"):
+        lines.append(f"{words['exclude']} {_objects(words, block['exclude'], names)}")
     lines.extend(rule["text"] for rule in _standing(block, "rules") if rule["text"])
     for question in block.get("ask", ()):
-        lines.append(f"{words['ask']} {words.get(question, question.replace('_', ' '))}")
-    return "\n".join(lines)
+        asked = words.get(question) or field_words(question, labels)
+        lines.append(f"{words['ask']} {asked}")
+    return "\n".join(dict.fromkeys(lines))

@@ -20,9 +20,10 @@ from turnstream.core.derivation.inference import (
     InferenceKind,
     inference_id,
 )
-from turnstream.core.derivation.shrinkage import field_means, posterior, reference_rates
+from turnstream.core.derivation.shrinkage import field_means
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
-from turnstream.core.derivation.values import ref_type
+from turnstream.core.derivation.taste import field_posterior
+from turnstream.core.derivation.values import attr_of, ref_type, value_key
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["derive"]
@@ -58,52 +59,144 @@ class _Draft:
     applies: Literal["always", "when_asked"] = "always"
 
 
+#: Per taste field, per value: the engaged objects and the effective exposure.
+_Counts = dict[str, dict[str, tuple[float, float]]]
+#: One object: its taste values (attr -> value), engaged or not, its effective exposure.
+_Object = tuple[dict[str, str], bool, float]
+
+
+def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
+    """Each object the person was shown: the values its latest presentation showed for
+    the taste fields, whether the person engaged with it (a click, a cart, ...: outcomes
+    alone, which may be returns, do not count), and the chance they examined it."""
+    out: list[_Object] = []
+    for ref, stats in sorted(bucket.refs.items()):
+        item = bucket.item_of(stats.latest)
+        if item is None:
+            continue
+        values = {
+            attr: value_key(v)
+            for name, v in item.shown.items()
+            if (attr := attr_of(ref, name)) in tastes
+        }
+        if values:
+            engaged = stats.engagement_micro > 0
+            # The chance it was examined at least once over its showings (each examined
+            # with its position's weight, read as a Poisson rate): an object, engaged or
+            # not, is one observation, however often a popular one is shown.
+            out.append((values, engaged, 1.0 - math.exp(-stats.exposure_micro / MICRO)))
+    return out
+
+
+def _counts(
+    objects: list[_Object], attr: str, explained: Mapping[str, tuple[str, float]]
+) -> dict[str, tuple[float, float]]:
+    """``attr``'s counts, leaving out the objects that show the favourite of a field surer
+    of its favourite than ``attr`` is of its own (``explained``: attr -> value, P)."""
+    own = explained.get(attr, ("", 0.0))[1]
+    stronger = {other: fav for other, (fav, p) in explained.items() if other != attr and p > own}
+    counts: dict[str, list[float]] = {}
+    for values, engaged, exposure in objects:
+        value = values.get(attr)
+        if value is None or any(values.get(other) == fav for other, fav in stronger.items()):
+            continue
+        tally = counts.setdefault(value, [0.0, 0.0])
+        tally[0] += engaged
+        tally[1] += exposure
+    return {v: (n, e) for v, (n, e) in counts.items()}
+
+
 def _affinities(
     bucket: BucketState,
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
     types: ObjectTypes | None,
 ) -> Iterator[_Draft]:
-    """Affinities on taste fields: the shrunk lift, at least two sessions, a confidence."""
+    """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
+    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
+
+    Counted per object (one engaged object is one observation, however many clicks), in
+    two passes: the second leaves out of each field the objects whose value in another
+    field is that field's likely favourite (P >= 1/2 in the first, and surer than this
+    field's own), so that the colour of the few objects of a loved brand is not taken for
+    a taste of its own."""
     if types is None:
         return  # without a types document no field is a taste
+    tastes = frozenset(
+        attr for attr in bucket.values if types.is_taste(attr) and not config.is_sensitive(attr)
+    )
+    if not tastes:
+        return
     means = field_means(priors)
-    for attr, by_value in sorted(bucket.values.items()):
-        if not types.is_taste(attr) or config.is_sensitive(attr):
-            continue
-        references = reference_rates(
-            attr,
-            {v: (st.signal_micro / MICRO, st.exposure_micro / MICRO) for v, st in by_value.items()},
-            priors,
-            means,
+    objects = _objects(bucket, tastes)
+
+    def scaled(attr: str, counts: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+        mean = means.get(attr)
+        out = {}
+        for v, (n, e) in counts.items():
+            prior = priors.get((attr, v))
+            out[v] = (n, e * (prior / mean if mean and prior and prior > 0 else 1.0))
+        return out
+
+    first = {
+        attr: field_posterior(
+            scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
         )
-        for value, stats in sorted(by_value.items()):
+        for attr in sorted(tastes)
+    }
+    explained: dict[str, tuple[str, float]] = {}
+    for attr, post in first.items():
+        if post is not None:
+            value, p = max(post.favour.items(), key=lambda kv: kv[1])
+            if p >= 0.5:
+                explained[attr] = (value, p)
+    for attr in sorted(tastes):
+        counts = _counts(objects, attr, explained)
+        post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
+        if post is None:
+            continue
+        for value, (engaged, _) in sorted(counts.items()):
+            stats = bucket.values[attr].get(value)
+            if stats is None:
+                continue
             signal = _round(stats.signal_micro / MICRO)
             exposure = _round(stats.exposure_micro / MICRO)
+            lift = _round(post.lift[value])
+            favour, avoid = _round(post.favour[value]), _round(post.avoid[value])
+            evidence = Evidence(exposure, signal, int(engaged), len(stats.sessions), lift)
             if (
-                signal < config.affinity_min_signal
-                or stats.events < config.affinity_min_events
-                or len(stats.sessions) < config.affinity_min_sessions
+                favour >= config.affinity_min_confidence
+                and lift >= config.affinity_min_lift
+                and engaged >= config.affinity_min_events
+                and len(stats.sessions) >= config.affinity_min_sessions
             ):
-                continue
-            reference = references.get(value)
-            if reference is None or reference <= 0:
-                continue
-            shrunk = posterior(signal, exposure, reference, config.prior_strength, stats.events)
-            lift, confidence = _round(shrunk.lift), _round(shrunk.confidence)
-            if lift < config.affinity_min_lift or confidence < config.affinity_min_confidence:
-                continue
-            yield _Draft(
-                kind="affinity",
-                attr=attr,
-                value=value,
-                polarity="prefer",
-                # As sure as the posterior, as strong as the lift: lift 2 or more weighs 1.
-                weight=_round(confidence * min(1.0, math.log2(lift))),
-                confidence=confidence,
-                evidence=Evidence(exposure, signal, stats.events, len(stats.sessions), lift),
-                origin_events=_keys(stats.origin),
-            )
+                yield _Draft(
+                    kind="affinity",
+                    attr=attr,
+                    value=value,
+                    polarity="prefer",
+                    # As sure as the posterior, as strong as the lift: lift 2 or more weighs 1.
+                    weight=_round(favour * min(1.0, math.log2(lift))),
+                    confidence=favour,
+                    evidence=evidence,
+                    origin_events=_keys(stats.origin),
+                )
+            elif (
+                avoid >= config.avoid_min_confidence
+                and engaged == 0
+                and stats.signal_micro <= 0
+                and exposure >= config.avoid_min_exposure
+            ):
+                yield _Draft(
+                    kind="affinity",
+                    attr=attr,
+                    value=value,
+                    polarity="avoid",
+                    weight=_round(config.avoid_weight * avoid),
+                    confidence=avoid,
+                    evidence=evidence,
+                    origin_events=(),
+                )
 
 
 def _carries_taste(types: ObjectTypes | None, type_name: str) -> bool:
@@ -205,6 +298,21 @@ def _drafts(
         yield from _sizes(bucket, config, types)
 
 
+def _rests_on(
+    bucket: BucketState, for_: str, draft: _Draft, deleted: set[tuple[str, str, str]]
+) -> bool:
+    """Whether an interest rests on a deleted affinity: its object shows the value."""
+    if draft.kind != "interest" or not deleted:
+        return False
+    stats = bucket.refs.get(draft.value)
+    item = None if stats is None else bucket.item_of(stats.latest)
+    if item is None:
+        return False
+    return any(
+        (for_, attr_of(item.ref, name), value_key(v)) in deleted for name, v in item.shown.items()
+    )
+
+
 def _ordered(inferences: Mapping[str, Inference]) -> list[Inference]:
     return sorted(inferences.values(), key=lambda i: (i.for_, i.kind, i.attr, i.value, i.id))
 
@@ -240,6 +348,13 @@ def derive(
     current: dict[str, Inference] = {
         iid: old for iid, old in state.inferences.items() if iid in state.tombstones
     }
+    # Deleted affinities: what rests on the same evidence (an interest in an object that
+    # shows the deleted value) is deleted with them, and never inferred again.
+    deleted = {
+        (old.for_, old.attr, old.value)
+        for iid, old in state.inferences.items()
+        if iid in state.tombstones and old.kind == "affinity" and old.polarity == "prefer"
+    }
     for for_, bucket in sorted(resolved(state, config).buckets.items()):
         for draft in _drafts(bucket, for_, priors, config, types):
             iid = inference_id(
@@ -263,7 +378,9 @@ def derive(
                 applies=draft.applies,
                 # A tombstone that came before the evidence: listed as deleted, never
                 # active, so the order of a delete and its evidence does not matter.
-                status="deleted" if iid in state.tombstones else "active",
+                status="deleted"
+                if iid in state.tombstones or _rests_on(bucket, for_, draft, deleted)
+                else "active",
                 created_at=now,
                 updated_at=now,
             )

@@ -163,6 +163,7 @@ def block(
     labels: dict[str, str] | None = None,
     types: ObjectTypes | None = TYPES,
     soft_max: int | None = None,
+    shown: dict[str, dict[str, Any]] | None = None,
     **request: Any,
 ) -> dict[str, Any]:
     """The block of profile p1 in space acme, with the request's fields as keywords."""
@@ -179,6 +180,7 @@ def block(
         labels=labels,
         types=types,
         soft_max=soft_max,
+        shown=shown,
     )
 
 

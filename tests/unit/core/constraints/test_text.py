@@ -43,6 +43,7 @@ def test_english_lines() -> None:
         "Would rather avoid: material wool",
         "The person: size M (BR)",
         "Never offer discontinued plans.",
+        "Ask first: colour",  # the two colour requirements clash
     ]
 
 
@@ -55,6 +56,7 @@ def test_portuguese_lines_with_labels() -> None:
         "Prefere evitar: material wool",
         "A pessoa: manequim M (BR)",
         "Never offer discontinued plans.",
+        "Pergunte antes: cor",
     ]
 
 
@@ -66,6 +68,7 @@ def test_spanish_lines() -> None:
         "Prefiere evitar: material wool",
         "La persona: talla M (BR)",
         "Never offer discontinued plans.",
+        "Pregunte antes: color",
     ]
 
 
@@ -83,20 +86,20 @@ def test_inferred_entries_say_they_are_inferred_in_each_language() -> None:
     }
     assert got["en"] == [
         "Seems to like (inferred): brand brisa",
-        "Showed interest in (inferred): item_variant:acme:7",
-        "Showed no interest in (inferred): item_variant:acme:8",
+        "Showed interest in (inferred): 1 item",
+        "Showed no interest in (inferred): 1 item",
         "The person, from what they bought (inferred): size L (BR)",
     ]
     assert got["pt"] == [
         "Parece gostar de (inferido): marca brisa",
-        "Demonstrou interesse em (inferido): item_variant:acme:7",
-        "Não demonstrou interesse em (inferido): item_variant:acme:8",
+        "Demonstrou interesse em (inferido): 1 item",
+        "Não demonstrou interesse em (inferido): 1 item",
         "A pessoa, pelo que comprou (inferido): tamanho L (BR)",
     ]
     assert got["es"] == [
         "Parece gustarle (inferido): marca brisa",
-        "Mostró interés en (inferido): item_variant:acme:7",
-        "No mostró interés en (inferido): item_variant:acme:8",
+        "Mostró interés en (inferido): 1 artículo",
+        "No mostró interés en (inferido): 1 artículo",
         "La persona, por lo que compró (inferido): talla L (BR)",
     ]
 
@@ -169,6 +172,6 @@ def test_objects_of_one_kind_share_a_line() -> None:
         inference("i3", "interest", "item_variant.ref", "item_variant:acme:9", weight=0.6),
     ]
     assert block(inferences=inferred)["text"].split("\n") == [
-        "Showed interest in (inferred): item_variant:acme:7, item_variant:acme:9",
+        "Showed interest in (inferred): 2 items",
         "Seems to like (inferred): brand brisa",
     ]

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from typing import Any
 
 import pytest
-from scipy.stats import gamma
 
 from tests.unit.core.derivation.builders import (
     CONFIG,
     E1,
     E2,
+    E3,
     PRIORS,
     TYPES,
     A,
@@ -39,40 +40,60 @@ from turnstream.core.derivation import (
     inference_id,
 )
 from turnstream.core.derivation.exposure import weight
-from turnstream.core.derivation.shrinkage import posterior, reference_rates
+from turnstream.core.derivation.shrinkage import posterior
 from turnstream.core.derivation.state import resolved
+from turnstream.core.derivation.taste import field_posterior
 from turnstream.core.derivation.values import value_key
 
 COLOR = "item_variant.color"
 
 
-def four_colours(**red: Any) -> list[dict[str, Any]]:
-    """A red item at pos 1, then blue, green and white ones."""
+def four_colours(suffix: str = "", red_ref: str = A, **red: Any) -> list[dict[str, Any]]:
+    """A red item at pos 1, then blue, green and white ones (refs with ``suffix``)."""
     return [
-        item(1, A, color="red", **red),
-        item(2, B, color="blue"),
-        item(3, C, color="green"),
-        item(4, D, color="white"),
+        item(1, red_ref, color="red", **red),
+        item(2, B + suffix, color="blue"),
+        item(3, C + suffix, color="green"),
+        item(4, D + suffix, color="white"),
     ]
+
+
+E4 = "0190f5a2-7b3c-7def-8123-456789abcde4"
+R3 = "item_variant:acme:13"
+R4 = "item_variant:acme:14"
 
 
 def affinity_events(for_: str = "self", key: str = "", t0: float = 0, **red: Any) -> list:
-    """Two lists of four colours (red at pos 1: EE 2.0), red clicked, opened and mentioned
-    in s1, clicked, carted and opened in s2: weighted signal 7 from 6 events, 2 sessions."""
+    """Four lists of four colours, red at pos 1 (EE 4.0): A in lists 1 and 2, R3 and R4 in
+    lists 3 and 4 (with other blue, green and white objects too). A clicked, opened and
+    mentioned in s1, clicked, carted and opened in s2; R3 clicked in s3, R4 in s4:
+    weighted signal 9 from 8 events, 3 engaged red objects over 4 sessions."""
     lists = [
-        presented(f"{key}p1", E1, four_colours(**red), visible_k=4, t=t0, for_=for_),
-        presented(f"{key}p2", E2, four_colours(**red), visible_k=4, t=t0 + 10, for_=for_),
-    ]
+        presented(
+            f"{key}p{i}", eid, four_colours("0" * (i > 2), red_ref, **red), visible_k=4,
+            t=t0 + 5 * i, for_=for_,
+        )
+        for i, (eid, red_ref) in enumerate(((E1, A), (E2, A), (E3, R3), (E4, R4)), 1)
+    ]  # fmt: skip
     steps = [
         ("c1", "click", 20, "s1"),
         ("c2", "detail", 25, "s1"),
         ("c3", "mention", 27, "s1"),
         ("c4", "click", 30, "s2"),
+        ("c7", "click", 31, "s3"),
+        ("c8", "click", 32, "s4"),
         ("c5", "cart", 35, "s2"),
         ("c6", "detail", 37, "s2"),
     ]
     clicks = [
-        engaged(f"{key}{k}", A, action, t=t0 + t, session=session, for_=for_)
+        engaged(
+            f"{key}{k}",
+            {"s3": R3, "s4": R4}.get(session, A),
+            action,
+            t=t0 + t,
+            session=session,
+            for_=for_,
+        )
         for k, action, t, session in steps
     ]
     return lists + clicks
@@ -95,25 +116,32 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # What the priors expect of this person's exposure: red 2.0 * 0.1, and blue, green and
-    # white (pos 2, 3, 4 twice) * 0.4; the person gave 7: their activity is 7 / that.
-    others = 2 * (weight(2) + weight(3) + weight(4))
-    reference = 0.1 * 7 / (2.0 * 0.1 + others * 0.4)
-    # Gamma-Poisson around it with strength 4, the variance inflated by the mean weight
-    # of an event (7 / 6): shape (7 + 4 * ref) / (7 / 6), rate (2 + 4) / (7 / 6).
-    dispersion = 7 / 6
-    shape, rate = (7 + 4 * reference) / dispersion, 6 / dispersion
-    lift = (shape / rate) / reference
+    # Per colour: engaged objects (A, R3, R4) over the chance each object was examined
+    # (1 - exp(-its effective exposure): A twice at pos 1, R3 and R4 once; B and B0 twice
+    # at pos 2, ...), scaled by the space's prior over the field's mean prior (0.325).
+    scale = {"red": 0.1 / 0.325, "other": 0.4 / 0.325}
+
+    def seen(exposure: float) -> float:
+        return 1 - math.exp(-exposure)
+
+    counts = {
+        "red": (3.0, (seen(2.0) + 2 * seen(1.0)) * scale["red"]),
+        **{
+            colour: (0.0, 2 * seen(2 * weight(pos)) * scale["other"])
+            for colour, pos in (("blue", 2), ("green", 3), ("white", 4))
+        },
+    }
+    expected = field_posterior(counts, CONFIG.taste_prior)
+    assert expected is not None
+    assert affinity.confidence == pytest.approx(expected.favour["red"], abs=1e-5)
+    assert affinity.confidence >= CONFIG.affinity_min_confidence
     assert affinity.evidence == Evidence(
-        effective_exposure=2.0, weighted_signal=7.0, events=6, sessions=2,
+        effective_exposure=4.0, weighted_signal=9.0, events=3, sessions=4,
         lift=affinity.evidence.lift,
     )  # fmt: skip
-    assert affinity.evidence.lift == pytest.approx(lift, abs=2e-6)  # weights in millionths
-    confidence = float(gamma.sf(reference, a=shape, scale=1 / rate))  # P(rate > reference)
-    assert affinity.confidence == pytest.approx(confidence, abs=2e-6)
-    assert affinity.confidence >= 0.99
-    assert affinity.weight == affinity.confidence  # log2(3.08) > 1: as sure as it is
-    assert affinity.origin_events == ("c1", "c2", "c3", "c4", "c5", "c6")
+    assert affinity.evidence.lift == pytest.approx(expected.lift["red"], abs=1e-4)
+    assert affinity.weight == affinity.confidence  # lift > 2: as sure as it is
+    assert affinity.origin_events == ("c1", "c2", "c3", "c4", "c7", "c8", "c5", "c6")
     assert (affinity.applies, affinity.status, affinity.purposes) == (
         "always",
         "active",
@@ -123,17 +151,13 @@ def test_affinity_numbers() -> None:
     assert affinity.id == inference_id("acme", "p1", "self", "affinity", COLOR, "red")
 
 
-def test_shrinkage_at_the_prior() -> None:
-    # The person's rate is the space's: lift exactly 1 whatever the strength; no affinity.
-    state = fold_all(affinity_events())  # rate 5 / 2 = 2.5
-    assert affinities(state, {(COLOR, "red"): 2.5}) == []
-    for strength in (1.0, 4.0, 50.0):
-        shrunk = posterior(5.0, 2.0, 2.5, strength, 4)
-        assert shrunk.lift == pytest.approx(1.0) and 0.3 < shrunk.confidence < 0.7
-    # Far from the prior: the stronger the prior, the closer the lift is pulled to 1.
-    lifts = [posterior(5.0, 2.0, 0.1, k, 4).lift for k in (1.0, 4.0, 50.0)]
-    assert lifts[0] > lifts[1] > lifts[2] > 1.0
-    assert lifts[1] == pytest.approx((5 + 0.4) / 6 / 0.1)
+def test_what_the_space_engages_with_anyway_is_no_taste() -> None:
+    # The space's priors say red is engaged with 30 times as much as the other colours:
+    # the person's red clicks are what anyone would do, not a taste.
+    state = fold_all(affinity_events())
+    popular = {**PRIORS, (COLOR, "red"): 12.0}
+    assert affinities(state, popular) == []
+    assert len(affinities(state)) == 1
 
 
 def test_one_heavy_event_is_not_as_sure_as_many_light_ones() -> None:
@@ -143,39 +167,82 @@ def test_one_heavy_event_is_not_as_sure_as_many_light_ones() -> None:
     assert light.confidence > heavy.confidence
 
 
-def test_the_reference_is_the_prior_scaled_by_the_persons_activity() -> None:
-    state = fold_all(affinity_events())
-    others = 2 * (weight(2) + weight(3) + weight(4))
-    # No prior of red: the field's mean prior (0.325) stands in for it; blue keeps its own.
-    without_red = {k: v for k, v in PRIORS.items() if k != (COLOR, "red")}
-    by_mean = reference_rates(
-        COLOR, {"red": (7.0, 2.0), "blue": (0.0, 1.0)}, without_red, {COLOR: 0.325}
-    )
-    assert by_mean["red"] == pytest.approx(0.325 * 7 / (0.325 * 2.0 + 0.4 * 1.0))
-    # No prior of the field at all: only the contrast between the person's colours.
-    [own] = affinities(state, {}, affinity_min_confidence=0.5)
-    reference = 7 / (2.0 + others)  # the person's rate over every colour
-    assert own.evidence.lift == pytest.approx((7 + 4 * reference) / 6 / reference, abs=2e-6)
-    # Someone who clicks every colour as often likes none in particular.
+def test_someone_who_engages_with_every_colour_likes_none() -> None:
+    lists = affinity_events()[:4]
     even = fold_all(
         [
-            *affinity_events()[:2],
+            *lists,
             *(
                 engaged(f"e{r}{i}", r, t=40 + i, session=f"s{i}")
                 for r in (A, B, C, D)
-                for i in (1, 2)
+                for i in (1, 2, 3, 4)
             ),
         ]
     )
-    assert affinities(even, {}, affinity_min_confidence=0.5) == []
+    assert affinities(even, {}) == []
+
+
+def test_clicks_on_objects_skipped_many_times_say_less() -> None:
+    # The same two red objects engaged, once red was shown at the top of 4 lists, once
+    # of 12: the 8 more lists where red was examined and skipped are negative evidence.
+    red = "item_variant:acme:9"
+
+    def person(lists: int) -> ProfileState:
+        ids = [f"0190f5a2-7b3c-7def-8123-{i:012d}" for i in range(lists)]
+        shown = [
+            presented(f"l{i}", eid, [item(1, A if i % 2 else red, color="red"),
+                                    item(2, B, color="blue"), item(3, C, color="green")],
+                      visible_k=3, t=i)
+            for i, eid in enumerate(ids)
+        ]  # fmt: skip
+        clicks = [
+            engaged(f"c{i}", ref, t=100 + i, session=f"s{i}") for i, ref in ((1, A), (2, red))
+        ]
+        clicks += [engaged(f"d{i}", B, t=120 + i, session=f"s{i}") for i in (3,)]
+        return fold_all([*shown, *clicks])
+
+    few, many = (person(n) for n in (4, 12))
+    sure = affinities(few, {}, affinity_min_confidence=0.01)
+    less = affinities(many, {}, affinity_min_confidence=0.01)
+    assert [a.value for a in sure] == ["red"]
+    assert not less or less[0].confidence < sure[0].confidence
+
+
+def test_a_colour_skipped_at_the_top_again_and_again_is_avoided() -> None:
+    # A red object shown first in each of 8 lists, none engaged; the blue, green and
+    # white objects of every list engaged over 4 sessions: a soft avoid on red, the
+    # value, not per object.
+    ids = [f"0190f5a2-7b3c-7def-8124-{i:012d}" for i in range(8)]
+    shown = [
+        presented(f"l{i}", eid, four_colours(str(i), A + str(i)), visible_k=4, t=i)
+        for i, eid in enumerate(ids)
+    ]
+    clicks = [
+        engaged(f"e{r}{i}", r + str(i), t=40 + i, session=f"s{i % 4}")
+        for r in (B, C, D)
+        for i in range(8)
+    ]
+    found = affinities(fold_all([*shown, *clicks]), {})
+    [avoid] = [a for a in found if a.polarity == "avoid"]
+    assert (avoid.attr, avoid.value, avoid.kind) == (COLOR, "red", "affinity")
+    assert avoid.confidence >= CONFIG.avoid_min_confidence
+    assert avoid.weight == pytest.approx(CONFIG.avoid_weight * avoid.confidence, abs=1e-6)
+    assert avoid.evidence.events == 0 and avoid.evidence.effective_exposure == 8.0
+    # Engaged once: no longer avoided.
+    again = fold_all([*shown, *clicks, engaged("r1", A + "0", t=60, session="s9")])
+    assert [a for a in affinities(again, {}) if a.polarity == "avoid"] == []
 
 
 def test_affinity_needs_two_sessions() -> None:
-    one_session = [e for e in affinity_events() if e.session == "s1"]
-    one_session += [
-        engaged(f"x{i}", A, a, t=40 + i) for i, a in enumerate(("click", "cart", "detail"))
-    ]
-    state = fold_all(one_session)  # ws 7 in 6 events, one session
+    reds = [f"item_variant:acme:r{i}" for i in range(4)]
+    lists = [
+        presented(f"l{i}", eid, [item(1, ref, color="red"), item(2, B, color="blue"),
+                                 item(3, C, color="green"), item(4, D, color="white")],
+                  visible_k=4, t=i)
+        for i, (eid, ref) in enumerate(zip((E1, E2, E3, E4), reds, strict=True))
+    ]  # fmt: skip
+    clicks = [engaged(f"x{i}", ref, t=40 + i) for i, ref in enumerate(reds)]
+    state = fold_all([*lists, *clicks])  # four red objects, one session
     assert affinities(state) == []
     assert len(affinities(state, affinity_min_sessions=1)) == 1
 
@@ -206,7 +273,8 @@ def test_no_affinity_below_a_threshold() -> None:
     two = fold_all(affinity_events()[:4])  # ws 2 < 3, one session
     assert affinities(two) == []
     lift_bar = fold_all(affinity_events())
-    assert affinities(lift_bar, affinity_min_lift=3.5) == []  # lift 3.08
+    [affinity] = affinities(lift_bar)
+    assert affinities(lift_bar, affinity_min_lift=affinity.evidence.lift + 0.1) == []
 
 
 def test_lift_is_zero_without_exposure() -> None:
@@ -334,7 +402,7 @@ def test_sensitive_types_and_fields_give_no_inference_but_a_count() -> None:
     assert {i.kind for i in derive(state, PRIORS, config, TYPES)} == {"interest"}  # A's
     assert resolved(state, CONFIG).buckets["self"].sensitive_counts == {
         "health_plan": 5,  # 3 presented + 2 engaged
-        "item_variant.color": 14,  # 2 lists of 4 presented + 6 engaged
+        "item_variant.color": 24,  # 4 lists of 4 presented + 8 engaged
     }
 
 
@@ -415,10 +483,12 @@ def test_never_a_preference_and_never_hard() -> None:
 def test_created_at_stays_and_updated_at_follows_changes() -> None:
     state = fold_all(affinity_events())
     [first] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
-    fold(state, engaged("c7", A, t=40), CONFIG)
+    fold(state, presented("p5", E3.replace("e3", "e5"), four_colours("5", "item_variant:acme:15"),
+                          visible_k=4, t=38), CONFIG)  # fmt: skip
+    fold(state, engaged("c9", "item_variant:acme:15", t=40, session="s5"), CONFIG)
     [changed] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     assert (changed.created_at, changed.updated_at) == (at(37), at(40))
-    assert changed.weight > first.weight  # one more click: surer
+    assert changed.confidence > first.confidence  # one more red object engaged: surer
     fold(state, preference("pr1", t=50), CONFIG)
     [same] = by_kind(derive(state, PRIORS, CONFIG, TYPES))["affinity"]
     assert same == changed
@@ -462,3 +532,59 @@ def test_implicit_negatives_only_for_objects_that_carry_a_taste() -> None:
         ("implicit_negative", C)
     ]
     assert derive(state, {}, CONFIG, None) == []
+
+
+def test_the_colour_of_a_loved_brands_objects_is_no_taste() -> None:
+    # Every engaged object is of brand "b1", the brand of 3 of the 12 objects shown in each
+    # of 6 lists; colours are spread evenly, but the 3 loved objects happen to be red.
+    lists, clicks = [], []
+    for i in range(6):
+        eid = f"0190f5a2-7b3c-7def-8125-{i:012d}"
+        shown = [
+            item(pos, f"item_variant:acme:{i}-{pos}",
+                 color=("red", "blue", "green", "white")[pos % 4] if pos > 3 else "red",
+                 brand="b1" if pos <= 3 else f"b{2 + pos % 3}")
+            for pos in range(1, 13)
+        ]  # fmt: skip
+        lists.append(presented(f"l{i}", eid, shown, visible_k=12, t=i))
+        clicks += [
+            engaged(f"c{i}{pos}", f"item_variant:acme:{i}-{pos}", t=40 + i, session=f"s{i}")
+            for pos in (1, 2)
+        ]
+    found = affinities(fold_all([*lists, *clicks]), {})
+    assert [(a.attr, a.value) for a in found if a.polarity == "prefer"] == [
+        ("item_variant.brand", "b1")
+    ]
+
+
+def test_the_field_posterior_refuses_nonsense_and_says_nothing_without_evidence() -> None:
+    with pytest.raises(ValueError, match="taste_prior"):
+        field_posterior({"red": (1, 1.0), "blue": (0, 1.0)}, 1.0)
+    with pytest.raises(ValueError, match="avoid_prior"):
+        field_posterior({"red": (1, 1.0), "blue": (0, 1.0)}, 0.5, 0.0)
+    assert field_posterior({"red": (3, 2.0)}, 0.5) is None  # one value: no contrast
+    assert field_posterior({"red": (0, 2.0), "blue": (0, 2.0)}, 0.5) is None  # no engagement
+    assert field_posterior({"red": (2, 0.0), "blue": (1, 0.0)}, 0.5) is None  # no exposure
+    post = field_posterior({"red": (-5, 2.0), "blue": (3, 2.0), "x": (1, 1e9)}, 0.5)
+    assert post is not None  # a negative count counts as none; a huge exposure is finite
+    assert sum(post.favour.values()) + post.none == pytest.approx(1.0)
+    assert all(0 <= p <= 1 for p in [*post.favour.values(), *post.avoid.values()])
+
+
+def test_deleting_an_affinity_deletes_the_interests_resting_on_it() -> None:
+    state = fold_all(affinity_events())
+    found = by_kind(derive(state, PRIORS, CONFIG, TYPES))
+    [affinity], [interest] = found["affinity"], found["interest"]  # A, red, engaged 6 times
+    fold(state, command("d1", "delete", affinity.id, t=40), CONFIG)
+    statuses = {i.id: i.status for i in derive(state, PRIORS, CONFIG, TYPES)}
+    assert statuses == {affinity.id: "deleted", interest.id: "deleted"}
+    # The same evidence again never infers the interest again.
+    fold_all([engaged("c10", A, t=50, session="s7"), engaged("c11", A, t=51)], state=state)
+    assert {i.id: i.status for i in derive(state, PRIORS, CONFIG, TYPES)} == statuses
+    # An interest in an object of another colour stays.
+    fold_all(
+        [engaged("b1", B, t=60, session="s8"), engaged("b2", B, "cart", t=61, session="s8")],
+        state=state,
+    )
+    active = [i for i in derive(state, PRIORS, CONFIG, TYPES) if i.status == "active"]
+    assert [(i.kind, i.value) for i in active] == [("interest", B)]

@@ -1,0 +1,157 @@
+"""The block as a colleague writes it (issue 36, point 1): objects by name, never a raw
+ref, a few objects at most, nothing both excluded and interesting, ``exclude`` said,
+attributes once, a stated entry absorbing an inferred one, values in the space's
+language, and questions built from what is asked and unknown and from conflicts."""
+
+from __future__ import annotations
+
+import re
+
+from tests.unit.core.constraints.builders import (
+    COLOR,
+    attribute,
+    block,
+    inference,
+    pref,
+)
+from turnstream.core.constraints import Disliked
+from turnstream.models.object_types import parse_types
+
+REF = re.compile(r"[a-z_]+:[A-Za-z0-9_-]+:[A-Za-z0-9_-]+")
+
+
+def _labels(pt: str, en: str, es: str) -> dict[str, str]:
+    return {"pt": pt, "en": en, "es": es}
+
+
+TYPES = parse_types(
+    {
+        "types": {
+            "item_variant": {
+                "labels": _labels("variante", "item", "variante"),
+                "fields": {
+                    "color": {
+                        "labels": _labels("cor", "colour", "color"),
+                        "role": "taste",
+                        "values": {
+                            "black": _labels("preto", "black", "negro"),
+                            "navy": _labels("azul-marinho", "navy", "azul marino"),
+                        },
+                    },
+                    "brand": {"labels": _labels("marca", "brand", "marca"), "role": "taste"},
+                    "size": {
+                        "labels": _labels("tamanho", "size", "talla"),
+                        "role": "attribute",
+                        "family": "size",
+                    },
+                },
+            },
+            "person": {
+                "labels": _labels("pessoa", "person", "persona"),
+                "fields": {
+                    "shoe_size": {
+                        "labels": _labels("número do calçado", "shoe size", "número"),
+                        "role": "attribute",
+                        "family": "shoe_size",
+                    }
+                },
+            },
+        }
+    }
+)
+
+
+def _interests(n: int) -> list:
+    return [
+        inference(f"i{i}", "interest", "item_variant.ref", f"item_variant:acme:{i}", weight=0.5)
+        for i in range(n)
+    ]
+
+
+def test_objects_by_name_a_few_at_most_and_never_a_raw_ref() -> None:
+    shown = {f"item_variant:acme:{i}": {"name": f"Tênis {i}"} for i in range(2)}
+    shown["item_variant:acme:2"] = {"color": "navy", "brand": "aurora"}
+    got = block(inferences=_interests(7), types=TYPES, language="pt", shown=shown)
+    [line] = [x for x in got["text"].split("\n") if x.startswith("Demonstrou")]
+    assert line == (
+        "Demonstrou interesse em (inferido): Tênis 0, Tênis 1, variante (aurora, azul-marinho)"
+        " e mais 4"
+    )
+    assert not REF.search(got["text"])
+    assert {r["values"][0] for r in got["soft"]} <= {f"item_variant:acme:{i}" for i in range(7)}
+
+
+def test_an_object_with_nothing_to_name_it_is_counted_never_written_as_a_ref() -> None:
+    for language, counted in (("en", "3 items"), ("pt", "3 itens"), ("es", "3 artículos")):
+        text = block(inferences=_interests(3), types=TYPES, language=language)["text"]
+        assert text.endswith(counted) and not REF.search(text)
+
+
+def test_a_disliked_object_is_excluded_said_and_never_an_interest() -> None:
+    disliked = [Disliked("item_variant:acme:1"), Disliked("item_variant:acme:9")]
+    shown = {"item_variant:acme:1": {"title": "Bota Duna"}}
+    got = block(
+        inferences=_interests(3), disliked=disliked, types=TYPES, language="pt", shown=shown
+    )
+    assert got["exclude"] == ["item_variant:acme:1", "item_variant:acme:9"]
+    assert "item_variant:acme:1" not in {r["values"][0] for r in got["soft"]}
+    assert "Não mostrar de novo: Bota Duna e mais 1" in got["text"].split("\n")
+    assert "Bota Duna" not in next(x for x in got["text"].split("\n") if "interesse" in x)
+    en = block(disliked=disliked, types=TYPES, language="en")["text"]
+    assert en == "Do not show again: 2 items"
+
+
+def test_a_stated_entry_absorbs_an_inferred_one_on_the_same_value() -> None:
+    said = [pref("p1", COLOR, "in", ("navy", "beige"), "prefer")]
+    navy = inference("a1", "affinity", COLOR, "navy", weight=0.9)
+    red = inference("a2", "affinity", COLOR, "red", weight=0.9)
+    got = block(said, inferences=[navy, red], types=TYPES, language="pt")
+    assert [r["id"] for r in got["soft"]] == ["p1", "a2"]
+    assert got["text"].split("\n") == [
+        "Prefere: cor azul-marinho ou beige",
+        "Parece gostar de (inferido): cor red",
+    ]
+
+
+def test_values_in_the_spaces_language_with_a_fallback() -> None:
+    said = [pref("p1", COLOR, "not_in", ("black", "ochre"), "must_not")]
+    assert block(said, types=TYPES, language="pt")["text"] == (
+        "Obrigatório: cor que não seja preto ou ochre"
+    )
+    assert block(said, types=TYPES, language="es")["text"] == (
+        "Obligatorio: color que no sea negro o ochre"
+    )
+
+
+def test_an_attribute_said_twice_is_one_line() -> None:
+    twice = [
+        attribute("s1", "person.shoe_size", 9, system="US", hours_ago=1),
+        attribute("s2", "person.shoe_size", 9, system="US", hours_ago=2),
+    ]
+    got = block(attributes=twice, types=TYPES, language="pt")
+    assert [r["id"] for r in got["attributes"]] == ["s1"]
+    assert got["text"] == "A pessoa: número do calçado 9 (US)"
+
+
+def test_ask_the_asked_fields_no_entry_knows_and_the_fields_of_a_conflict() -> None:
+    got = block(types=TYPES, language="pt", asked=("size",))
+    assert got["ask"] == ["item_variant.size"]
+    assert got["text"] == "Pergunte antes: tamanho"
+    known = [attribute("s1", "item_variant.size", "M")]
+    assert block(attributes=known, types=TYPES, language="pt", asked=("size",))["ask"] == []
+    clash = [
+        pref("p1", COLOR, "in", ("black",), "must", hours_ago=3),
+        pref("p2", COLOR, "not_in", ("black",), "must_not", hours_ago=1),
+    ]
+    got = block(clash, types=TYPES, language="en")
+    assert got["ask"] == [COLOR]
+    assert got["text"].split("\n")[-1] == "Ask first: colour"
+
+
+def test_no_line_is_said_twice() -> None:
+    said = [
+        pref("p1", COLOR, "in", ("navy",), "prefer", hours_ago=1),
+        pref("p2", COLOR, "eq", ("navy",), "prefer", hours_ago=2),
+    ]
+    text = block(said, types=TYPES, language="pt")["text"].split("\n")
+    assert len(text) == len(set(text))
