@@ -4,7 +4,7 @@ The fixtures live in tests/fixtures; importing them here makes them visible to
 tests/integration only (unit tests run without a broker or a store).
 """
 
-from tests.fixtures.kafka import kafka_broker, own_broker
+from tests.fixtures.kafka import kafka_broker, own_broker, sasl_broker, tls_broker
 from tests.fixtures.store import chdb_path, migrated_template, store, store_factory
 from tests.fixtures.worker import deployment_factory, own_deployment
 
@@ -15,6 +15,8 @@ __all__ = [
     "migrated_template",
     "own_broker",
     "own_deployment",
+    "sasl_broker",
     "store",
     "store_factory",
+    "tls_broker",
 ]

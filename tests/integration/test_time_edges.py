@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.sinks.store import Store
 from turnstream.worker_client import read_query
 
 pytestmark = pytest.mark.integration
@@ -47,6 +46,16 @@ def _line(n: int, occurred_at: str) -> bytes:
 LETTERS = "SELECT idempotency_key, reason, field_path, message FROM dead_letters ORDER BY 1"
 
 
+_MERGE_AND_COUNT = """
+import sys
+from turnstream.sinks.store import Store
+store = Store(sys.argv[1], sys.argv[2])
+store.command("OPTIMIZE TABLE interactions FINAL")
+print(store.query("SELECT count() FROM interactions").rows[0][0])
+store.close()
+"""
+
+
 def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lines = [_line(n, at) for n, at in enumerate(CASES)]
     # The default skew: 22 hours ahead is inside a day, 26 hours is not.
@@ -64,12 +73,14 @@ def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_pat
     assert any("keep 45 days" in message for _, _, _, message in letters)
     live.worker.stop()
     # The item 44 days old stays in the raw table through a merge that applies the TTL.
-    store = Store(live.settings.store.dsn, live.settings.store.database)
-    try:
-        store.command("OPTIMIZE TABLE interactions FINAL")
-        assert store.query("SELECT count() FROM interactions").rows[0][0] == 2
-    finally:
-        store.close()
+    # In a process of its own: chDB opens one path per process, and this one (an xdist
+    # worker) may hold the session's store already.
+    merged = subprocess.run(
+        [sys.executable, "-c", _MERGE_AND_COUNT, live.settings.store.dsn,
+         live.settings.store.database],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert merged.split() == ["2"]
 
     events = tmp_path / "edges.jsonl"
     events.write_bytes(b"\n".join(lines) + b"\n")

@@ -27,7 +27,8 @@ ANALYST_TABLES: tuple[str, ...] = (
 ANALYST_VIEWS: tuple[str, ...] = (
     *(current_view(t) for t in CURRENT_VIEWS if t != "erase_tombstones"),
     "effective_exposure", "already_presented", "priors_latest", "context_use_claims",
-    "context_use_constraints", "context_use_turns", "contract_versions",
+    "context_use_constraints", "context_use_constraint_rates", "context_use_turns",
+    "contract_versions",
 )  # fmt: skip
 #: Tables with a ``space_id`` no analyst reads, and why.
 NOT_FOR_ANALYSTS: dict[str, str] = {
@@ -37,6 +38,7 @@ NOT_FOR_ANALYSTS: dict[str, str] = {
     "erased_people": "who was erased (an operator's)",
     "erase_tombstones": "who was erased, through when (an operator's; its view too)",
     "interaction_values": "a staging table (Null engine): holds nothing",
+    "summary_repairs": "the sink's own record of a repair in progress (a day's life)",
 }
 
 _SPACE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # as the wire's space_id

@@ -28,6 +28,7 @@ from tests.integration.sinks.test_value_daily_view import (
     _merged,
     _page,
     _rows,
+    with_language_columns,
 )
 from turnstream.dev.sample import mixed_items
 from turnstream.sinks.rows import Rows
@@ -70,6 +71,7 @@ def _more_edges() -> list[bytes]:
 def _store(chdb_path: Path, until: int | None) -> Store:
     store = Store(f"chdb://{chdb_path}", f"t_{uuid.uuid4().hex[:12]}")
     apply_migrations(store, until=until)
+    with_language_columns(store)
     write_sensitive(store, SETTINGS.sensitive_names())
     return store
 
