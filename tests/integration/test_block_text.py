@@ -5,6 +5,7 @@ what they showed; refs kept in the JSON."""
 from __future__ import annotations
 
 import re
+import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -25,13 +26,18 @@ REF = re.compile(r"\b[a-z_]+:[A-Za-z0-9_-]+:[A-Za-z0-9_.-]+")
 TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
 
-def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(tmp_path: Path) -> None:
+def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
+    tmp_path: Path, chdb_path: Path
+) -> None:
     day = (datetime.now(UTC) - timedelta(days=1)).date()
     events = tmp_path / "day.jsonl"
     events.write_bytes(b"\n".join(sample_day(day, seed=21)) + b"\n")
     config = tmp_path / "turnstream.toml"
+    database = f"blocks_{uuid.uuid4().hex[:12]}"
     config.write_text(
-        f'[store]\ndsn = "chdb:{tmp_path / "store"}"\n[identity]\nsecret = "block-text"\n'
+        # The session's chDB path (one per process), a database of the test's own.
+        f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{database}"\n'
+        '[identity]\nsecret = "block-text"\n'
         f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
     )
     settings = load_settings(config, environ={})
@@ -67,4 +73,5 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(tmp_path: Pa
             assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
         assert named > 0  # objects named by the values they showed
     finally:
+        store.command(f"DROP DATABASE IF EXISTS {database}")
         store.close()
