@@ -16,6 +16,7 @@ from turnstream.core import json_values
 from turnstream.core.access import ALL_SPACES
 from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
+from turnstream.models.requests import SpaceId
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller
 from turnstream.streams.routes import _HttpError, _measurement, _not_found, _query, _scope
@@ -27,7 +28,7 @@ class ExperimentsQuery(BaseModel):
     """``GET /v1/experiments``: the space (a key for one space gets its own)."""
 
     model_config = ConfigDict(extra="forbid")
-    space_id: str | None = None
+    space_id: SpaceId | None = None
 
 
 class ArmsQuery(BaseModel):
