@@ -53,6 +53,8 @@ ROUTES: Mapping[tuple[str, str], RouteAccess | None] = {
     ("POST", "/v1/sql"): RouteAccess(Role.analyst, all_spaces=True),
     ("POST", "/v1/jobs/{name}/"): RouteAccess(Role.operator, all_spaces=True),
     ("GET", "/v1/context-use"): RouteAccess(Role.analyst),
+    ("GET", "/v1/experiments"): RouteAccess(Role.analyst),
+    ("GET", "/v1/experiments/{experiment_id}/arms"): RouteAccess(Role.analyst),
     ("POST", "/v1/constraints"): RouteAccess(Role.agent),
     ("GET", "/v1/sdk/profile"): RouteAccess(Role.integration),
     ("GET", "/v1/profiles/{profile_id}/inferences"): _SECURITY,

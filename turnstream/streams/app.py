@@ -30,6 +30,7 @@ from turnstream.streams.batch_loop import BatchLoop
 from turnstream.streams.bodies import BadBody, json_body
 from turnstream.streams.console import register_console
 from turnstream.streams.derivation_driver import DerivationDriver
+from turnstream.streams.experiment_routes import register_experiment_routes
 from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.ownership import PartitionRole
 from turnstream.streams.routes import Publisher, register_routes
@@ -105,6 +106,7 @@ def build_app(
     app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
 
     register_routes(app, settings, store, producer)
+    register_experiment_routes(app, settings, store, run_job)
     register_console(app)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 

@@ -24,6 +24,7 @@ from turnstream.models.requests import (
     SpaceRequest,
 )
 from turnstream.streams.access import ROUTES
+from turnstream.streams.experiment_routes import ArmsQuery, ExperimentsQuery
 
 __all__ = ["openapi_document", "openapi_json"]
 
@@ -162,6 +163,22 @@ def _paths() -> dict[str, dict[str, Any]]:
                 "violated, per breakdown, for the caller's space",
                 "parameters": _query_parameters(ContextUseQuery),
                 "responses": _responses("200", "422"),
+            }
+        },
+        "/v1/experiments": {
+            "get": {
+                "summary": "The configured experiments of the caller's space",
+                "parameters": _query_parameters(ExperimentsQuery),
+                "responses": _responses("200", "422"),
+            }
+        },
+        "/v1/experiments/{experiment_id}/arms": {
+            "get": {
+                "summary": "An experiment's arms as of a day: people, estimates with intervals, "
+                "effects against control with p-values, and the analysis's warnings "
+                "(nothing written)",
+                "parameters": [_path("experiment_id"), *_query_parameters(ArmsQuery)],
+                "responses": _responses("200", "404", "422"),
             }
         },
         "/v1/constraints": {

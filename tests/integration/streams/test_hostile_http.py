@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,6 +31,8 @@ schema.config.generation.update(
     modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], max_examples=EXAMPLES
 )
 
+_DOC = Path(__file__).parents[3] / "examples" / "measurement.toml"
+
 #: What the run saw, over every operation.
 SEEN: Counter[str] = Counter()
 SERVER_ERRORS: list[str] = []
@@ -40,7 +43,10 @@ _NOT_ABOUT_A_FIELD = {401, 403, 405, 409}
 
 @pytest.fixture(scope="module")
 def worker(kafka_broker, tmp_path_factory):  # type: ignore[no-untyped-def]
-    deployment = new_deployment(kafka_broker, tmp_path_factory.mktemp("hostile"))
+    # The example measurement document, so the experiments' routes have something to read.
+    deployment = new_deployment(
+        kafka_broker, tmp_path_factory.mktemp("hostile"), extra=f'[jobs]\nmeasurement = "{_DOC}"\n'
+    )
     deployment.worker.start()
     yield deployment
     deployment.worker.stop()
