@@ -22,6 +22,7 @@ from turnstream.config import Settings
 from turnstream.core.identity import resolve_profile
 from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
+from turnstream.sinks.current_views import current_view
 from turnstream.sinks.erasure import RETAINED as ERASURE_RETAINED
 
 pytestmark = pytest.mark.chaos(budget=240)
@@ -33,8 +34,13 @@ oldest_pending_seconds = 3.0
 """
 RETAINED = "review_requests"
 #: What the erasure keeps: the review requests and their webhook events (sinks/erasure.py).
-#: (``webhook_events_mv`` is the view that writes them: reading it reads them.)
-KEPT = frozenset(ERASURE_RETAINED) | {"webhook_events_mv"}
+#: (``webhook_events_mv`` is the view that writes them: reading it reads them; each
+#: ``<table>_current`` view reads its table FINAL, so it shows what the table keeps.)
+KEPT = (
+    frozenset(ERASURE_RETAINED)
+    | {"webhook_events_mv"}
+    | {current_view(t) for t in ERASURE_RETAINED}
+)
 #: Plain MergeTree tables: their counts never change by merging.
 RAW = ("turns", "interactions", "outcomes", "commands")
 #: Tables the subject is in before the erase (the run writes each of them).
