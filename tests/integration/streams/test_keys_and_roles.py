@@ -189,7 +189,7 @@ def test_keys_from_the_cli_and_revocation_within_a_second(worker) -> None:  # ty
     assert key.startswith("tsk_")
     key_id = key.split("_")[1]
     listed = _cli(worker, "list", "--format", "csv")
-    assert key_id in listed and key not in listed and key.split("_")[2] not in listed
+    assert key_id in listed and key not in listed and key.split("_", 2)[2] not in listed
     assert key not in worker.settings.keys_path().read_text()
 
     body = {"space_id": "acme", "profile_id": "p_revoke"}
@@ -226,7 +226,7 @@ def test_the_operators_first_key_from_a_file_is_added_once(worker, tmp_path) -> 
         said = [_cli(worker, *bootstrap) for _ in range(2)]
         assert said[0].startswith(f"added the operator key {key.split('_')[1]}")
         assert "already in" in said[1] and "nothing to do" in said[1]
-        assert all(key not in s and key.split("_")[2] not in s for s in said)
+        assert all(key not in s and key.split("_", 2)[2] not in s for s in said)
         assert key not in path.read_text()
         status, full, _ = call(worker, "GET", "/v1/status", key=key)
         assert status == 200 and full["store"]["address"].startswith("chdb://")

@@ -118,7 +118,10 @@ def _click(profile: str, i: int, at: datetime) -> bytes:
 
 def _secrets(deployment: Deployment) -> list[str]:
     settings = deployment.settings
-    found = [deployment.operator_key, deployment.operator_key.split("_")[2]]
+    found = [
+        deployment.operator_key,
+        deployment.operator_key.split("_", 2)[2],
+    ]  # its secret part may hold "_"
     if settings.identity.secret is not None:
         found.append(settings.identity.secret.get_secret_value())
     for space in settings.spaces.values():
