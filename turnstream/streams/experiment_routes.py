@@ -12,14 +12,13 @@ from faust.web import Request, Response, View
 from pydantic import BaseModel, ConfigDict
 
 from turnstream.config import Settings
-from turnstream.core import json_values
 from turnstream.core.access import ALL_SPACES
 from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.models.requests import SpaceId
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller
-from turnstream.streams.routes import _HttpError, _measurement, _not_found, _query, _scope
+from turnstream.streams.routes import _guard, _HttpError, _measurement, _not_found, _query, _scope
 
 __all__ = ["ArmsQuery", "ExperimentsQuery", "register_experiment_routes"]
 
@@ -52,18 +51,6 @@ def register_experiment_routes(
     app: faust.App, settings: Settings, store: AsyncStore, run_job: Any
 ) -> None:
     """Add the experiments' read routes; ``run_job`` runs the experiments job read-only."""
-
-    def _json(view: View, data: Any, status: int = 200) -> Response:
-        return view.bytes(json_values.dumps(data), content_type="application/json", status=status)
-
-    async def _guard(view: View, work: Any) -> Response:
-        try:
-            status, data = await work()
-        except _HttpError as exc:
-            return _json(view, exc.body, exc.status)
-        except TurnstreamError as exc:
-            return _json(view, {"error": str(exc)}, 400)
-        return _json(view, data, status)
 
     @app.page("/v1/experiments")
     class ExperimentsView(View):

@@ -279,24 +279,27 @@ def _sdk_profile(settings: Settings, query: SdkProfileQuery) -> dict[str, Any]:
     return profile_for(query.space_id, query.source, doc, contract, served)
 
 
+def _json(view: View, data: Any, status: int = 200) -> Response:
+    return view.bytes(json_values.dumps(data), content_type="application/json", status=status)
+
+
+async def _guard(view: View, work: Any) -> Response:
+    """Run a route's ``work`` and answer its JSON; a refusal or a turnstream error as 4xx."""
+    try:
+        status, data = await work()
+    except _HttpError as exc:
+        return _json(view, exc.body, exc.status)
+    except TurnstreamError as exc:
+        return _json(view, {"error": str(exc)}, 400)
+    return _json(view, data, status)
+
+
 def register_routes(
     app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
 ) -> None:
     """Add the read side's routes to the worker's app; changes go out through
     ``producer`` as commands."""
     commands = _Commands(producer)
-
-    def _json(view: View, data: Any, status: int = 200) -> Response:
-        return view.bytes(json_values.dumps(data), content_type="application/json", status=status)
-
-    async def _guard(view: View, work: Any) -> Response:
-        try:
-            status, data = await work()
-        except _HttpError as exc:
-            return _json(view, exc.body, exc.status)
-        except TurnstreamError as exc:
-            return _json(view, {"error": str(exc)}, 400)
-        return _json(view, data, status)
 
     @app.page("/v1/constraints")
     class ConstraintsView(View):
