@@ -73,3 +73,9 @@ browser-deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
 	fi
+
+# The console's screenshots in docs/console/, shown by docs/console.md: the browser tests
+# write them only when TURNSTREAM_SCREENSHOTS names a directory (else a temporary one).
+.PHONY: screenshots
+screenshots: deps $(if $(wildcard /usr/bin/chromium),,browser-deps)
+	TURNSTREAM_SCREENSHOTS=docs/console $(BIN)/pytest tests/integration/console $(PYTEST_ARGS)

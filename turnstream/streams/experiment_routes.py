@@ -17,7 +17,7 @@ from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.models.requests import SpaceId
 from turnstream.sinks.store import AsyncStore, Store
-from turnstream.streams.access import caller
+from turnstream.streams.access import caller, refuse_space
 from turnstream.streams.routes import _guard, _HttpError, _measurement, _not_found, _query, _scope
 
 __all__ = ["ArmsQuery", "ExperimentsQuery", "register_experiment_routes"]
@@ -82,9 +82,10 @@ def register_experiment_routes(
                 query = _query(request, ArmsQuery)
                 doc = _document(settings)
                 found = [e for e in (doc.experiments if doc else ()) if e.id == experiment_id]
-                if not found:
+                # Another space's experiment answers as a missing one: its key learns
+                # nothing of which experiments exist beyond its own space.
+                if not found or refuse_space(request, found[0].space_id) is not None:
                     raise _not_found("experiment_id", f"no experiment {experiment_id!r}")
-                _scope(request, found[0].space_id)
                 params = {"experiment": experiment_id}
                 if query.as_of is not None:
                     params["as_of"] = query.as_of.isoformat()

@@ -176,7 +176,7 @@ def _paths() -> dict[str, dict[str, Any]]:
             "get": {
                 "summary": "An experiment's arms as of a day: people, estimates with intervals, "
                 "effects against control with p-values, and the analysis's warnings "
-                "(nothing written)",
+                "(nothing written); another space's experiment is a 404, as a missing one",
                 "parameters": [_path("experiment_id"), *_query_parameters(ArmsQuery)],
                 "responses": _responses("200", "404", "422"),
             }

@@ -56,7 +56,7 @@ class Case:
     allowed: int
     #: False for routes over every space (their space is not the request's); None for a
     #: route whose space is the named object's (an experiment's arms: another space's key
-    #: is refused in tests/integration/streams/test_experiments_http.py).
+    #: gets the 404 of a missing one, tests/integration/streams/test_experiments_http.py).
     per_space: bool | None = True
 
 
