@@ -63,7 +63,7 @@ Why this shape:
   "the values of the latest presentation" that the person-level rules use. ``events``
   of a field value counts the engagements on objects that showed it (not split).
 - **Exposure** counts an item when it was visible on its page (``pos - first pos <
-  visible_k``) with weight ``1 / log2(pos + 1)``; a ``seen`` event cannot reach the
+  visible_k``) with the exposure weight (``WEIGHT_FORMULA``); a ``seen`` event cannot reach the
   page's items in a view, so items exposed only by scrolling are left out (a slight
   under-count of exposure, so a slight over-estimate of the rate). ``people`` are the
   people exposed. Feedback and outcomes do not enter the prior.

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import get_args
 
+from turnstream.core.derivation.exposure import WEIGHT_FORMULA
 from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS
 from turnstream.errors import StoreError
 from turnstream.sinks.current_views import CURRENT_VIEWS
@@ -349,7 +350,7 @@ CATALOG: dict[str, Entry] = {
             "page": "the page of the list",
             "pos": "position across pages",
             "ref": "the object",
-            "weight": "1 / log2(pos + 1)",
+            "weight": WEIGHT_FORMULA,
             "method": "bridge, otel or tool_result",
             "delivered_at": "when the list reached the person",
             "version": "write version (the newest row wins)",
@@ -443,7 +444,7 @@ CATALOG: dict[str, Entry] = {
             "level": "0 to 7: the people whose key falls in 4^-level of the key space",
             "people": "up to 64 person keys of the level, a plain array (since migration "
             "17; were aggregate states): merge with groupUniqArrayArray(64)",
-            "exposure_micro": "effective exposure (sum of 1 / log2(pos + 1)) in millionths",
+            "exposure_micro": f"effective exposure (sum of {WEIGHT_FORMULA}) in millionths",
             "events": "engagements on the object (type.ref rows)",
             "signal_micro": "weighted signal of those engagements in millionths",
         },

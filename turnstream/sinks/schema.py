@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from turnstream.sinks.current_views import current_view_statements
+from turnstream.sinks.exposure_weight import weight_micro_sql
 from turnstream.sinks.people_sets import (
     CAP,
     level_of,
@@ -361,7 +362,7 @@ TTL day + INTERVAL 100 DAY {_DEDUP}""",
             # visible on its page (pos - first pos of the page < visible_k): a `seen` event
             # cannot reach back to the page's items in a view, so items exposed only by
             # scrolling are not counted (an under-count of exposure, documented).
-            """CREATE MATERIALIZED VIEW IF NOT EXISTS value_daily_presented_mv TO value_daily AS
+            f"""CREATE MATERIALIZED VIEW IF NOT EXISTS value_daily_presented_mv TO value_daily AS
 SELECT space_id, pair.1 AS attr, pair.2 AS value, day,
     uniqExactState(profile_id) AS people, sum(weight_micro) AS exposure_micro
 FROM (
@@ -377,7 +378,7 @@ FROM (
             JSONExtractString(item, 'ref') AS ref,
             splitByChar(':', ref)[1] AS type,
             JSONExtractUInt(item, 'pos') AS pos,
-            toUInt64(round(1 / log2(greatest(pos, 1) + 1) * 1000000)) AS weight_micro
+            {weight_micro_sql("pos")} AS weight_micro
         FROM (
             SELECT space_id, profile_id, occurred_at,
                 JSONExtractUInt(payload, 'visible_k') AS visible_k,
@@ -673,7 +674,7 @@ FROM (
             JSONExtractString(item, 'ref') AS ref,
             splitByChar(':', ref)[1] AS type,
             JSONExtractUInt(item, 'pos') AS pos,
-            toUInt64(round(1 / log2(greatest(pos, 1) + 1) * 1000000)) AS weight_micro
+            {weight_micro_sql("pos")} AS weight_micro
         FROM (
             SELECT space_id, profile_id, occurred_at,
                 JSONExtractUInt(payload, 'visible_k') AS visible_k,
@@ -1289,7 +1290,7 @@ FROM (
             if(exposed, JSONExtractString(item, 'ref'), engaged_ref) AS ref,
             splitByChar(':', ref)[1] AS type,
             JSONExtractUInt(item, 'pos') AS pos,
-            toUInt64(round(1 / log2(greatest(pos, 1) + 1) * 1000000)) AS weight_micro
+            {weight_micro_sql("pos")} AS weight_micro
         FROM (
             SELECT space_id, {person_key("profile_id")} AS person, toDate(occurred_at) AS day,
                 kind = 'presented' AS exposed, ref AS engaged_ref,
@@ -1371,7 +1372,7 @@ SELECT space_id, person, day, exposed, visible, ref, pair.1 AS attr, pair.2 AS v
 FROM (
     SELECT space_id, person, day, exposed, signal_micro, ref,
         exposed AND pos >= 1 AND pos - first_pos < visible_k AS visible,
-        toUInt64(round(1 / log2(greatest(pos, 1) + 1) * 1000000)) AS weight_micro,
+        {weight_micro_sql("pos")} AS weight_micro,
         arrayJoin(if(has(hidden, type), [(type, '', false, true)], arrayPushFront(
             arrayMap(
                 kv -> (kv.1, if(has(hidden, kv.1), '', kv.2), true, has(hidden, kv.1)),
