@@ -5,7 +5,7 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/migrations/``)::
 
     interactions ──presented──► interaction_values_mv ─► interaction_values (Null: rows
        (raw, 45 days) ─engaged─► one parse of the pages:   pass through, none stored)

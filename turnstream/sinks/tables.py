@@ -2,13 +2,13 @@
 its retention (and whether a TTL keeps it), its description, and whether analysts query
 it or it is internal.
 
-The migrations (``schema.py``) are history: they made these tables and are not rewritten.
-This registry describes the tables as the migrations leave them; an integration test
-compares it with the migrated store's ``system.columns`` and TTLs, column for column.
-From it come the catalog and the tables page (``catalog.py``, ``turnstream docs
-tables``), the retention promises (``RETENTION``: the retention job and check), the raw
-tables' envelope and source columns (``rows.py``), and the columns and TTL of a new
-table's ``CREATE TABLE`` (:func:`columns_ddl`, :func:`ttl_ddl`).
+The migrations (``migrations/NNNN_*.sql``) are history: they made these tables and are
+not rewritten. This registry describes the tables as the migrations leave them; an
+integration test compares it with the migrated store's ``system.columns`` and TTLs,
+column for column. From it come the catalog and the tables page (``catalog.py``,
+``turnstream docs tables``), the retention promises (``RETENTION``: the retention job and
+check), the raw tables' envelope and source columns (``rows.py``), and the text of a new
+table's columns and TTL for its migration file (:func:`columns_ddl`, :func:`ttl_ddl`).
 
 Materialized views, ``Null`` tables and the ``_current`` views are not declared: the
 tables page describes them from the live schema.
