@@ -1,13 +1,15 @@
-"""The exposure weight in SQL, written once for every view, stage and benchmark.
+"""The exposure weight in SQL, written once: the summaries' recomputation, new
+migrations and the benchmarks take it from here.
 
 It is the same function as :func:`turnstream.core.derivation.exposure.weight_micro`
 (``1 / log2(pos + 1)`` in millionths, rounded to an integer); an integration test
 evaluates both at positions 1..100 on chDB. Positions below 1 count as 1 here (the
 views filter them out; the Python function refuses them).
 
-Old migrations print their views with this expression: the text they generate is the
-text they ran. Changing the weight therefore needs a new migration that re-creates the
-views, and a new version of this function beside the old one.
+The migration files (``sinks/migrations/``) hold the text each ran, this expression
+among it (a unit test finds every weight there to be this one); a new weight needs a new
+migration that re-creates the views, and the recomputation SQL (``schema.SPLIT_VALUES``)
+follows it from here.
 """
 
 from __future__ import annotations

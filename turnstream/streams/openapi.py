@@ -1,7 +1,8 @@
 """The OpenAPI document of the worker's HTTP API, built from the route table
 (:data:`turnstream.streams.route_table.ROUTE_TABLE`) and its request models.
 
-Every operation says the role it needs (``x-role``) and answers 401 and 403; the open
+Every operation says the role it needs (``x-role``) and which space its key must speak
+for (``x-space``: the route table's rule), and answers 401 and 403; the open
 ``/v1/status`` and ``/console`` say ``security: []``.
 ``turnstream docs openapi`` writes it to docs/openapi.json; a test keeps it in step.
 """
@@ -93,6 +94,7 @@ def _operation(route: Route) -> dict[str, Any]:
     else:
         operation["x-role"] = access.role.value
         operation["x-all-spaces"] = access.all_spaces
+        operation["x-space"] = route.space.value
     return operation
 
 

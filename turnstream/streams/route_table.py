@@ -38,7 +38,7 @@ __all__ = ["ROUTE_TABLE", "Route", "Space"]
 
 
 class Space(StrEnum):
-    """Which space a route's key must speak for."""
+    """Which space a route's key must speak for (``x-space`` in the OpenAPI document)."""
 
     #: An open route: no key needed, nothing of a space shown.
     none = "none"

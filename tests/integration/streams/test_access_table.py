@@ -86,6 +86,9 @@ def test_every_operation_of_the_document_declares_its_role() -> None:
         else:
             assert operation["x-role"] == access.role.value
             assert {"401", "403"} <= set(operation["responses"])
+    for route in ROUTE_TABLE:
+        operation = document["paths"][route.path][route.method.lower()]
+        assert operation.get("x-space", "none") == route.space.value
 
 
 def test_only_the_status_probe_and_the_console_shell_are_open() -> None:
