@@ -173,7 +173,7 @@ def _internal_section(objects: list[_Object]) -> tuple[list[str], list[str]]:
         elif name in INTERNAL:
             what = INTERNAL[name]
         else:
-            missing.append(f"{name}: no description (catalog.INTERNAL)")
+            missing.append(f"{name}: no description (not declared in sinks/tables.py)")
             continue
         lines.append(f"| `{name}` | {engine} | {what} |")
     return [*current, "", *lines, ""], missing
