@@ -1203,7 +1203,12 @@ TABLES: tuple[Table, ...] = (
         "Every idempotency key taken, with the message that took it: how a copy is known as a "
         "duplicate, live and in a replay (30 days).",
         (
-            Column("dedup_key", "String", "the space's idempotency key, as the sink dedups it"),
+            Column(
+                "dedup_key",
+                "String",
+                "the space and the item's idempotency key; the digest of the bytes of an "
+                "invalid item (core/ingest.dedup_key_for)",
+            ),
             Column("space_id", "LowCardinality(String)", "the space"),
             *SOURCE,
             INSERT,
