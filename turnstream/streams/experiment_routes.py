@@ -4,37 +4,21 @@ written), for analysts and the console's experiment page."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
-import faust
 from faust.web import Request, Response, View
-from pydantic import BaseModel, ConfigDict
 
 from turnstream.config import Settings
 from turnstream.core.access import ALL_SPACES
 from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
-from turnstream.models.requests import SpaceId
+from turnstream.models.requests import ArmsQuery, ExperimentsQuery
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller, refuse_space
 from turnstream.streams.routes import _guard, _HttpError, _measurement, _not_found, _query, _scope
+from turnstream.streams.views import Views
 
-__all__ = ["ArmsQuery", "ExperimentsQuery", "register_experiment_routes"]
-
-
-class ExperimentsQuery(BaseModel):
-    """``GET /v1/experiments``: the space (a key for one space gets its own)."""
-
-    model_config = ConfigDict(extra="forbid")
-    space_id: SpaceId | None = None
-
-
-class ArmsQuery(BaseModel):
-    """``GET /v1/experiments/{experiment_id}/arms``: the look's day (default today)."""
-
-    model_config = ConfigDict(extra="forbid")
-    as_of: date | None = None
+__all__ = ["register_experiment_routes"]
 
 
 def _document(settings: Settings) -> MeasurementDocument | None:
@@ -48,11 +32,11 @@ def _document(settings: Settings) -> MeasurementDocument | None:
 
 
 def register_experiment_routes(
-    app: faust.App, settings: Settings, store: AsyncStore, run_job: Any
+    views: Views, settings: Settings, store: AsyncStore, run_job: Any
 ) -> None:
     """Add the experiments' read routes; ``run_job`` runs the experiments job read-only."""
 
-    @app.page("/v1/experiments")
+    @views("experiments")
     class ExperimentsView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -75,7 +59,7 @@ def register_experiment_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/experiments/{experiment_id}/arms")
+    @views("arms")
     class ArmsView(View):
         async def get(self, request: Request, experiment_id: str) -> Response:
             async def work() -> tuple[int, Any]:

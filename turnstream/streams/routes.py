@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import faust
 from faust.web import Request, Response, View
 from pydantic import BaseModel, ValidationError
 
@@ -66,6 +65,7 @@ from turnstream.sinks.review_requests import (
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller, refuse_space
 from turnstream.streams.bodies import BadBody, json_body
+from turnstream.streams.views import Views
 
 __all__ = ["Publisher", "register_routes"]
 
@@ -295,13 +295,13 @@ async def _guard(view: View, work: Any) -> Response:
 
 
 def register_routes(
-    app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
+    views: Views, settings: Settings, store: AsyncStore, producer: Publisher
 ) -> None:
-    """Add the read side's routes to the worker's app; changes go out through
+    """Bind the read side's views to the worker's app; changes go out through
     ``producer`` as commands."""
     commands = _Commands(producer)
 
-    @app.page("/v1/constraints")
+    @views("constraints")
     class ConstraintsView(View):
         async def post(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -311,7 +311,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/sdk/profile")
+    @views("sdk_profile")
     class SdkProfileView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -321,7 +321,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences")
+    @views("inferences")
     class InferencesView(View):
         async def get(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -333,7 +333,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}/correct")
+    @views("correct")
     class CorrectView(View):
         async def post(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -361,7 +361,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}")
+    @views("inference")
     class InferenceView(View):
         async def delete(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -380,7 +380,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/traits/opt-out")
+    @views("opt_out")
     class OptOutView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -392,7 +392,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests")
+    @views("review_requests")
     class ReviewRequestsView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -405,7 +405,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests/{request_id}/resolve")
+    @views("resolve")
     class ResolveView(View):
         async def post(self, request: Request, profile_id: str, request_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -424,7 +424,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/context-use")
+    @views("context_use")
     class ContextUseView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
