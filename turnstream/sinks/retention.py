@@ -33,6 +33,8 @@ class Folded:
     deleted: dict[str, int] = field(default_factory=dict)
     #: Pages of people the fold read and wrote (``fold_states``' ``page`` each).
     pages_read: int = 0
+    #: States settled by ``expire`` (all of them unless ``in_store``; else those ``_ODD`` names).
+    in_python: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         return {"states": self.states, "signals": self.signals, "pages": self.pages,
@@ -118,6 +120,7 @@ def _fold_in_python(
             "signal_state", rows, ["profile_id", "space_id", "state", "version", "evidence_from"]
         )
     folded.states += len(rows)
+    folded.in_python += len(rows)
     return newest
 
 
