@@ -210,8 +210,8 @@ _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
 
 _STAGES: dict[str, list[tuple[str, str]]] = {
     "_fold_keys": [("space_id", "String"), ("profile_id", "String")],
-    "_fold_states": [("sp", "String"), ("pid", "String"), ("s", "String"), ("v", "UInt64"),
-                     ("i", "UInt64"), ("m", "UInt64"), ("py", "UInt8")],
+    "_fold_states": [("sp", "String"), ("pid", "String"), ("v", "UInt64"), ("py", "UInt8"),
+                     ("top", "Map(String, String)"), ("verbatim", "String"), ("s", "String")],
     "_fold_buckets": [("sp", "String"), ("pid", "String"), ("bucket", "String"),
                       ("braw", "String")],
     "_fold_pages": [("sp", "String"), ("pid", "String"), ("bucket", "String"),
@@ -262,10 +262,14 @@ _KEEP_PAGE = f"occurred >= {_CUT}"
 
 _FOLD_SQL: tuple[str, ...] = (
     # The newest state of each person of the page; ``py``: settled by ``expire`` instead.
+    # One parse of each: its top-level members, but the inferences copied verbatim.
     """INSERT INTO _fold_states
+SELECT sp, pid, v, py, if(py, map(), CAST(JSONExtractKeysAndValuesRaw(s), 'Map(String, String)')),
+    if(py, '', substring(s, i, m - i)), if(py, s, '')
+FROM (
 SELECT sp, pid, s, v, i, m,
     NOT (isValidJSON(s) AND startsWith(s, '{"buckets":{') AND i > 0 AND m > i
-         AND NOT match(concat(substring(s, 1, i), substring(s, m)), {odd:String}))
+         AND NOT match(concat(substring(s, 1, i), substring(s, m)), {odd:String})) AS py
 FROM (
     SELECT sp, pid, s, v, position(s, ',"inferences":[') AS i,
         if(i = 0, 0, position(s, ',"max_seen":{', i)) AS m
@@ -276,10 +280,10 @@ FROM (
         WHERE (space_id, profile_id) IN (SELECT space_id, profile_id FROM _fold_keys)
         GROUP BY space_id, profile_id
     )
-)""",
+))""",
     """INSERT INTO _fold_buckets
 SELECT sp, pid, b.1, b.2 FROM _fold_states
-ARRAY JOIN JSONExtractKeysAndValuesRaw(s, 'buckets') AS b WHERE py = 0""",
+ARRAY JOIN JSONExtractKeysAndValuesRaw(top['buckets']) AS b WHERE py = 0""",
     """INSERT INTO _fold_pages
 SELECT sp, pid, bucket, JSONExtractString(p, 'exposure_id'), JSONExtractInt(p, 'page'),
     JSONExtractString(p, 'method'), JSONExtractString(p, 'delivered_at'),
@@ -310,7 +314,7 @@ SELECT sp, pid, JSONExtractString(e, 'idempotency_key'),
     {_VKEY.format(x="JSONExtractRaw(e, 'payload', 'attrs', 'size')")},
     JSONExtractString(e, 'payload', 'reason')
 FROM _fold_states
-ARRAY JOIN JSONExtractArrayRaw(s, 'signals') AS e
+ARRAY JOIN JSONExtractArrayRaw(top['signals']) AS e
 ARRAY JOIN [splitByChar('.', JSONExtractString(e, 'payload', 'exposure_token'))] AS t
 WHERE py = 0 AND at < {_CUT}""",
     # Where each credits (state._outcome's bucket and token line), its weight, and what
@@ -348,12 +352,18 @@ FROM (
     SELECT c.sp AS sp, c.pid AS pid, c.key AS key, 1 AS prio, i.delivered AS delivered,
         i.eid AS eid, i.pg AS pg, i.pos AS pos, i.shown AS shown, i.hidden AS hidden
     FROM (SELECT * FROM _fold_credit WHERE lhit) AS c
-    INNER JOIN _fold_items AS i ON c.sp = i.sp AND c.pid = i.pid AND c.lb = i.bucket
+    INNER JOIN (
+        SELECT * FROM _fold_items
+        WHERE (sp, pid, eid) IN (SELECT sp, pid, teid FROM _fold_credit WHERE lhit)
+    ) AS i ON c.sp = i.sp AND c.pid = i.pid AND c.lb = i.bucket
         AND c.teid = i.eid AND c.lpg = i.pg AND c.tpos = i.pos AND c.ref = i.ref
     UNION ALL
     SELECT c.sp, c.pid, c.key, 0, i.delivered, i.eid, i.pg, i.pos, i.shown, i.hidden
     FROM _fold_credit AS c
-    INNER JOIN _fold_items AS i ON c.sp = i.sp AND c.pid = i.pid AND c.bucket = i.bucket
+    INNER JOIN (
+        SELECT * FROM _fold_items
+        WHERE (sp, pid, bucket, ref) IN (SELECT sp, pid, bucket, ref FROM _fold_credit)
+    ) AS i ON c.sp = i.sp AND c.pid = i.pid AND c.bucket = i.bucket
         AND c.ref = i.ref
     WHERE i.delivered <= c.at
 )
@@ -527,27 +537,26 @@ LEFT JOIN ({_grouped("_fold_sizes")}) AS sz USING (sp, pid, bucket)
 ) GROUP BY sp, pid"""
 
 _KEPT_SIGNALS = (f"arrayFilter(e -> JSONExtractString(e, 'occurred_at') >= {_CUT}, "
-                 "JSONExtractArrayRaw(s, 'signals'))")  # fmt: skip
+                 "JSONExtractArrayRaw(top['signals']))")  # fmt: skip
 
 #: The folded states, written with the next version.
 _WRITE_SQL = f"""INSERT INTO signal_state (profile_id, space_id, state, version, evidence_from)
 SELECT pid, sp, concat(
     '{{"buckets":', if(b.j = '', '{{}}', b.j),
-    ',"erased_through":', if(JSONHas(s, 'erased_through'), JSONExtractRaw(s, 'erased_through'),
-                             'null'),
+    ',"erased_through":', if(mapContains(top, 'erased_through'), top['erased_through'], 'null'),
     ',"folded":', toJSONString(arrayFilter(x -> x.1 >= {_CUT},
-                               JSONExtract(s, 'folded', 'Array(Tuple(String, String))'))),
-    substring(s, i, m - i),
+                               JSONExtract(top['folded'], 'Array(Tuple(String, String))'))),
+    verbatim,
     ',"max_seen":', concat('{{', arrayStringConcat(arrayMap(
         kv -> concat(toJSONString(kv.1), ':', toString(kv.2)),
-        arrayFilter(kv -> has(k.eids, kv.1), JSONExtractKeysAndValues(s, 'max_seen', 'Int64'))),
+        arrayFilter(kv -> has(k.eids, kv.1), JSONExtractKeysAndValues(top['max_seen'], 'Int64'))),
         ','), '}}'),
-    ',"newest_occurred_at":', JSONExtractRaw(s, 'newest_occurred_at'),
-    ',"opted_out":', JSONExtractRaw(s, 'opted_out'),
-    ',"profile_id":', JSONExtractRaw(s, 'profile_id'),
+    ',"newest_occurred_at":', top['newest_occurred_at'],
+    ',"opted_out":', top['opted_out'],
+    ',"profile_id":', top['profile_id'],
     ',"signals":[', arrayStringConcat(kept, ','), ']',
-    ',"space_id":', JSONExtractRaw(s, 'space_id'),
-    ',"tombstones":', JSONExtractRaw(s, 'tombstones'), '}}'),
+    ',"space_id":', top['space_id'],
+    ',"tombstones":', top['tombstones'], '}}'),
     v + 1,
     if(oldest = '', NULL, parseDateTime64BestEffortOrNull(oldest, 3, 'UTC'))
 FROM (SELECT *, {_KEPT_SIGNALS} AS kept FROM _fold_states WHERE py = 0) AS st
