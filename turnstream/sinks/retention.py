@@ -200,10 +200,11 @@ def enforce_retention(store: Store, now: datetime, config: SignalsConfig) -> Fol
 # (see ``_ODD``).
 
 #: A state holding, outside its inferences (copied verbatim), a number that is not a small
-#: integer (``100.0``, ``1e-07``, NaN, 19 digits and more): the store parses ``100.0`` as
-#: ``100`` and a key is ``value_key``'s ``"100.0"``, so such a state is settled in Python.
-#: Matches inside strings only send more states there.
-_ODD = r"[:,\[]-?(?:[0-9]+[.eE]|[0-9]{19}|NaN|Infinity)"
+#: integer (``100.0``, ``1e-07``, NaN, 19 digits and more) as a member's value or an array's
+#: element: the store parses ``100.0`` as ``100`` and a key is ``value_key``'s ``"100.0"``,
+#: so such a state is settled in Python. Matches inside strings only send more states
+#: there (a time's ``:00.5`` does not match: a member's value follows ``":``).
+_ODD = r'(?:":|[,\[])-?(?:[0-9]+[.eE]|[0-9]{19}|NaN|Infinity)'
 
 #: ``value_key`` of a raw JSON scalar that is not odd: a string unquoted, else as written.
 _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
