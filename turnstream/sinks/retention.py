@@ -212,7 +212,9 @@ _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
 _STAGES: dict[str, list[tuple[str, str]]] = {
     "_fold_keys": [("space_id", "String"), ("profile_id", "String")],
     "_fold_states": [("sp", "String"), ("pid", "String"), ("v", "UInt64"), ("py", "UInt8"),
-                     ("top", "Map(String, String)"), ("verbatim", "String"), ("s", "String")],
+                     ("buckets", "String"), ("head", "String"), ("verbatim", "String"),
+                     ("mid", "String"), ("signals", "String"), ("tail", "String"),
+                     ("s", "String")],
     "_fold_buckets": [("sp", "String"), ("pid", "String"), ("bucket", "String"),
                       ("braw", "String")],
     "_fold_pages": [("sp", "String"), ("pid", "String"), ("bucket", "String"),
@@ -263,17 +265,32 @@ _KEEP_PAGE = f"occurred >= {_CUT}"
 
 _FOLD_SQL: tuple[str, ...] = (
     # The newest state of each person of the page; ``py``: settled by ``expire`` instead.
-    # One parse of each: its top-level members, but the inferences copied verbatim.
+    # Each state cut at its top-level members (``json.dumps(sort_keys=True)``'s order:
+    # buckets, erased_through, folded | inferences | max_seen .. profile_id | signals |
+    # space_id, tombstones), no member parsed twice and the unchanged ones copied as they
+    # are. Each cut is where no string can hold its needle unescaped and no member in
+    # between can hold it as a key (the buckets can: their last one is the cut).
     """INSERT INTO _fold_states
-SELECT sp, pid, v, py, if(py, map(), CAST(JSONExtractKeysAndValuesRaw(s), 'Map(String, String)')),
-    if(py, '', substring(s, i, m - i)), if(py, s, '')
+SELECT sp, pid, v, py,
+    if(py, '', substring(s, 12, e - 12)),
+    if(py, '', concat('{', substring(s, e + 1, i - e - 1), '}')),
+    if(py, '', substring(s, i, m - i)),
+    if(py, '', concat('{', substring(s, m + 1, g - m - 1), '}')),
+    if(py, '', substring(s, g + 11, a - g - 11)),
+    if(py, '', substring(s, a)),
+    if(py, s, '')
 FROM (
-SELECT sp, pid, s, v, i, m,
-    NOT (isValidJSON(s) AND startsWith(s, '{"buckets":{') AND i > 0 AND m > i
+SELECT sp, pid, s, v, i, m, e, g, a,
+    NOT (isValidJSON(s) AND startsWith(s, '{"buckets":{') AND i > 0 AND m > i AND e > 11
+         AND g > m AND a > g
          AND NOT match(concat(substring(s, 1, i), substring(s, m)), {odd:String})) AS py
 FROM (
     SELECT sp, pid, s, v, position(s, ',"inferences":[') AS i,
-        if(i = 0, 0, position(s, ',"max_seen":{', i)) AS m
+        if(i = 0, 0, position(s, ',"max_seen":{', i)) AS m,
+        if(i = 0, 0, i - position(reverse(substring(s, 1, i - 1)),
+                                  reverse(',"erased_through":')) - 17) AS e,
+        if(m = 0, 0, position(s, ',"signals":[', m)) AS g,
+        length(s) - position(reverse(s), reverse(',"space_id":')) - 10 AS a
     FROM (
         SELECT space_id AS sp, profile_id AS pid, argMax(state, version) AS s,
             max(version) AS v
@@ -284,7 +301,7 @@ FROM (
 ))""",
     """INSERT INTO _fold_buckets
 SELECT sp, pid, b.1, b.2 FROM _fold_states
-ARRAY JOIN JSONExtractKeysAndValuesRaw(top['buckets']) AS b WHERE py = 0""",
+ARRAY JOIN JSONExtractKeysAndValuesRaw(buckets) AS b WHERE py = 0""",
     """INSERT INTO _fold_pages
 SELECT sp, pid, bucket, JSONExtractString(p, 'exposure_id'), JSONExtractInt(p, 'page'),
     JSONExtractString(p, 'method'), JSONExtractString(p, 'delivered_at'),
@@ -315,7 +332,7 @@ SELECT sp, pid, JSONExtractString(e, 'idempotency_key'),
     {_VKEY.format(x="JSONExtractRaw(e, 'payload', 'attrs', 'size')")},
     JSONExtractString(e, 'payload', 'reason')
 FROM _fold_states
-ARRAY JOIN JSONExtractArrayRaw(top['signals']) AS e
+ARRAY JOIN JSONExtractArrayRaw(signals) AS e
 ARRAY JOIN [splitByChar('.', JSONExtractString(e, 'payload', 'exposure_token'))] AS t
 WHERE py = 0 AND at < {_CUT}""",
     # Where each credits (state._outcome's bucket and token line), its weight, and what
@@ -538,26 +555,25 @@ LEFT JOIN ({_grouped("_fold_sizes")}) AS sz USING (sp, pid, bucket)
 ) GROUP BY sp, pid"""
 
 _KEPT_SIGNALS = (f"arrayFilter(e -> JSONExtractString(e, 'occurred_at') >= {_CUT}, "
-                 "JSONExtractArrayRaw(top['signals']))")  # fmt: skip
+                 "JSONExtractArrayRaw(signals))")  # fmt: skip
 
 #: The folded states, written with the next version.
 _WRITE_SQL = f"""INSERT INTO signal_state (profile_id, space_id, state, version, evidence_from)
 SELECT pid, sp, concat(
     '{{"buckets":', if(b.j = '', '{{}}', b.j),
-    ',"erased_through":', if(mapContains(top, 'erased_through'), top['erased_through'], 'null'),
+    ',"erased_through":', JSONExtractRaw(head, 'erased_through'),
     ',"folded":', toJSONString(arrayFilter(x -> x.1 >= {_CUT},
-                               JSONExtract(top['folded'], 'Array(Tuple(String, String))'))),
+                               JSONExtract(head, 'folded', 'Array(Tuple(String, String))'))),
     verbatim,
     ',"max_seen":', concat('{{', arrayStringConcat(arrayMap(
         kv -> concat(toJSONString(kv.1), ':', toString(kv.2)),
-        arrayFilter(kv -> has(k.eids, kv.1), JSONExtractKeysAndValues(top['max_seen'], 'Int64'))),
+        arrayFilter(kv -> has(k.eids, kv.1), JSONExtractKeysAndValues(mid, 'max_seen', 'Int64'))),
         ','), '}}'),
-    ',"newest_occurred_at":', top['newest_occurred_at'],
-    ',"opted_out":', top['opted_out'],
-    ',"profile_id":', top['profile_id'],
+    ',"newest_occurred_at":', JSONExtractRaw(mid, 'newest_occurred_at'),
+    ',"opted_out":', JSONExtractRaw(mid, 'opted_out'),
+    ',"profile_id":', JSONExtractRaw(mid, 'profile_id'),
     ',"signals":[', arrayStringConcat(kept, ','), ']',
-    ',"space_id":', top['space_id'],
-    ',"tombstones":', top['tombstones'], '}}'),
+    tail),
     v + 1,
     if(oldest = '', NULL, parseDateTime64BestEffortOrNull(oldest, 3, 'UTC'))
 FROM (SELECT *, {_KEPT_SIGNALS} AS kept FROM _fold_states WHERE py = 0) AS st

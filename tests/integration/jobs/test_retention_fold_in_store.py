@@ -85,17 +85,22 @@ def _rich(profile: str, space: str) -> list:
 
 def _unicode(profile: str, space: str) -> list:
     """Unicode and escapes everywhere, integers at the edge the store keeps exactly, times
-    with fractions of a second, and more engagements than ``max_origin_events`` keeps."""
+    with fractions of a second, members named as the state's own, and more engagements
+    than ``max_origin_events`` keeps."""
     kw = {"profile": profile, "space": space}
     # fmt: off
     odd = 'aspas " barra \\ nova\nlinha \u0001 ☃ 🎨 é'
     out = [presented("u-pg", E1, [item(1, U, color=odd, big=2**53, neg=-(2**53), on=False),
-                                  item(2, A, **{"cor ç": "ünï", "n": 0})], t=0.25, **kw)]
+                                  item(2, A, **{"cor ç": "ünï", "n": 0}),
+                                  item(3, B, erased_through="x", space_id="y", signals="z")],
+                      t=0.25, **kw)]
     out += [engaged(f"u-c{n} ☃", U, ("click", "cart")[n % 2], t=10 + n / 7,
                     session=f"sessão {n % 3}", **kw) for n in range(6)]
     out += [feedback("u-f", A, "like", ["cor ç"], t=50, **kw),
             outcome("u-o", U, "purchase", size=odd, t=60, session="🎨", **kw),
-            engaged("u-new", A, t=12 * DAY, **kw)]
+            engaged("u-new", A, t=12 * DAY, **kw), engaged("u-old", B, t=70, **kw)]
+    for one in out[-2:]:  # members named as the state's own, recent and old
+        one.payload.update({"space_id": "zz", "signals": [1], "erased_through": None})
     # fmt: on
     return out
 
