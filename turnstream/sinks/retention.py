@@ -19,7 +19,8 @@ from turnstream.sinks.store import Store
 
 __all__ = ["Folded", "enforce_retention", "fold_states"]
 
-#: States folded per page (one read, one insert): one person's state is ~1-50 kB of JSON.
+#: States folded per page (one pass of the statements in the store, or one read and one
+#: insert in Python): one person's state is ~1-70 kB of JSON.
 _BATCH = 1000
 
 
@@ -95,6 +96,9 @@ def fold_states(
         else:
             newest = max(newest, _fold_in_python(store, _states(store, some), cut, config, folded))
         folded.pages_read += 1
+    if in_store:  # the session's tables hold the last page until emptied
+        for name, columns in _STAGES.items():
+            store.stage(name, columns, [])
     # Only rows read here (versions up to the newest read) and past the cut: the folded
     # rows are newer and hold nothing past it.
     _delete(store, "signal_state", "evidence_from < {cut:DateTime64(3, 'UTC')} "
