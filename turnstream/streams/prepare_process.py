@@ -134,10 +134,14 @@ class PrepareProcess:
         while len(answered) < self.children:
             answered.update(f.result() for f in [pool.submit(_ready) for _ in range(self.children)])
 
-    def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
-        """The batch prepared in the children (in chunks: :func:`chunked`). Blocking.
-        Raises ``BrokenProcessPool`` when a child died (the next call starts new ones)."""
-        received_at = datetime.now(UTC)
+    def prepare(
+        self, messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
+    ) -> Prepared:
+        """The batch prepared in the children (in chunks: :func:`chunked`), taken at
+        ``received_at`` (default: now). Blocking. Raises ``BrokenProcessPool`` when a
+        child died (the next call starts new ones)."""
+        if received_at is None:
+            received_at = datetime.now(UTC)
         chunks = chunked(messages, self.children)
         pool = self._started()
         try:
