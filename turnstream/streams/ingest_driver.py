@@ -4,7 +4,8 @@ and erases; the driver adds what is the loop's own.
 
 It runs on the one batch loop (:mod:`turnstream.streams.batch_loop`), which commits a
 batch only after :meth:`IngestDriver.finish` and the fan-out are done. ``prepare`` (the
-prepare thread) hands the batch to the use case's prepare stage (:class:`PrepareStage`:
+prepare thread) hands the batch to the use case's prepare stage
+(:class:`~turnstream.streams.prepare_process.PrepareStage`:
 in the prepare process, :mod:`turnstream.streams.prepare_process`, or on the thread);
 ``finish`` (the store thread) runs the use case's store calls in order, each until it
 succeeds: a store that fails (an outage, a broken schema) is retried with back-off
@@ -21,7 +22,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, TypeVar
 
 from aiokafka import TopicPartition
@@ -35,16 +35,15 @@ from turnstream.sinks.store import AsyncStore
 from turnstream.streams.batch_loop import Step
 from turnstream.streams.kafka_clients import BACKLOG_FETCH
 from turnstream.streams.liveness import Liveness
-from turnstream.streams.prepare import Prepared, prepare_batch
-from turnstream.streams.prepare_process import PrepareProcess
-from turnstream.streams.topology import ACCEPTED_TOPIC_BYTES, TopicNames, Topology
+from turnstream.streams.prepare import Prepared
+from turnstream.streams.prepare_process import PrepareStage
+from turnstream.streams.topology import ACCEPTED_TOPIC_BYTES, Topology
 
 __all__ = [
     "FANOUT_BATCH_BYTES",
     "FANOUT_MAX_BYTES",
     "IngestDriver",
     "IngestStats",
-    "PrepareStage",
     "next_offsets",
     "retrying",
 ]
@@ -119,39 +118,6 @@ class IngestStats:
             "uptime_seconds": round(time.time() - self.started_at, 1),
             "first_batch_at": self.first_batch_at,
         }
-
-
-class PrepareStage:
-    """The use case's prepare stage (:class:`~turnstream.service.ports.Preparer`): in
-    the prepare process when ``worker.prepare_process`` puts it there, else on the
-    calling thread (:func:`~turnstream.streams.prepare.prepare_batch`). Blocking."""
-
-    def __init__(self, settings: Settings, names: TopicNames) -> None:
-        self.settings = settings
-        self.names = names
-        #: Where batches are prepared: a child process, or (None) the calling thread.
-        self.process = (
-            PrepareProcess(settings, names, settings.worker.prepare_children_count())
-            if settings.worker.prepares_in_child()
-            else None
-        )
-
-    def __call__(
-        self, messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
-    ) -> Prepared:
-        if self.process is not None and messages:
-            return self.process.prepare(messages, fanout_max_bytes, received_at)
-        return prepare_batch(messages, self.settings, self.names, fanout_max_bytes, received_at)
-
-    def start(self) -> None:
-        """Start the prepare process, if there is one (else the first batch does)."""
-        if self.process is not None:
-            self.process.start()
-
-    def close(self) -> None:
-        """Stop the prepare process, if there is one."""
-        if self.process is not None:
-            self.process.close()
 
 
 class IngestDriver:

@@ -55,7 +55,7 @@ from turnstream.streams.fanout import Message
 from turnstream.streams.prepare import Prepared, prepare_batch, signatures_of
 from turnstream.streams.topology import TopicNames
 
-__all__ = ["PrepareProcess", "records_of"]
+__all__ = ["PrepareProcess", "PrepareStage", "records_of"]
 
 log = logging.getLogger(__name__)
 
@@ -314,3 +314,36 @@ def _prepare_in_child(
         prepared.erases,
         prepared.received_at,
     )
+
+
+class PrepareStage:
+    """The use case's prepare stage (:class:`~turnstream.service.ports.Preparer`): in
+    the prepare process when ``worker.prepare_process`` puts it there, else on the
+    calling thread (:func:`~turnstream.streams.prepare.prepare_batch`). Blocking."""
+
+    def __init__(self, settings: Settings, names: TopicNames) -> None:
+        self.settings = settings
+        self.names = names
+        #: Where batches are prepared: a child process, or (None) the calling thread.
+        self.process = (
+            PrepareProcess(settings, names, settings.worker.prepare_children_count())
+            if settings.worker.prepares_in_child()
+            else None
+        )
+
+    def __call__(
+        self, messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
+    ) -> Prepared:
+        if self.process is not None and messages:
+            return self.process.prepare(messages, fanout_max_bytes, received_at)
+        return prepare_batch(messages, self.settings, self.names, fanout_max_bytes, received_at)
+
+    def start(self) -> None:
+        """Start the prepare process, if there is one (else the first batch does)."""
+        if self.process is not None:
+            self.process.start()
+
+    def close(self) -> None:
+        """Stop the prepare process, if there is one."""
+        if self.process is not None:
+            self.process.close()
