@@ -32,7 +32,7 @@ from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.erasure import erases
 from turnstream.jsonl import read_lines
 from turnstream.service.derive import DerivationWriter, derive_all, derive_on_event_time
-from turnstream.service.ingest import Ingest, ingest_batch
+from turnstream.service.ingest import Ingest
 from turnstream.service.ports import Preparer
 from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES
 from turnstream.streams.prepare import Prepared, prepare_batch
@@ -95,10 +95,17 @@ class Replay:
         # The replay's start judges every line's occurred_at edges, as the batch's received
         # time does live: the raw tables' TTL counts from the store's clock, not the file's.
         now = datetime.now(UTC)
-        lines_in = iter(read_lines(path))
-        while lines := list(islice(lines_in, BATCH_LINES)):
-            records = _records(topic, lines)
-            settled = ingest_batch(self.ingest, records, FANOUT_MAX_BYTES, now)
+        lines = iter(read_lines(path))
+        left: list[Any] = []  # records read, after an erase that ended the last batch
+        while records := left + _records(topic, islice(lines, BATCH_LINES - len(left))):
+            prepared = self.ingest.prepare(records, FANOUT_MAX_BYTES, now)
+            # A batch ends at an erase, as the erase takes effect at its line: what came
+            # before it is written and erased, what comes after meets its tombstone.
+            cut = next((i + 1 for i, e in enumerate(prepared.erases) if e), len(records))
+            records, left = records[:cut], records[cut:]
+            if left:
+                prepared = self.ingest.prepare(records, FANOUT_MAX_BYTES, now)
+            settled = self.ingest.batch(prepared).run()
             report.lines += len(records)
             for table, n in settled.written.items():
                 report.rows[table] = report.rows.get(table, 0) + n

@@ -124,6 +124,13 @@ class IngestBatch:
         if self.erasing():
             yield "erasure", self.erase
 
+    def run(self) -> Settled:
+        """Run the calls here, in order (no retry: a failure is raised). Blocking."""
+        for _, call in self.calls():
+            call()
+        assert self.settled is not None
+        return self.settled
+
     def settle(self) -> None:
         """De-duplicate against the keys already taken (one look-up) and take the new
         ones; forget what occurred before its person's erase."""
@@ -244,11 +251,7 @@ def ingest_batch(
 ) -> Settled:
     """Prepare a batch and run its store calls here, in order (no retry: a failure is
     raised). Blocking."""
-    batch = ingest.batch(ingest.prepare(messages, fanout_max_bytes, received_at))
-    for _, call in batch.calls():
-        call()
-    assert batch.settled is not None
-    return batch.settled
+    return ingest.batch(ingest.prepare(messages, fanout_max_bytes, received_at)).run()
 
 
 def rows_to_write(prepared: PreparedBatch, decisions: list[Decision]) -> BatchRows:

@@ -164,12 +164,12 @@ class IngestDriver:
         """A batch is what arrived within ``worker.batch_seconds`` (or ``batch_size``)."""
         return self.settings.worker.batch_seconds
 
-    def prepare(self, messages: list[Any]) -> Any:
-        """The use case's prepare stage (no store access, so it runs beside the store
-        thread). Blocking."""
+    def prepare(self, messages: list[Any]) -> Prepared:
+        """The use case's prepare stage (:class:`PrepareStage`, which gives a
+        :class:`Prepared`; no store access, so it runs beside the store thread). Blocking."""
         if messages and self.stats.first_batch_at is None:
             self.stats.first_batch_at = time.time()
-        return self.ingest.prepare(messages, self.fanout_max_bytes)
+        return self.ingest.prepare(messages, self.fanout_max_bytes)  # type: ignore[return-value]
 
     def start(self) -> None:
         """Start the prepare process, if there is one (else the first batch does)."""
