@@ -1,5 +1,5 @@
-"""What the block's use case refuses, before anything of the person is read, and the
-block of a person with no inputs (fake reads, no store)."""
+"""What the block's use case refuses, before anything of the person is read (fake reads,
+no store)."""
 
 from __future__ import annotations
 
