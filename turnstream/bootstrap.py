@@ -40,10 +40,10 @@ from turnstream.sinks.writer import RawSink
 from turnstream.streams.admin import ensure_topics, max_message_bytes
 from turnstream.streams.app import build_app
 from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
-from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.kafka_auth import client_options
 from turnstream.streams.prepare_process import PrepareStage
-from turnstream.streams.topology import topology_of
+from turnstream.streams.topology import FANOUT_MAX_BYTES, topology_of
 
 __all__ = [
     "WorkerParts",

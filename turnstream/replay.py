@@ -34,9 +34,8 @@ from turnstream.jsonl import read_lines
 from turnstream.service.derive import DerivationWriter, derive_all, derive_on_event_time
 from turnstream.service.ingest import Ingest
 from turnstream.service.ports import Preparer
-from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES
 from turnstream.streams.prepare import Prepared, prepare_batch
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import FANOUT_MAX_BYTES, TopicNames
 
 __all__ = ["BATCH_LINES", "Replay", "ReplayReport", "unsigned_preparer"]
 

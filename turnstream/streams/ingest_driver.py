@@ -37,11 +37,10 @@ from turnstream.streams.kafka_clients import BACKLOG_FETCH
 from turnstream.streams.liveness import Liveness
 from turnstream.streams.prepare import Prepared
 from turnstream.streams.prepare_process import PrepareStage
-from turnstream.streams.topology import ACCEPTED_TOPIC_BYTES, Topology
+from turnstream.streams.topology import FANOUT_MAX_BYTES, Topology
 
 __all__ = [
     "FANOUT_BATCH_BYTES",
-    "FANOUT_MAX_BYTES",
     "IngestDriver",
     "IngestStats",
     "next_offsets",
@@ -58,14 +57,6 @@ T = TypeVar("T")
 #: here (bench/throughput.py); at 512 KiB a batch's fan-out goes in one or two requests.
 #: Below the broker's default ``message.max.bytes`` (1 MiB).
 FANOUT_BATCH_BYTES = 512 * 1024
-
-#: The largest accepted message (value and key) the driver sends; a larger one is refused
-#: with reason ``too_large`` before anything is written. The bootstrap lowers it to what
-#: the accepted topic takes (``max.message.bytes``), which it creates at 4 MiB: an item
-#: of the contract's 1 MiB grows when re-serialized with its defaults, by 1.5x for a turn
-#: of 55,000 minimal presented items (1.94x for claims, but 1,000 of them make 140 KB),
-#: so every valid item fits.
-FANOUT_MAX_BYTES = ACCEPTED_TOPIC_BYTES - 1024
 
 
 @dataclass
@@ -150,7 +141,7 @@ class IngestDriver:
         self.stage = stage
         self.stats = IngestStats()
         self.liveness = Liveness()
-        #: The largest accepted message sent (see :data:`FANOUT_MAX_BYTES`).
+        #: The largest accepted message sent (``topology.FANOUT_MAX_BYTES``).
         self.fanout_max_bytes = FANOUT_MAX_BYTES
         processor = topology.ingest
         self.group = processor.group

@@ -15,8 +15,8 @@ from turnstream.core.erasure import ErasureFacts, erases, facts_of
 from turnstream.core.ingest import Decision, Gate, Source, judge, too_large_to_fan_out
 from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.core.signing import signature_in
+from turnstream.service.ports import Message
 from turnstream.sinks.rows import BatchRows, add_rows
-from turnstream.streams.fanout import Message
 from turnstream.streams.liveness import first_offsets
 from turnstream.streams.topology import TopicNames
 

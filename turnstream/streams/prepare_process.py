@@ -50,8 +50,8 @@ from typing import Any
 from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts
 from turnstream.core.ingest import Decision, Refusal, Source
+from turnstream.service.ports import Message
 from turnstream.sinks.rows import BatchRows, Block
-from turnstream.streams.fanout import Message
 from turnstream.streams.prepare import Prepared, prepare_batch, signatures_of
 from turnstream.streams.topology import TopicNames
 

@@ -28,8 +28,7 @@ from turnstream.service.ingest import Ingest, ingest_batch, rows_to_write
 from turnstream.sinks.bisect import Refused, write_isolating
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore, Store
-from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import FANOUT_MAX_BYTES, TopicNames
 
 pytestmark = pytest.mark.integration
 
