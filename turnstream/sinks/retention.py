@@ -1,4 +1,4 @@
-"""Keeping the retention promise of ``catalog.RETENTION`` in the store: fold the
+"""Keeping the retention promise of ``tables.RETENTION`` in the store: fold the
 derivation states whose evidence aged out, then delete what any table holds past its
 window (TTL removes it at a merge; this does not wait for one). Blocking."""
 
@@ -12,8 +12,8 @@ from typing import Any
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.state import ProfileState
 from turnstream.core.derivation.window import evidence_from, expire
-from turnstream.sinks.catalog import RETENTION
 from turnstream.sinks.store import Store
+from turnstream.sinks.tables import RETENTION
 
 __all__ = ["Folded", "enforce_retention", "fold_states"]
 

@@ -17,7 +17,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import faust
 from faust.web import Request, Response, View
 from pydantic import BaseModel, ValidationError
 
@@ -61,6 +60,7 @@ from turnstream.sinks.review_requests import (
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.access import caller, refuse_space
 from turnstream.streams.bodies import BadBody, json_body
+from turnstream.streams.views import Views
 
 __all__ = ["Publisher", "register_routes"]
 
@@ -194,13 +194,13 @@ async def _guard(view: View, work: Any) -> Response:
 
 
 def register_routes(
-    app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
+    views: Views, settings: Settings, store: AsyncStore, producer: Publisher
 ) -> None:
-    """Add the read side's routes to the worker's app; changes go out through
+    """Bind the read side's views to the worker's app; changes go out through
     ``producer`` as commands."""
     commands = _Commands(producer)
 
-    @app.page("/v1/constraints")
+    @views("constraints")
     class ConstraintsView(View):
         async def post(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -211,7 +211,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/sdk/profile")
+    @views("sdk_profile")
     class SdkProfileView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -221,7 +221,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences")
+    @views("inferences")
     class InferencesView(View):
         async def get(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -233,7 +233,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}/correct")
+    @views("correct")
     class CorrectView(View):
         async def post(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -261,7 +261,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}")
+    @views("inference")
     class InferenceView(View):
         async def delete(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -280,7 +280,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/traits/opt-out")
+    @views("opt_out")
     class OptOutView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -292,7 +292,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests")
+    @views("review_requests")
     class ReviewRequestsView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -305,7 +305,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests/{request_id}/resolve")
+    @views("resolve")
     class ResolveView(View):
         async def post(self, request: Request, profile_id: str, request_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -324,7 +324,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/context-use")
+    @views("context_use")
     class ContextUseView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
