@@ -13,9 +13,10 @@ from turnstream.core.access import ALL_SPACES
 from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.models.requests import ArmsQuery, ExperimentsQuery
+from turnstream.service.block import measurement as _measurement
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.streams.access import caller, refuse_space
-from turnstream.streams.routes import _guard, _HttpError, _measurement, _not_found, _query, _scope
+from turnstream.streams.routes import _guard, _HttpError, _not_found, _query, _scope
 from turnstream.streams.views import Views
 
 __all__ = ["register_experiment_routes"]
