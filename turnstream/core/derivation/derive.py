@@ -28,8 +28,6 @@ from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["derive"]
 
-#: Rounds of the fields' posteriors explaining each other's engagement away.
-_PASSES = 1
 #: Digits weights, confidences, lifts and evidence figures are rounded to.
 _DIGITS = 6
 
@@ -132,11 +130,9 @@ def _affinities(
     """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
     the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
 
-    Counted per object (one engaged object is one observation, however many clicks), in
-    two passes: the second leaves out of each field the objects whose value in another
-    field is that field's likely favourite (P >= 1/2 in the first, and surer than this
-    field's own), so that the colour of the few objects of a loved brand is not taken for
-    a taste of its own."""
+    Counted per object (:func:`_engagement`), in two passes: in the second, each
+    object's exposure in a field is scaled by what the other fields' first posteriors
+    expect of it (:func:`_counts`)."""
     if types is None:
         return  # without a types document no field is a taste
     tastes = frozenset(
@@ -158,15 +154,12 @@ def _affinities(
         return out
 
     posts: dict[str, FieldPosterior] = {}
-    for _ in range(_PASSES):
-        fresh: dict[str, FieldPosterior] = {}
-        for attr in sorted(tastes):
-            post = field_posterior(
-                scaled(attr, _counts(objects, attr, posts)), config.taste_prior, config.avoid_prior
-            )
-            if post is not None:
-                fresh[attr] = post
-        posts = fresh
+    for attr in sorted(tastes):
+        first = field_posterior(
+            scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
+        )
+        if first is not None:
+            posts[attr] = first
     for attr in sorted(tastes):
         counts = _counts(objects, attr, posts)
         post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
