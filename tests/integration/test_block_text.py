@@ -5,7 +5,7 @@ what they showed; refs kept in the JSON."""
 from __future__ import annotations
 
 import re
-import uuid
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -17,7 +17,6 @@ from turnstream.core.constraints import BlockRequest, build_block
 from turnstream.core.object_types import types_for_space
 from turnstream.dev.sample import sample_day
 from turnstream.sinks.profile_reads import load_inputs
-from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
@@ -27,51 +26,46 @@ TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
 
 def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
-    tmp_path: Path, chdb_path: Path
+    tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store]
 ) -> None:
     day = (datetime.now(UTC) - timedelta(days=1)).date()
     events = tmp_path / "day.jsonl"
     events.write_bytes(b"\n".join(sample_day(day, seed=21)) + b"\n")
     config = tmp_path / "turnstream.toml"
-    database = f"blocks_{uuid.uuid4().hex[:12]}"
+    # The session's chDB path (one per process), a migrated database of the test's own
+    # (a copy of the session's template; dropped afterwards).
+    store = store_factory()
     config.write_text(
-        # The session's chDB path (one per process), a database of the test's own.
-        f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{database}"\n'
+        f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{store.database}"\n'
         '[identity]\nsecret = "block-text"\n'
         f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
     )
     settings = load_settings(config, environ={})
-    store = Store(settings.store.dsn, settings.store.database)
-    try:
-        apply_migrations(store)
-        build_replay(settings, store).run(events)
-        space = settings.space("acme")
-        assert space is not None
-        people = [
-            row[0]
-            for row in store.query(
-                "SELECT DISTINCT profile_id FROM inferences FINAL "
-                "WHERE space_id = 'acme' AND status = 'active' ORDER BY profile_id"
-            ).rows
-        ]
-        assert len(people) > 10
-        named = 0
-        for profile_id in people:
-            inputs = load_inputs(store, "acme", profile_id, "self")
-            request = BlockRequest("acme", profile_id, language="pt", asked=("size",))
-            block = build_block(
-                request, inputs.preferences, inputs.attributes,
-                [i for i in inputs.inferences if i.status == "active"],
-                inputs.presented, inputs.disliked, [], datetime.now(UTC),
-                labels=space.labels, types=types_for_space(space), shown=inputs.shown,
-            )  # fmt: skip
-            lines = block["text"].split("\n")
-            assert not REF.search(block["text"]), block["text"]
-            assert len(lines) == len(set(lines)), block["text"]
-            named += "variante (" in block["text"]
-            refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
-            assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
-        assert named > 0  # objects named by the values they showed
-    finally:
-        store.command(f"DROP DATABASE IF EXISTS {database}")
-        store.close()
+    build_replay(settings, store).run(events)
+    space = settings.space("acme")
+    assert space is not None
+    people = [
+        row[0]
+        for row in store.query(
+            "SELECT DISTINCT profile_id FROM inferences FINAL "
+            "WHERE space_id = 'acme' AND status = 'active' ORDER BY profile_id"
+        ).rows
+    ]
+    assert len(people) > 10
+    named = 0
+    for profile_id in people:
+        inputs = load_inputs(store, "acme", profile_id, "self")
+        request = BlockRequest("acme", profile_id, language="pt", asked=("size",))
+        block = build_block(
+            request, inputs.preferences, inputs.attributes,
+            [i for i in inputs.inferences if i.status == "active"],
+            inputs.presented, inputs.disliked, [], datetime.now(UTC),
+            labels=space.labels, types=types_for_space(space), shown=inputs.shown,
+        )  # fmt: skip
+        lines = block["text"].split("\n")
+        assert not REF.search(block["text"]), block["text"]
+        assert len(lines) == len(set(lines)), block["text"]
+        named += "variante (" in block["text"]
+        refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
+        assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
+    assert named > 0  # objects named by the values they showed

@@ -92,23 +92,38 @@ def one_mebibyte(key: str = "mib") -> bytes:
     """A turn of minimal presented items, as close under 1 MiB as it gets: the accepted
     message grows most for it (every item gains an empty ``shown``)."""
 
-    def turn(n: int) -> bytes:
-        lists = [
-            {"kind": "presented", "exposure_id": f"{EXPOSURE[:24]}{j:012x}", "list_id": f"l{j}",
-             "list_kind": "s",
-             "delivered_at": f"{DAY}T10:00:00Z", "visible_k": 3,
-             "items": [{"pos": i + 1, "ref": "r"} for i in range(min(1000, n - 1000 * j))]}
-            for j in range((n + 999) // 1000)
-        ]  # fmt: skip
-        item = {"type": "turn", **_envelope(key), "turn_id": "t-mib", "agent": "a",
+    def presented(j: int, count: int) -> dict[str, Any]:
+        return {"kind": "presented", "exposure_id": f"{EXPOSURE[:24]}{j:012x}", "list_id": f"l{j}",
+                "list_kind": "s",
+                "delivered_at": f"{DAY}T10:00:00Z", "visible_k": 3,
+                "items": [{"pos": i + 1, "ref": "r"} for i in range(count)]}  # fmt: skip
+
+    def turn(n: int) -> dict[str, Any]:
+        lists = [presented(j, min(1000, n - 1000 * j)) for j in range((n + 999) // 1000)]
+        return {"type": "turn", **_envelope(key), "turn_id": "t-mib", "agent": "a",
                 "interactions": lists}  # fmt: skip
-        return json.dumps(item, separators=(",", ":")).encode()
+
+    def dumps(value: Any) -> bytes:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+    # The size of turn(n) without serializing it whole (the search asks ~18 sizes of
+    # ~1 MiB): the empty turn, each full list (serialized once), the last list, commas.
+    empty = len(dumps(turn(0)))
+    full: list[int] = []
+
+    def size(n: int) -> int:
+        whole, rest = divmod(n, 1000)
+        while len(full) < whole:
+            full.append(len(dumps(presented(len(full), 1000))))
+        lists = full[:whole] + ([len(dumps(presented(whole, rest)))] if rest else [])
+        return empty + sum(lists) + len(lists) - 1 if lists else empty
 
     lo, hi = 1, 200_000
     while lo < hi:  # the most items that stay within the limit
         mid = (lo + hi + 1) // 2
-        lo, hi = (mid, hi) if len(turn(mid)) <= MAX_ITEM_BYTES else (lo, mid - 1)
-    raw = turn(lo)
+        lo, hi = (mid, hi) if size(mid) <= MAX_ITEM_BYTES else (lo, mid - 1)
+    raw = dumps(turn(lo))
+    assert len(raw) == size(lo) and len(dumps(turn(lo + 1))) > MAX_ITEM_BYTES
     assert MAX_ITEM_BYTES - 64 < len(raw) <= MAX_ITEM_BYTES
     return raw
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.queries import read_one
 from turnstream.worker_client import read_query
 
 pytestmark = pytest.mark.integration
@@ -74,13 +75,13 @@ def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_pat
     live.worker.stop()
     # The item 44 days old stays in the raw table through a merge that applies the TTL.
     # In a process of its own: chDB opens one path per process, and this one (an xdist
-    # worker) may hold the session's store already.
-    merged = subprocess.run(
+    # worker) may hold the session's store already. It runs beside the replay (another
+    # store, another process).
+    merge = subprocess.Popen(
         [sys.executable, "-c", _MERGE_AND_COUNT, live.settings.store.dsn,
          live.settings.store.database],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    assert merged.split() == ["2"]
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
 
     events = tmp_path / "edges.jsonl"
     events.write_bytes(b"\n".join(lines) + b"\n")
@@ -91,12 +92,13 @@ def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_pat
         check=True, capture_output=True, text=True,
     ).stdout  # fmt: skip
     assert "2 accepted, 5 dead letters" in " ".join(out.split())
-    replayed = subprocess.run(
-        [sys.executable, "-m", "turnstream", "sql", "--config", str(live.config),
-         "--dsn", replay_dsn, "--format", "json",
-         "SELECT idempotency_key, reason, field_path FROM dead_letters ORDER BY 1"],
-        check=True, capture_output=True, text=True,
-    ).stdout  # fmt: skip
-    assert [(r["idempotency_key"], r["reason"], r["field_path"]) for r in json.loads(replayed)] == [
+    merged, errors = merge.communicate(timeout=300)
+    assert merge.returncode == 0, errors
+    assert merged.split() == ["2"]
+    replayed = read_one(
+        live.config, replay_dsn,
+        "SELECT idempotency_key, reason, field_path FROM dead_letters ORDER BY 1",
+    )  # fmt: skip
+    assert [(r["idempotency_key"], r["reason"], r["field_path"]) for r in replayed] == [
         (key, reason, path) for key, reason, path, _ in letters
     ]

@@ -1,4 +1,4 @@
-"""TLS to the broker: a broker on SASL_SSL with a certificate made at the test's start
+"""TLS to the broker: a broker on SASL_SSL with a certificate made at its first start
 (``openssl``), the producer SDK and a consumer configured by ``[broker.security]``."""
 
 from __future__ import annotations

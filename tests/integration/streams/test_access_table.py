@@ -10,10 +10,10 @@ from pathlib import Path
 import faust
 import pytest
 
+from tests.fixtures.store import MigratedTemplate
 from turnstream.api_keys import KeyFile
 from turnstream.bootstrap import build_parts
 from turnstream.config import load_settings
-from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.access import OPEN, ROUTES
 from turnstream.streams.app import build_app
@@ -22,7 +22,9 @@ from turnstream.streams.route_table import ROUTE_TABLE
 
 
 @pytest.fixture(scope="module")
-def app(tmp_path_factory: pytest.TempPathFactory, chdb_path: Path) -> Iterator[faust.App]:
+def app(
+    tmp_path_factory: pytest.TempPathFactory, chdb_path: Path, migrated_template: MigratedTemplate
+) -> Iterator[faust.App]:
     home = tmp_path_factory.mktemp("routes")
     config = home / "turnstream.toml"
     # The session's chDB path, a database of its own: chDB opens one path per process.
@@ -30,7 +32,7 @@ def app(tmp_path_factory: pytest.TempPathFactory, chdb_path: Path) -> Iterator[f
     config.write_text(section + '[identity]\nsecret = "x"\n')
     settings = load_settings(config, environ={})
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
-    store.call(apply_migrations, store.store)
+    store.call(migrated_template.copy_into, store.store)  # the session's migrations, copied
     parts = build_parts(settings, store)
     built = build_app(
         settings, store, parts.ingest, parts.derivation, parts.producer,
