@@ -24,7 +24,7 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
-from turnstream.core.constraints.text import language_of, render_text
+from turnstream.core.constraints.text import format_value, language_of, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
 from turnstream.models.object_types import ObjectTypes
@@ -440,27 +440,100 @@ _NAME_FIELDS = ("name", "title")
 _DESCRIBED = 2
 
 
+def _value_text(types: ObjectTypes, attr: str, value: Any, language: str) -> str:
+    if isinstance(value, str):
+        return types.value_labels(language).get((attr, value), value)
+    return format_value(value)
+
+
 def _object_name(
-    ref: str, shown: Mapping[str, Any] | None, types: _Types, language: str
+    ref: str,
+    shown: Mapping[str, Any] | None,
+    types: _Types,
+    language: str,
+    telling: Sequence[str] = (),
 ) -> str | None:
     """What a colleague calls an object: the name or title it showed; else its type's
     label and a short description from its taste values (``variante (azul-marinho,
-    aurora)``); else None (the text counts it)."""
+    aurora)``); else None (the text counts it). ``telling``: fields whose values tell
+    it apart from another object described the same way, added to the description
+    (``variante (vermelho, preço 199.9)``)."""
     shown = shown or {}
+    type_name = ref.split(":", 1)[0]
+    extra = [
+        f"{types.label(f'{type_name}.{k}', language) or k} "
+        f"{_value_text(types, f'{type_name}.{k}', shown[k], language)}"
+        for k in telling
+        if types is not None and k in shown and shown[k] is not None
+    ]
     for key in _NAME_FIELDS:
         if isinstance(shown.get(key), str) and shown[key].strip():
-            return str(shown[key]).strip()[:80]
-    type_name = ref.split(":", 1)[0]
+            name = str(shown[key]).strip()[:80]
+            return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
     if label is None or types is None:
         return None
-    words = types.value_labels(language)
     described = [
-        words.get((f"{type_name}.{k}", v), str(v)) if isinstance(v, str) else str(v)
+        _value_text(types, f"{type_name}.{k}", v, language)
         for k, v in sorted(shown.items())
-        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool)
+        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
     ][:_DESCRIBED]
+    described += extra
     return f"{label} ({', '.join(described)})" if described else None
+
+
+def _telling_fields(
+    refs: Sequence[str], shown: Mapping[str, Mapping[str, Any]], types: ObjectTypes
+) -> list[str]:
+    """The fields (tastes first, then the rest a person reads: not identifiers, not
+    sensitive) whose shown values differ among ``refs``."""
+    type_name = refs[0].split(":", 1)[0]
+    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
+    readable = [
+        k
+        for k in keys
+        if types.field(f"{type_name}.{k}") is not None
+        and types.role(f"{type_name}.{k}") != "identifier"
+        and not types.is_sensitive(f"{type_name}.{k}")
+    ]
+    readable.sort(key=lambda k: (not types.is_taste(f"{type_name}.{k}"), k))
+    return [
+        k
+        for k in readable
+        if len({json.dumps(shown.get(ref, {}).get(k), sort_keys=True) for ref in refs}) > 1
+    ]
+
+
+def object_names(
+    refs: Iterable[str],
+    shown: Mapping[str, Mapping[str, Any]] | None,
+    types: _Types,
+    language: str,
+) -> dict[str, str]:
+    """Each object's name in the block's text (ref -> words), told apart: two objects
+    that would read the same (``variante (vermelho)`` twice) get the fields their shown
+    values differ on added; objects still alike are left unnamed (the text counts
+    them), so no two objects ever share words."""
+    shown = shown or {}
+    ordered = sorted(set(refs))
+    names = {
+        ref: name
+        for ref in ordered
+        if (name := _object_name(ref, shown.get(ref), types, language)) is not None
+    }
+    alike: dict[str, list[str]] = {}
+    for ref, name in names.items():
+        alike.setdefault(name, []).append(ref)
+    for group in (g for g in alike.values() if len(g) > 1):
+        telling = [] if types is None else _telling_fields(group, shown, types)
+        for ref in group:
+            told = _object_name(ref, shown.get(ref), types, language, telling)
+            if told is not None:
+                names[ref] = told
+    counted: dict[str, int] = {}
+    for name in names.values():
+        counted[name] = counted.get(name, 0) + 1
+    return {ref: name for ref, name in names.items() if counted[name] == 1}
 
 
 def _ask(
@@ -528,8 +601,9 @@ def build_block(
     ``text`` names each field by ``labels[type.field]``, else by its label in ``types``
     in the request's language, else by its name in words; each object by its name or
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
-    description, a few at most (never a raw ref: refs stay in the JSON). An object the
-    person disliked is excluded and never an interest; a stated entry absorbs an
+    description, a few at most (never a raw ref: refs stay in the JSON), two objects
+    never in the same words (:func:`object_names`). An object the person disliked is
+    excluded, and neither an interest nor a no-interest; an object is never both; a stated entry absorbs an
     inferred one on the same value; ``ask`` holds the asked fields no entry knows and
     the fields of each conflict.
     """
@@ -548,8 +622,12 @@ def build_block(
     mine = [
         inf
         for inf in mine
-        if not (inf.kind == "interest" and inf.value in excluded) and not _absorbed(inf, prefs)
+        if not (inf.kind in _ABOUT_OBJECTS and inf.value in excluded) and not _absorbed(inf, prefs)
     ]
+    # One object is never both interesting and not: the interest stands (it rests on
+    # what the person did, the implicit negative on what they did not).
+    interesting = {inf.value for inf in mine if inf.kind == "interest"}
+    mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
     hard_rows, hard = _hard(prefs, origins, types)
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
@@ -586,11 +664,7 @@ def build_block(
     language = language_of(request.language)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
-    names = {
-        ref: name
-        for ref in sorted(str(r) for r in refs)
-        if (name := _object_name(ref, (shown or {}).get(ref), types, language)) is not None
-    }
+    names = object_names((str(r) for r in refs), shown, types, language)
     value_labels = types.value_labels(language) if types else None
     block["text"] = render_text(block, request.language, words, names=names, values=value_labels)
     block["version"] = version_of(block)
