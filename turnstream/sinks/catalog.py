@@ -96,6 +96,9 @@ RETENTION: dict[str, Retention] = {
     "webhook_deliveries": Retention("next_attempt_at", 30, "TTL"),
     "webhook_attempts": Retention("attempted_at", 30, "TTL"),
     "stated": Retention(None, None, "what the person said (gift rows 7 days)"),
+    "stated_sensitive": Retention(None, None, "the words of sensitive stated values, apart "
+                                  "(gift rows 7 days); erased with the person; no analyst "
+                                  "reads it"),
     "inferences": Retention(None, None, "the reviewable profile, with tombstones "
                             "(gift rows 7 days)"),
     "review_requests": Retention(None, None, "kept at least 395 days after resolution"),
@@ -887,6 +890,11 @@ INTERNAL: dict[str, str] = {
     "erase_subjects": "The people an erasure is removing, while it runs; deleted when it "
     "ends (a TTL of 1 day removes what a crash left).",
     "schema_migrations": "The migrations applied to this database, by version.",
+    "stated_sensitive": "The words of values stated on sensitive fields (a diet as the "
+    "person said it), apart from `stated` and `interactions`, whose payload keeps only the "
+    "field (`withheld`): the block serves what they mean (docs/signals.md). No analyst "
+    "reads it (the SQL gate refuses it, no role or user is granted it); an erasure "
+    "removes it with the person.",
 }
 
 _NULL = (

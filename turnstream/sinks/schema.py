@@ -62,6 +62,7 @@ RAW_TABLES = (
     "outcomes",
     "commands",
     "dead_letters",
+    "stated_sensitive",
     "idempotency_keys",
 )
 
@@ -1560,5 +1561,32 @@ MIGRATIONS += (
         28,
         "<table>_current views: each table that needs FINAL, read FINAL (sinks/current_views.py)",
         current_view_statements(),
+    ),
+)
+
+
+# ------------------------------------------------------------------------ migration 29
+# Issue 36 (point 3): the words of a value stated on a sensitive field (a diet "celíaco
+# (doença celíaca)") are kept apart. The ingest sink writes them here (sinks/rows.py)
+# and the interaction's payload (so `stated` too) keeps only the field, `withheld`. No
+# analyst reads this table (not in the catalog, refused by the SQL gate, no grant); an
+# erasure reaches it (it has a profile id); the read side serves what the words mean.
+MIGRATIONS += (
+    Migration(
+        29,
+        "stated_sensitive: the words of sensitive stated values, apart",
+        (
+            f"""CREATE TABLE IF NOT EXISTS stated_sensitive (
+    id String,
+    space_id LowCardinality(String),
+    profile_id String,
+    `for` LowCardinality(String),
+    attr String,
+    value String,
+    occurred_at DateTime64(3, 'UTC'),{_SOURCE},
+    _insert UInt64 DEFAULT 0
+) ENGINE = MergeTree ORDER BY (space_id, profile_id, id)
+TTL toDateTime(occurred_at) + INTERVAL 7 DAY DELETE WHERE `for` = 'gift' {_DEDUP}""",
+        ),
     ),
 )

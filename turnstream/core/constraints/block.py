@@ -24,6 +24,7 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
+from turnstream.core.constraints.sensitive import acts_for
 from turnstream.core.constraints.text import format_value, language_of, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
@@ -241,6 +242,53 @@ def _soft(
         )
     if cap is not None:
         rows, entries = rows[:cap], entries[:cap]
+    return rows, entries
+
+
+def _acts(
+    said: Sequence[StatedPreference | StatedAttribute], types: _Types, language: str
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    """What statements on sensitive fields mean to the agent: one hard entry per act the
+    types document declares for their words (the newest statement of each), its label
+    in the block's language; never the words, and nothing for words no act declares."""
+    rows, entries = [], []
+    seen: set[tuple[str, str]] = set()
+    for fact in sorted(said, key=lambda f: (f.occurred_at, f.id), reverse=True):
+        words = list(fact.values) if isinstance(fact, StatedPreference) else [fact.value]
+        for name, act in acts_for(types, fact.attr, words):
+            if (fact.attr, name) in seen:
+                continue
+            seen.add((fact.attr, name))
+            op = act.op if act.attr is not None else None
+            rows.append(
+                {
+                    "id": f"{fact.id}:{name}",
+                    "attr": act.attr,
+                    "op": op,
+                    "values": list(act.values),
+                    "source": fact.source,
+                    "scope": "persistent",
+                    "category": None,
+                    "relax": "never",
+                    "origin": fact.origin,
+                    "origins": [fact.origin],
+                    "expires_at": None,
+                    "act": name,
+                    "label": str(getattr(act.labels, language)),
+                }
+            )
+            entries.append(
+                _Entry(
+                    "hard",
+                    f"{fact.id}:{name}",
+                    act.attr,
+                    True,
+                    op,
+                    tuple(act.values),
+                    signs(op, tuple(act.values), "prefer") if op else {},
+                    occurred_at=fact.occurred_at,
+                )
+            )
     return rows, entries
 
 
@@ -603,11 +651,25 @@ def build_block(
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
     description, a few at most (never a raw ref: refs stay in the JSON), two objects
     never in the same words (:func:`object_names`). An object the person disliked is
-    excluded, and neither an interest nor a no-interest; an object is never both; a stated entry absorbs an
-    inferred one on the same value; ``ask`` holds the asked fields no entry knows and
-    the fields of each conflict.
+    excluded, and neither an interest nor a no-interest; an object is never both; a
+    stated entry absorbs an inferred one on the same value; ``ask`` holds the asked
+    fields no entry knows and the fields of each conflict.
     """
     _check_aware(now)
+    language = language_of(request.language)
+
+    def sensitive(attr: str) -> bool:
+        return types is not None and types.is_sensitive(attr)
+
+    # What was said on a sensitive field serves its act, never its words.
+    preferences = list(preferences)
+    attributes = list(attributes)
+    said_sensitive: list[StatedPreference | StatedAttribute] = [
+        *(p for p in _current(request, preferences, now) if sensitive(p.attr)),
+        *(a for a in attributes if a.for_ == request.for_ and sensitive(a.attr)),
+    ]
+    preferences = [p for p in preferences if not sensitive(p.attr)]
+    attributes = [a for a in attributes if not sensitive(a.attr)]
     prefs, origins = _deduplicated(_current(request, preferences, now))
     mine = [
         inf
@@ -629,6 +691,8 @@ def build_block(
     interesting = {inf.value for inf in mine if inf.kind == "interest"}
     mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
     hard_rows, hard = _hard(prefs, origins, types)
+    act_rows, acts = _acts(said_sensitive, types, language)
+    hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
         attr_rows, attrs = [], []
@@ -661,7 +725,6 @@ def build_block(
     }
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
     block["ask"] = _ask(request, attr_rows, conflicts, by_id, types)
-    language = language_of(request.language)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     names = object_names((str(r) for r in refs), shown, types, language)

@@ -248,6 +248,9 @@ def render_text(
     names = names or {}
     lines: list[str] = []
     for entry in _standing(block, "hard"):
+        if entry.get("label"):  # an act of a sensitive field: its own words
+            lines.append(f"{words['required']} {entry['label']}")
+            continue
         field = field_words(entry["attr"], labels)
         condition = _condition(words, field, entry["op"], entry["values"], entry["attr"], values)
         lines.append(f"{words['required']} {condition}")
