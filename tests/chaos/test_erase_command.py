@@ -54,6 +54,7 @@ WRITTEN = {
     "inferences",
     "signal_state",
     "review_requests",
+    "stated_sensitive",  # the words of the diet the person said (issue 36)
 }
 
 
@@ -183,6 +184,16 @@ class Person:
                     "kind": "attribute",
                     "attr": "item_variant.size",
                     "value": "M",
+                    "source": "stated",
+                },
+            ),
+            self.item(
+                7.5,
+                "interaction",
+                interaction={
+                    "kind": "attribute",
+                    "attr": "person.diet",
+                    "value": "celíaco (doença celíaca)",
                     "source": "stated",
                 },
             ),
