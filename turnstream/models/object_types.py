@@ -120,6 +120,9 @@ class FieldType(_Doc):
         default_factory=dict
     )
 
+    #: Its value is many values (sizes in stock): a list, or in ``shown`` a text joined by
+    #: commas; a later read says which came and which went.
+    many: bool = False
     #: ``sensitive`` only: the constraint each value means, by a name of the constraint
     #: (``gluten_free``): the block serves that, never the value as said.
     acts: dict[Name, Act] = Field(default_factory=dict)

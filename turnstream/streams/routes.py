@@ -243,6 +243,7 @@ def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[s
         types=types_for_space(space),
         soft_max=settings.signals.block_soft_max,
         shown=None if inputs is None else inputs.shown,
+        current=body.current,
     )
     if assigned is not None:
         experiment, arm = assigned

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from turnstream.core.constraints.changes import changes_since_shown, state_shown
 from turnstream.core.constraints.conditions import canonical, clashes, refusing, signs
 from turnstream.core.constraints.inputs import (
     BlockRequest,
@@ -460,11 +461,30 @@ def _mark_lost(rows: list[dict[str, Any]], section: str, lost: set[tuple[str, st
             row["lost"] = True
 
 
-def _presented(presented: Iterable[Presented]) -> list[dict[str, Any]]:
+def _presented(
+    presented: Iterable[Presented],
+    shown: Mapping[str, Mapping[str, Any]],
+    current: Mapping[str, Mapping[str, Any]],
+    types: _Types,
+) -> list[dict[str, Any]]:
+    """Each object shown before: how many times, the state its latest presentation
+    showed (``shown``: its state fields, when it showed any) and, when ``current``
+    holds its state read now, what ``changed`` since."""
     times: dict[str, int] = {}
     for item in presented:
         times[item.ref] = times.get(item.ref, 0) + item.times
-    return [{"ref": ref, "times": times[ref]} for ref in sorted(times)]
+    rows = []
+    for ref in sorted(times):
+        row: dict[str, Any] = {"ref": ref, "times": times[ref]}
+        state = state_shown(ref, shown.get(ref) or {}, types)
+        if state:
+            row["shown"] = state
+        if ref in current:
+            changes = changes_since_shown(ref, state, current[ref], types)
+            if changes:
+                row["changed"] = [c.as_dict() for c in changes]
+        rows.append(row)
+    return rows
 
 
 def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
@@ -639,6 +659,7 @@ def build_block(
     types: ObjectTypes | None = None,
     soft_max: int | None = None,
     shown: Mapping[str, Mapping[str, Any]] | None = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The constraints block of ``request.profile_id`` for ``request.for_``, at ``now``.
 
@@ -653,7 +674,9 @@ def build_block(
     never in the same words (:func:`object_names`). An object the person disliked is
     excluded, and neither an interest nor a no-interest; an object is never both; a
     stated entry absorbs an inferred one on the same value; ``ask`` holds the asked
-    fields no entry knows and the fields of each conflict.
+    fields no entry knows and the fields of each conflict. ``already_presented`` carries
+    each object's state as it was shown; with ``current`` (ref -> its state read now)
+    it says what changed since, and ``text`` says it too.
     """
     _check_aware(now)
     language = language_of(request.language)
@@ -716,7 +739,7 @@ def build_block(
         "soft": soft_rows,
         "attributes": attr_rows,
         "exclude": sorted(excluded),
-        "already_presented": _presented(presented),
+        "already_presented": _presented(presented, shown or {}, current or {}, types),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,
@@ -727,6 +750,7 @@ def build_block(
     block["ask"] = _ask(request, attr_rows, conflicts, by_id, types)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
+    refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}
     names = object_names((str(r) for r in refs), shown, types, language)
     value_labels = types.value_labels(language) if types else None
     block["text"] = render_text(block, request.language, words, names=names, values=value_labels)
