@@ -106,3 +106,41 @@ def test_the_words_stay_apart_serve_the_act_and_go_with_the_person(store: Store)
     assert left == [("p2",)]
     gone = load_inputs(store, "acme", "p1", "self")
     assert gone.attributes == []
+
+
+def test_words_stated_before_the_table_are_sealed_at_start(store: Store) -> None:
+    """Rows written before migration 29 (here: while no field was sensitive) hold the
+    words; ``seal_stated`` (run at every start) moves them apart, once."""
+    from turnstream.sinks.sealing import seal_stated
+
+    before = Settings.model_validate(
+        {"identity": {"secret": "s3cret"}, "signals": {"sensitive": []},
+         "spaces": {"acme": {"features": ["signals"]}}}
+    )  # fmt: skip
+    diet = {"kind": "attribute", "attr": "person.diet", "value": "doença celíaca",
+            "source": "stated"}  # fmt: skip
+    correct = json.dumps({
+        "type": "command", "space_id": "acme", "idempotency_key": "fix-1", "profile_id": "p3",
+        "source": "console", "occurred_at": datetime.now(UTC).isoformat(), "command": "correct",
+        "inference_id": "inf-1",
+        "replacement": {**diet, "value": "celíaca", "source": "correction"},
+    }).encode()  # fmt: skip
+    rows: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+    for offset, raw in enumerate([_item("old-1", "p3", diet), correct]):
+        add_rows(rows, decide(raw, Source("in", 0, offset), before, lambda _: None), before,
+                 datetime.now(UTC))  # fmt: skip
+    RawSink(store).write(dict(rows))
+    assert _holding_words(store, "interactions") and _holding_words(store, "commands")
+
+    assert seal_stated(store, {"person.diet"}) == {"stated": 2, "interactions": 1, "commands": 1}
+    assert seal_stated(store, {"person.diet"}) == {}  # once
+    visible = sorted({*ANALYST_TABLES, *ANALYST_VIEWS, *CATALOG})
+    assert {r: _holding_words(store, r) for r in visible if _holding_words(store, r)} == {}
+    assert sorted(r[0] for r in store.query("SELECT id FROM stated_sensitive").rows) == [
+        "fix-1", "old-1#0"
+    ]  # fmt: skip
+    inputs = load_inputs(store, "acme", "p3", "self")
+    block = build_block(BlockRequest("acme", "p3", language="pt"), inputs.preferences,
+                        inputs.attributes, [], [], [], [], datetime.now(UTC),
+                        types=load_types(EXAMPLES))  # fmt: skip
+    assert block["text"] == "Obrigatório: sem glúten"
