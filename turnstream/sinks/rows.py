@@ -382,7 +382,12 @@ def _interaction_row(
     settings: Settings | None = None,
 ) -> dict[str, Any]:
     payload = None
-    if rows is not None and settings is not None and interaction.kind in _STATED:
+    if (
+        rows is not None
+        and settings is not None
+        and interaction.kind in _STATED
+        and _sensitive(settings, base["space_id"])(field_of(interaction, "attr", ""))
+    ):
         row_id = f"{base['idempotency_key']}#{index}"
         dumped = interaction.model_dump(mode="json", exclude={"for_"})
         payload = _apart(rows, base, row_id, for_, dumped, settings)
