@@ -747,7 +747,9 @@ def build_block(
         "ask": [],
     }
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
-    block["ask"] = _ask(request, attr_rows, conflicts, by_id, types)
+    # A sensitive field the person spoke of is known: the block acts on it, never asks.
+    acted = [{"attr": fact.attr} for fact in said_sensitive]
+    block["ask"] = _ask(request, [*attr_rows, *acted], conflicts, by_id, types)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}

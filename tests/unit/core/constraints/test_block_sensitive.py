@@ -41,6 +41,8 @@ def test_the_block_serves_the_act_never_the_words(language: str) -> None:
     [row] = got["hard"]
     assert (row["act"], row["relax"], row["source"]) == ("gluten_free", "never", "stated")
     assert got["attributes"] == []
+    asked = block(attributes=[attribute("a1", DIET, SAID)], types=TYPES, asked=("diet", "size"))
+    assert asked["ask"] == ["item_variant.size"]  # said: never asked again
 
 
 def test_words_no_act_declares_serve_nothing_and_a_preference_on_the_field_acts_too() -> None:
