@@ -550,26 +550,40 @@ def _object_name(
     return f"{label} ({', '.join(described)})" if described else None
 
 
+#: The order fields tell alike objects apart in: what the person chose by first.
+_TELLING_ORDER = {"taste": 0, "attribute": 1, "state": 2}
+
+
 def _telling_fields(
     refs: Sequence[str], shown: Mapping[str, Mapping[str, Any]], types: ObjectTypes
 ) -> list[str]:
-    """The fields (tastes first, then the rest a person reads: not identifiers, not
-    sensitive) whose shown values differ among ``refs``."""
+    """The fewest fields, in order (tastes, then attributes such as the size, then state
+    such as the price; never identifiers or sensitive fields), whose shown values tell
+    ``refs`` apart: each field is added only while some of them still read alike."""
     type_name = refs[0].split(":", 1)[0]
     keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
     readable = [
         k
         for k in keys
-        if types.field(f"{type_name}.{k}") is not None
-        and types.role(f"{type_name}.{k}") != "identifier"
+        if types.role(f"{type_name}.{k}") in _TELLING_ORDER
         and not types.is_sensitive(f"{type_name}.{k}")
     ]
-    readable.sort(key=lambda k: (not types.is_taste(f"{type_name}.{k}"), k))
-    return [
-        k
-        for k in readable
-        if len({json.dumps(shown.get(ref, {}).get(k), sort_keys=True) for ref in refs}) > 1
-    ]
+    readable.sort(key=lambda k: (_TELLING_ORDER[str(types.role(f"{type_name}.{k}"))], k))
+
+    def seen(ref: str, field: str) -> str:
+        return json.dumps(shown.get(ref, {}).get(field), sort_keys=True)
+
+    telling: list[str] = []
+    for key in readable:
+        if len({seen(ref, key) for ref in refs}) < 2:
+            continue  # the same in all: tells nothing
+        before = len({tuple(seen(r, f) for f in telling) for r in refs})
+        after = len({tuple(seen(r, f) for f in [*telling, key]) for r in refs})
+        if after > before:
+            telling.append(key)
+        if after == len(refs):
+            break
+    return telling
 
 
 def object_names(

@@ -125,3 +125,14 @@ def test_two_objects_alike_are_told_apart_by_what_differs() -> None:
         "Demonstrou interesse em (inferido): variante (vermelho, preço 199.9)",
         "Não demonstrou interesse em (inferido): 2 itens",
     ]
+
+
+def test_the_fewest_fields_tell_them_apart_the_size_before_the_price() -> None:
+    shown = {
+        "item_variant:acme:1": {"color": "navy", "size": "XS", "price_sale": 69.9, "sku": "a"},
+        "item_variant:acme:2": {"color": "navy", "size": "M", "price_sale": 379.9, "sku": "b"},
+    }
+    assert object_names(shown, shown, TYPES, "en") == {
+        "item_variant:acme:1": "item (navy, size XS)",
+        "item_variant:acme:2": "item (navy, size M)",
+    }
