@@ -21,10 +21,15 @@ XDIST := -n $(TEST_WORKERS) --dist loadscope
 run: deps
 	$(BIN)/turnstream demo --config $(CONFIG)
 
-# Then the `serial` tests, in this process (none selected: pytest's exit 5, not a failure).
+# The `serial` tests run beside the parallel run, in one process of their own (their
+# output follows; none selected: pytest's exit 5, not a failure).
 test: deps $(if $(wildcard /usr/bin/chromium),,browser-deps)
-	$(BIN)/pytest --ignore=tests/chaos $(XDIST) $(PYTEST_ARGS)
-	TURNSTREAM_TESTS_SERIAL=only $(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS) || [ $$? -eq 5 ]
+	@log=$$(mktemp); \
+	TURNSTREAM_TESTS_SERIAL=only $(BIN)/pytest --ignore=tests/chaos $(PYTEST_ARGS) >$$log 2>&1 & \
+	serial=$$!; \
+	$(BIN)/pytest --ignore=tests/chaos $(XDIST) $(PYTEST_ARGS); parallel=$$?; \
+	wait $$serial; alone=$$?; echo "--- the serial tests:"; cat $$log; rm -f $$log; \
+	[ $$parallel -eq 0 ] && { [ $$alone -eq 0 ] || [ $$alone -eq 5 ]; }
 
 unit: $(VENV)/.installed
 	$(BIN)/pytest tests/unit $(XDIST) $(PYTEST_ARGS)
@@ -73,3 +78,9 @@ browser-deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -q && $$SUDO apt-get install -y -q chromium chromium-driver; \
 	fi
+
+# The console's screenshots in docs/console/, shown by docs/console.md: the browser tests
+# write them only when TURNSTREAM_SCREENSHOTS names a directory (else a temporary one).
+.PHONY: screenshots
+screenshots: deps $(if $(wildcard /usr/bin/chromium),,browser-deps)
+	TURNSTREAM_SCREENSHOTS=docs/console $(BIN)/pytest tests/integration/console $(PYTEST_ARGS)

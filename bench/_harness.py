@@ -290,7 +290,7 @@ def fanned_out(items: int, prefix: str, batch: int = 5_000) -> tuple[list[Any], 
 
     lines = list(mixed_items(n=items, bad=items // 100, seed=7).lines)
     with in_process_loop(prefix) as loop:
-        loop.process = None
+        loop.stage.process = None
         messages = records(lines, TopicNames(loop.settings.worker.topic_prefix).input("turn"))
         out: list[Any] = []
         for at in range(0, len(messages), batch):
@@ -325,6 +325,19 @@ def load() -> str:
     """The load averages: the machine may be shared, and every figure here is CPU-bound."""
     one, five, _ = os.getloadavg()
     return f"load average {one:.2f} (1 min), {five:.2f} (5 min)"
+
+
+def settle(loop: IngestDriver, prepared: Any) -> list[Any]:
+    """A prepared batch's decisions after the key look-up (the ingest use case's first
+    store call)."""
+    batch = loop.ingest.batch(prepared)
+    batch.settle()
+    return batch.decisions
+
+
+def raw_sink(loop: IngestDriver) -> Any:
+    """The driver's raw sink (``sinks/writer.RawSink``), under the use case's port."""
+    return loop.ingest.raw.sink  # type: ignore[attr-defined]
 
 
 def dumps(item: dict[str, Any]) -> bytes:

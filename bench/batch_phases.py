@@ -36,13 +36,15 @@ from bench._harness import (
     publish_paced,
     records,
     run_broker,
+    settle,
     wait_drained,
 )
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.writer import token_for
-from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES, rows_to_write
+from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
 from turnstream.streams.topology import TopicNames
 
 TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
@@ -119,7 +121,7 @@ def insert_costs(items: int) -> None:
             for b in range(count):
                 batch = messages[start + b * size : start + (b + 1) * size]
                 prepared = loop.prepare(batch)
-                rows = rows_to_write(prepared, loop.settle(prepared))
+                rows = rows_to_write(prepared, settle(loop, prepared))
                 for table in RAW_TABLES:
                     fresh = rows.get(table)
                     if not fresh:

@@ -31,18 +31,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, machine, records
+from bench._harness import in_process_loop, machine, raw_sink, records, settle
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import Store
 from turnstream.sinks.writer import MARK_COLUMNS, RawSink
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.topology import TopicNames
 
 
 def _write(loop: IngestDriver, batch: list[Any]) -> None:
     prepared = loop.prepare(batch)
-    loop.sink.write(rows_to_write(prepared, loop.settle(prepared)))
+    raw_sink(loop).write(rows_to_write(prepared, settle(loop, prepared)))
 
 
 def _marks(store: Store) -> list[tuple[Any, ...]]:
@@ -53,7 +54,7 @@ def _marks(store: Store) -> list[tuple[Any, ...]]:
 
 
 def _measure(loop: IngestDriver, batches: list[list[Any]], repeat: int) -> dict[str, float]:
-    store = loop.sink.store
+    store = raw_sink(loop).store
     for batch in batches[:-1]:
         _write(loop, batch)
     before = _marks(store)
@@ -95,14 +96,14 @@ def main() -> None:
     print(machine())
     lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
     with in_process_loop("ts-catch-up-") as loop:
-        loop.process = None
+        loop.stage.process = None
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
         messages = records(lines, topic)
         size = args.batch_size
         batches = [messages[at : at + size] for at in range(0, len(messages), size)]
         figures = loop.store.call(_measure, loop, batches, args.repeat)
         rows = loop.store.call(
-            lambda: loop.sink.store.scalar(
+            lambda: raw_sink(loop).store.scalar(
                 "SELECT sum(rows) FROM system.parts WHERE active AND database = "
                 "currentDatabase() AND has({tables:Array(String)}, table)",
                 {"tables": list(RAW_TABLES)},

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/erase.py [ITEMS] [REPS]
 
-Fills a throw-away chDB store the way the worker does (``IngestDriver.write_batch`` on
+Fills a throw-away chDB store the way the worker does (``service/ingest.ingest_batch`` on
 batches of 1,000, and the signals tables from the accepted items through
 ``SignalsEngine.fire_all`` and ``write_derivations`` after each batch; no broker
 needed) with ITEMS (default 50,000) ``mixed_items`` lines. Then, on that store, each
@@ -37,6 +37,7 @@ from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.messages import accepted_for
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import ingest_batch
 from turnstream.sinks.derivations import write_derivations
 from turnstream.sinks.erasure import (
     RETAINED,
@@ -97,7 +98,9 @@ def main() -> None:
             started = time.perf_counter()
             people: dict[Subject, None] = {}
             for start in range(0, len(messages), 1000):
-                decisions = loop.write_batch(messages[start : start + 1000])
+                decisions = ingest_batch(
+                    loop.ingest, messages[start : start + 1000], loop.fanout_max_bytes
+                ).decisions
                 now = datetime.now(UTC)
                 for d in decisions:
                     if d.item is not None and d.profile_id:

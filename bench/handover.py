@@ -31,10 +31,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._harness import in_process_loop, load, machine, records
 from turnstream.bootstrap import tune_gc
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.writer import RawSink
 from turnstream.streams import prepare_process
-from turnstream.streams.ingest_driver import rows_to_write
 from turnstream.streams.prepare_process import _from_slim, _prepare_in_child
 
 PARENT = ("pickle records", "unpickle result", "_from_slim", "rows to columns")

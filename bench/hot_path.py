@@ -38,11 +38,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, load, machine, records
+from bench._harness import in_process_loop, load, machine, raw_sink, records, settle
 from turnstream.bootstrap import GC_YOUNG_THRESHOLD
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.store import Store
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.topology import TopicNames
 
 STAGES = ("prepare", "settle", "write")
@@ -63,7 +64,7 @@ def run(
             _with_settings(loop.store.store, insert_settings)
         # Prepare on this thread: the figures are of the stages' own cost, in series
         # (in the worker, ``worker.prepare_process`` moves prepare to a child process).
-        loop.process = None
+        loop.stage.process = None
         if not views:
             loop.store.call(_drop_views, loop.store.store)
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
@@ -113,9 +114,9 @@ def _timed(
         t0, c0 = time.perf_counter(), time.thread_time()
         prepared = loop.prepare(batch)
         t1, c1 = time.perf_counter(), time.thread_time()
-        decisions = loop.settle(prepared)
+        decisions = settle(loop, prepared)
         t2 = time.perf_counter()
-        loop.sink.write(rows_to_write(prepared, decisions))
+        raw_sink(loop).write(rows_to_write(prepared, decisions))
         t3, c3 = time.perf_counter(), time.thread_time()
         spent["prepare"] += t1 - t0
         spent["settle"] += t2 - t1

@@ -51,6 +51,7 @@ from turnstream.jobs.priors import (
     window_of,
     window_parameters,
 )
+from turnstream.sinks.exposure_weight import weight_micro_sql
 from turnstream.sinks.people_sets import people_keys
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
@@ -155,7 +156,7 @@ _DIRECT = (
 INSERT INTO value_daily (space_id, attr, value, day, level, people, exposure_micro)
 SELECT space_id, pair.1 AS attr, pair.2 AS value, {day:Date} AS day, LEVEL AS level,
     PEOPLE_KEYS AS people,
-    sum(toUInt64(round(1 / log2(pos + 1) * 1000000))) AS exposure_micro
+    sum(WEIGHT_MICRO) AS exposure_micro
 FROM (SELECT *, arrayJoin(arrayPushFront(fields, ('item_variant.ref', ref))) AS pair
       FROM (ITEMS_VISIBLE))
 GROUP BY space_id, attr, value, level""",
@@ -211,6 +212,7 @@ def generate_direct(store: Store, args: argparse.Namespace, today: date) -> int:
         .replace("SIZES", str(list(SIZES)))
         .replace("LEVEL", level_of("sipHash64(person)"))
         .replace("PEOPLE_KEYS", people_keys("sipHash64(person)"))
+        .replace("WEIGHT_MICRO", weight_micro_sql("pos"))
         .replace("ONE_IN", str(ENGAGE_ONE_IN))
         for sql in _DIRECT
     ]

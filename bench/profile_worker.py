@@ -34,7 +34,7 @@ PY_SPY = Path(sys.executable).parent / "py-spy"
 PHASES: list[tuple[str, tuple[str, ...]]] = [
     ("raw insert: chDB executing (C++)", ("RawSink.write",)),  # refined below
     ("settle: key lookup (chDB query)", ("KeyRegistry.lookup",)),
-    ("settle: other", ("IngestDriver.settle",)),
+    ("settle: other", ("IngestBatch.settle",)),
     ("prepare: pydantic validation", ("parse_item",)),
     ("prepare: profile id (HMAC)", ("resolve_profile",)),
     ("prepare: rows (rows_for)", ("rows_for",)),

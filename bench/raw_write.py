@@ -32,13 +32,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, load, machine, records
+from bench._harness import in_process_loop, load, machine, records, settle
 from bench.hot_path import _drop_views, _with_settings
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.rows import Rows
 from turnstream.sinks.store import Store
 from turnstream.sinks.writer import RawSink
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.topology import TopicNames
 
 VARIANTS = ("now", "lc-as-string", "async-insert-0")
@@ -92,7 +93,7 @@ def _rounds(
     batches = []
     for at in range(0, len(messages), size):
         prepared = loop.prepare(messages[at : at + size])
-        batches.append(rows_to_write(prepared, loop.settle(prepared)))
+        batches.append(rows_to_write(prepared, settle(loop, prepared)))
     store = loop.store.store
     spent: dict[str, list[tuple[float, float]]] = {v: [] for v in variants}
     step = 0
@@ -122,7 +123,7 @@ def main() -> None:
     views = "every materialized view" if args.views else "no materialized views"
     print(f"{args.items:,} mixed_items, batches of {args.batch_size:,}; {views}; {load()}")
     with in_process_loop("ts-raw-write-") as loop:
-        loop.process = None
+        loop.stage.process = None
         if not args.views:
             loop.store.call(_drop_views, loop.store.store)
         variants = tuple(args.variants.split(","))

@@ -1,18 +1,21 @@
-"""What keeping the raw window costs: settling one state in the core, and the retention
-job's fold of many states whose evidence the clock aged out, on embedded chDB.
+"""What keeping the raw window costs: the retention job's fold of many states whose
+evidence the clock aged out, settled in the store (SQL, ``fold_states``' default) against
+settled in Python (``expire``, ``in_store=False``), on embedded chDB.
 
-    .venv/bin/python bench/retention_fold.py [PEOPLE] [REPS]
+    .venv/bin/python bench/retention_fold.py [STATES] [REPS] [BASE]
 
-Builds PEOPLE (default 2,000) people, each with 30 days of activity ending 50 days
-before the as-of day (a page of 5 items and two engagements a day, an outcome every 5
-days), derives them with the engine and writes their states; then times ``expire`` per
-state (pure Python, REPS times, default 5) and ``enforce_retention`` once on a fresh copy
-of the store (read, settle, rewrite, delete the old rows). Prints figures; asserts nothing.
+Derives BASE (default 500) people with the engine, each with 30 days of activity ending
+50 days before the as-of day (a page of 5 items and two engagements a day, an outcome
+every 5 days), and copies their states under other ids up to STATES (default 10,000).
+Then REPS times (default 3) in alternating pairs (Python, SQL), each on a fresh copy of
+the states: ``fold_states`` (read, settle, rewrite, delete the old rows), timed in wall
+and CPU seconds (this process's, chDB's threads included). Prints each run and the
+medians: states a second and CPU seconds per million states. Asserts nothing.
 """
 
 from __future__ import annotations
 
-import copy
+import os
 import statistics
 import sys
 import tempfile
@@ -25,9 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation import SignalEvent
 from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.core.derivation.window import cut_for, expire
 from turnstream.sinks.derivations import write_derivations
-from turnstream.sinks.retention import enforce_retention
+from turnstream.sinks.retention import Folded, fold_states
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
 
@@ -62,44 +64,63 @@ def _events(person: int) -> list[SignalEvent]:
     return out
 
 
-def main() -> None:
-    people = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    config = SignalsConfig()
+def _template(store: Store, base: int, states: int, config: SignalsConfig) -> None:
+    """``states`` states in ``store``: ``base`` derived, the rest copies under new ids."""
     engine = SignalsEngine(config)
-    for person in range(people):
+    for person in range(base):
         for one in _events(person):
             engine.offer(one, one.occurred_at)
-    derivations = engine.fire_all()
-    states = [d.state for d in derivations]
-    cut = cut_for(AS_OF, config)
-    per_state, cpu_per_state = [], []
-    for _ in range(reps):
-        copies = copy.deepcopy(states)
-        began, began_cpu = time.perf_counter(), time.process_time()
-        for state in copies:
-            expire(state, cut, config)
-        per_state.append((time.perf_counter() - began) / len(copies) * 1e6)
-        cpu_per_state.append((time.process_time() - began_cpu) / len(copies) * 1e6)
+    write_derivations(store, engine.fire_all())
+    for copy_ in range(1, -(-states // base)):
+        store.command(
+            "INSERT INTO signal_state (profile_id, space_id, state, version, evidence_from) "
+            "SELECT concat(profile_id, '-', {n:String}) AS p, space_id, replaceRegexpAll("
+            'state, \'"profile_id":"[^"]*"\', concat(\'"profile_id":"\', p, \'"\')), '
+            "version, evidence_from FROM signal_state WHERE position(profile_id, '-') = 0 "
+            "ORDER BY profile_id LIMIT {limit:UInt64}",
+            parameters={"n": str(copy_), "limit": min(base, states - copy_ * base)},
+        )
+
+
+def _run(home: str, run: int, in_store: bool, config: SignalsConfig) -> tuple[float, float, int]:
+    """One fold on a fresh copy of the template: wall s, CPU s, states folded."""
+    store = Store(f"chdb://{home}/store", f"run{run}")
+    apply_migrations(store)
+    store.command("INSERT INTO signal_state SELECT * FROM template.signal_state")
+    folded = Folded()
+    began, began_cpu = time.perf_counter(), time.process_time()
+    fold_states(store, AS_OF, config, folded, in_store=in_store)
+    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    store.command(f"DROP DATABASE run{run}")
+    return wall, cpu, folded.states
+
+
+def main() -> None:
+    states = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
+    reps = int(sys.argv[2]) if len(sys.argv) > 2 else 3
+    base = int(sys.argv[3]) if len(sys.argv) > 3 else 500
+    config = SignalsConfig()
     with tempfile.TemporaryDirectory() as home:
-        store = Store(f"chdb://{home}/store", "bench")
-        apply_migrations(store)
-        write_derivations(store, derivations)
-        size = store.scalar("SELECT sum(length(state)) FROM signal_state")
-        began, began_cpu = time.perf_counter(), time.process_time()
-        folded = enforce_retention(store, AS_OF, config)
-        fold_seconds = time.perf_counter() - began
-        fold_cpu = time.process_time() - began_cpu  # chDB's threads included
-        after = store.scalar("SELECT sum(length(state)) FROM signal_state")
-        store.close()
-    print(f"people {people}; states {size / people / 1024:.1f} kB each before the fold, "
-          f"{after / people / 1024:.1f} kB after")  # fmt: skip
-    print(f"expire, per state: median {statistics.median(per_state):.0f} us wall, "
-          f"{statistics.median(cpu_per_state):.0f} us CPU over {reps} runs")  # fmt: skip
-    print(f"enforce_retention: {fold_seconds:.2f} s wall, {fold_cpu:.2f} s CPU "
-          f"for {folded.states} states "
-          f"({folded.signals} signals settled, {folded.pages} pages dropped, "
-          f"deleted {folded.deleted})")  # fmt: skip
+        template = Store(f"chdb://{home}/store", "template")
+        apply_migrations(template)
+        _template(template, base, states, config)
+        count, size = template.query(
+            "SELECT count(), sum(length(state)) FROM signal_state").rows[0]  # fmt: skip
+        print(f"{count} states, {size / count / 1024:.1f} kB each; load {os.getloadavg()}")
+        runs: dict[bool, list[tuple[float, float, int]]] = {False: [], True: []}
+        for rep in range(reps):
+            for in_store in (False, True):
+                wall, cpu, done = _run(home, 2 * rep + in_store, in_store, config)
+                runs[in_store].append((wall, cpu, done))
+                name = "SQL   " if in_store else "Python"
+                print(f"{name} run {rep + 1}: {done} states, {wall:.2f} s wall, {cpu:.2f} s CPU, "
+                      f"{done / wall:,.0f} states/s, {cpu / done * 1e6 / 3600:.3f} h CPU per "
+                      f"million; load {os.getloadavg()[0]:.1f}")  # fmt: skip
+    for in_store, name in ((False, "Python (expire)"), (True, "SQL (in the store)")):
+        rate = statistics.median(done / wall for wall, _, done in runs[in_store])
+        per_million = statistics.median(cpu / done * 1e6 for _, cpu, done in runs[in_store])
+        print(f"{name}: median {rate:,.0f} states/s, {per_million:,.0f} CPU s per million "
+              f"states ({per_million / 3600:.2f} h)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,12 +28,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, load, machine, records
+from bench._harness import in_process_loop, load, machine, raw_sink, records, settle
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.topology import TopicNames
 
 Call = tuple[str, float, float]
@@ -67,7 +68,7 @@ def _calls(loop: IngestDriver, batches: list[list[Any]]) -> list[list[Call]]:
     for batch in batches:
         start = len(calls)
         prepared = loop.prepare(batch)
-        loop.sink.write(rows_to_write(prepared, loop.settle(prepared)))
+        raw_sink(loop).write(rows_to_write(prepared, settle(loop, prepared)))
         per.append(calls[start:])
     return per
 
@@ -78,7 +79,7 @@ def _views(loop: IngestDriver, batch: list[Any], against: int, rounds: int) -> d
     try:
         apply_migrations(old, until=against)
         prepared = loop.prepare(batch)
-        rows = rows_to_write(prepared, loop.settle(prepared))["interactions"]
+        rows = rows_to_write(prepared, settle(loop, prepared))["interactions"]
         columns = [*COLUMNS["interactions"], "_insert"]
         data = [[*(r[c] for c in COLUMNS["interactions"]), 1] for r in rows]
         for store in (old, new):
@@ -108,7 +109,7 @@ def main() -> None:
     print(machine())
     print(f"{args.items:,} mixed_items lines in batches of {size:,}, in-process; {load()}")
     with in_process_loop("ts-calls-") as loop:
-        loop.process = None
+        loop.stage.process = None
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
         messages = records(lines, topic)
         batches = [messages[at : at + size] for at in range(0, args.items, size)]

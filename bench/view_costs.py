@@ -27,12 +27,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._harness import in_process_loop, load, machine, records
+from bench._harness import in_process_loop, load, machine, records, settle
 from turnstream.dev.sample import mixed_items
+from turnstream.service.ingest import rows_to_write
 from turnstream.sinks.rows import COLUMNS
 from turnstream.sinks.schema import apply_migrations
 from turnstream.sinks.store import Store
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.topology import TopicNames
 
 
@@ -78,7 +79,7 @@ def _measure(
 ) -> None:
     main = loop.store.store
     prepared = loop.prepare(batch)
-    rows = rows_to_write(prepared, loop.settle(prepared))["interactions"]
+    rows = rows_to_write(prepared, settle(loop, prepared))["interactions"]
     columns = [*COLUMNS["interactions"], "_insert"]
     data = [[*(r[c] for c in COLUMNS["interactions"]), 1] for r in rows]
     probe = Store(main.dsn, "views_probe")
@@ -166,7 +167,7 @@ def main() -> None:
     print(machine())
     print(f"one batch of {args.items:,} mixed_items lines, in-process; {load()}")
     with in_process_loop("ts-views-") as loop:
-        loop.process = None
+        loop.stage.process = None
         topic = TopicNames(loop.settings.worker.topic_prefix).input("turn")
         batch = records(lines, topic)
         loop.store.call(_measure, loop, batch, args.until, args.rounds, args.against)

@@ -24,9 +24,13 @@ from turnstream.core.object_types import check_spaces, sensitive_names, types_fo
 from turnstream.jobs.runner import run_job_here
 from turnstream.models.object_types import ObjectTypes
 from turnstream.producer import Producer
-from turnstream.replay import Replay
+from turnstream.replay import Replay, unsigned_preparer
+from turnstream.service.ingest import Ingest
+from turnstream.service.ports import Preparer
 from turnstream.sinks.analyst_sql import AnalystSql
+from turnstream.sinks.bisect import IsolatingSink
 from turnstream.sinks.derivations import DerivationSink
+from turnstream.sinks.erasure import StoreErasures
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.priors import PriorsCache
 from turnstream.sinks.schema import apply_migrations
@@ -37,11 +41,20 @@ from turnstream.sinks.writer import RawSink
 from turnstream.streams.admin import ensure_topics, max_message_bytes
 from turnstream.streams.app import build_app
 from turnstream.streams.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
-from turnstream.streams.ingest_driver import FANOUT_MAX_BYTES, IngestDriver
+from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.kafka_auth import client_options
-from turnstream.streams.topology import topology_of
+from turnstream.streams.prepare_process import PrepareStage
+from turnstream.streams.topology import FANOUT_MAX_BYTES, topology_of
 
-__all__ = ["WorkerParts", "build_parts", "build_replay", "prepare_store", "run_worker", "tune_gc"]
+__all__ = [
+    "WorkerParts",
+    "build_ingest",
+    "build_parts",
+    "build_replay",
+    "prepare_store",
+    "run_worker",
+    "tune_gc",
+]
 
 log = logging.getLogger(__name__)
 
@@ -99,13 +112,26 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
         load_tombstones=derived.load_tombstones,
         max_states=MAX_STATES_IN_MEMORY,
     )
+    stage = PrepareStage(settings, topology.names)
     return WorkerParts(
         store=store,
         ingest=IngestDriver(
-            settings, topology, store, RawSink(store.store), KeyRegistry(store.store)
+            settings, topology, store, build_ingest(settings, store.store, stage), stage
         ),
         derivation=DerivationDriver(settings, topology, store, engine, derived),
         producer=Producer(settings),
+    )
+
+
+def build_ingest(settings: Settings, store: Store, prepare: Preparer) -> Ingest:
+    """The ingest use case on ``store``'s ports, preparing with ``prepare``."""
+    return Ingest(
+        settings,
+        topology_of(settings).names.dead_letters,
+        prepare,
+        KeyRegistry(store),
+        IsolatingSink(RawSink(store)),
+        StoreErasures(store),
     )
 
 
@@ -131,7 +157,9 @@ def build_replay(settings: Settings, store: Store) -> Replay:
         load_states=derived.load_states,
         load_tombstones=derived.load_tombstones,
     )
-    return Replay(settings, store, RawSink(store), derived, engine)
+    names = topology_of(settings).names
+    ingest = build_ingest(settings, store, unsigned_preparer(settings, names))
+    return Replay(ingest, derived, engine, names.accepted)
 
 
 def run_worker(settings: Settings, loglevel: str = "info") -> None:

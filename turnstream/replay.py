@@ -1,43 +1,46 @@
-"""The replay driver: a JSONL file through the same core, on event time, no broker.
+"""The replay driver: a JSONL file through the same use cases as live, on event time, no
+broker.
 
-It writes the same tables as the live path: raw rows through the idempotent sink (each
-line's source is ``replay:<file name>``, partition 0, offset = line number), then the
-derivations. Triggers fire on ``occurred_at``, but a line dated past the raw tables'
-retention or too far ahead is refused as live refuses it, judged at the replay's start
-(``core/time_edges.py``: the tables' TTL counts from the store's clock, whatever the
-file's dates). Triggers fire on ``occurred_at``; at the end of the file the clock moves
-past every due trigger, so everything in the file is derived. It applies the live
-erase policy (:mod:`turnstream.core.erasure`): at an accepted ``erase``, what came before
-it is written, then every row of the subject is erased, as the ingest driver erases
-after writing the batch that carries the command, and leaves the same erase tombstone:
-a later line of theirs that occurred at or before the erase is forgotten.
+Each batch of lines goes through the ingest use case (:mod:`turnstream.service.ingest`),
+the very orchestration the live loop runs: each line's source is ``replay:<file name>``,
+partition 0, offset = line number; the raw rows go through the idempotent sink, a batch
+the store refuses is split until the refused lines are isolated and dead-lettered
+(``store_refused``), the batch's erases run after it is written and leave their erase
+tombstones. Lines are unsigned (a replay reads the items its operator hands it, not a
+topic that producers write), and a line dated past the raw tables' retention or too far
+ahead is refused as live refuses it, judged at the replay's start (``core/time_edges.py``:
+the tables' TTL counts from the store's clock, whatever the file's dates). Then the
+batch's accepted messages are derived on event time (:mod:`turnstream.service.derive`):
+triggers fire on ``occurred_at``, and at the end of the file the clock moves past every
+due trigger, so everything in the file is derived.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from itertools import islice
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted
-from turnstream.core.derivation.engine import Derivation, SignalsEngine
-from turnstream.core.erasure import erasure_tombstones, forget_erased, merge_tombstones
-from turnstream.core.ingest import Gate, Source, decide
-from turnstream.core.messages import accepted_for
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.erasure import erases
 from turnstream.jsonl import read_lines
-from turnstream.sinks.derivations import DerivationSink
-from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
-from turnstream.sinks.erasure import erase_subjects
-from turnstream.sinks.rows import Rows, rows_for
-from turnstream.sinks.store import Store
-from turnstream.sinks.writer import RawSink
+from turnstream.service.derive import DerivationWriter, derive_all, derive_on_event_time
+from turnstream.service.ingest import Ingest
+from turnstream.service.ports import Preparer
+from turnstream.streams.prepare import Prepared, prepare_batch
+from turnstream.streams.topology import FANOUT_MAX_BYTES, TopicNames
 
-__all__ = ["Replay", "ReplayReport"]
+__all__ = ["BATCH_LINES", "Replay", "ReplayReport", "unsigned_preparer"]
 
-_BATCH = 2000
+#: Lines per batch through the ingest use case.
+BATCH_LINES = 2000
 
 
 @dataclass
@@ -55,80 +58,79 @@ class ReplayReport:
     rows: dict[str, int] = field(default_factory=dict)
 
 
+def unsigned_preparer(settings: Settings, names: TopicNames) -> Preparer:
+    """The replay's prepare stage: on the calling thread, no signature required."""
+
+    def prepare(
+        messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
+    ) -> Prepared:
+        return prepare_batch(messages, settings, names, fanout_max_bytes, received_at, signed=False)
+
+    return prepare
+
+
 class Replay:
     """Replays files into one store, with the parts the bootstrap built for it
     (:func:`turnstream.bootstrap.build_replay`). Blocking."""
 
     def __init__(
         self,
-        settings: Settings,
-        store: Store,
-        sink: RawSink,
-        derived: DerivationSink,
+        ingest: Ingest,
+        derived: DerivationWriter,
         engine: SignalsEngine,
+        accepted_topic: str,
     ) -> None:
-        self.settings = settings
-        self.store = store
-        self.sink = sink
+        """``accepted_topic``: the topic of the accepted messages among the fan-out the
+        ingest use case hands back (derived here instead of sent)."""
+        self.ingest = ingest
         self.derived = derived
         self.engine = engine
+        self.accepted_topic = accepted_topic
 
     def run(self, path: Path, on_line: Callable[[], None] | None = None) -> ReplayReport:
-        """Replay ``path``: every line through the same core as live, on event time."""
-        settings, store, sink, engine = self.settings, self.store, self.sink, self.engine
+        """Replay ``path``: every line through the same use cases as live, on event time."""
         report = ReplayReport()
-        taken: dict[str, Source] = {}
-        pending_rows: Rows = {}
-        derivations: list[Derivation] = []
         topic = f"replay:{path.name}"
-
-        def flush() -> None:
-            for table, n in sink.write(pending_rows).items():
-                report.rows[table] = report.rows.get(table, 0) + n
-            pending_rows.clear()
-            if derivations:
-                self.derived.write(derivations)
-                derivations.clear()
-
         # The replay's start judges every line's occurred_at edges, as the batch's received
         # time does live: the raw tables' TTL counts from the store's clock, not the file's.
         now = datetime.now(UTC)
-        tombstones = load_tombstones(store)
-        # Unsigned: a replay reads the items its operator hands it, not a topic that
-        # producers write (the producers' signatures are checked there).
-        gate = Gate(settings, signed=False)
-        for number, raw in read_lines(path):
-            report.lines += 1
-            decision = decide(raw, Source(topic, 0, number), settings, taken.get, now, gate)
-            decision = forget_erased(decision, tombstones)
-            report.erased_before += decision.erased
-            if decision.duplicate:
-                report.duplicates += 1
-            else:
-                taken.setdefault(decision.dedup_key, decision.source)
-            report.dead_letters += decision.refusal is not None
-            for table, rows in rows_for(decision, settings, now).items():
-                pending_rows.setdefault(table, []).extend(rows)
-            erasing = erasure_tombstones([decision])
-            if erasing:
-                flush()
-                record_tombstones(store, erasing)
-                erase_subjects(store, list(erasing))
-                merge_tombstones(tombstones, erasing)
-                report.erased += 1
-            if decision.item is not None:
-                report.accepted += 1
-                for event in events_from_accepted(json.loads(accepted_for(decision))):
-                    fired = engine.fire_due(event.occurred_at)
-                    report.derivations += len(fired)
-                    derivations.extend(fired)
-                    engine.offer(event, event.occurred_at)
-            if sum(len(r) for r in pending_rows.values()) >= _BATCH:
-                flush()
+        lines = iter(read_lines(path))
+        left: list[Any] = []  # records read, after an erase that ended the last batch
+        while records := left + _records(topic, islice(lines, BATCH_LINES - len(left))):
+            prepared = self.ingest.prepare(records, FANOUT_MAX_BYTES, now)
+            # A batch ends at an erase, as the erase takes effect at its line: what came
+            # before it is written and erased, what comes after meets its tombstone.
+            cut = next((i + 1 for i, e in enumerate(prepared.erases) if e), len(records))
+            records, left = records[:cut], records[cut:]
+            if left:
+                prepared = self.ingest.prepare(records, FANOUT_MAX_BYTES, now)
+            settled = self.ingest.batch(prepared).run()
+            report.lines += len(records)
+            for table, n in settled.written.items():
+                report.rows[table] = report.rows.get(table, 0) + n
+            for d, ok in zip(settled.decisions, settled.accepted, strict=True):
+                report.duplicates += d.duplicate
+                report.erased_before += d.erased
+                report.dead_letters += d.refusal is not None
+                report.accepted += ok and not d.duplicate
+                report.erased += ok and erases(d) is not None
+            events = [
+                event
+                for topic_, value, _ in settled.messages()
+                if topic_ == self.accepted_topic
+                for event in events_from_accepted(json.loads(value))
+            ]
+            report.derivations += len(derive_on_event_time(self.engine, self.derived, events))
             if on_line is not None:
-                on_line()
-        fired = engine.fire_all()
-        report.derivations += len(fired)
-        derivations.extend(fired)
-        flush()
+                for _ in records:
+                    on_line()
+        report.derivations += len(derive_all(self.engine, self.derived))
         return report
+
+
+def _records(topic: str, lines: Iterable[tuple[int, bytes]]) -> list[Any]:
+    """Consumer records of ``lines``: partition 0, the line number as the offset."""
+    return [
+        SimpleNamespace(topic=topic, partition=0, offset=number, value=raw, key=None)
+        for number, raw in lines
+    ]

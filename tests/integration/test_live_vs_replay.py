@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.queries import read_many, read_one
 from turnstream.core.identity import resolve_profile
 from turnstream.core.sql_gate import PRIVATE_TABLES
 from turnstream.dev.sample import sample_day
@@ -35,15 +36,6 @@ INFERENCE_SQL = (
     "effective_exposure, weighted_signal, events, sessions, lift, exposures, origin_events, "
     "applies, status FROM inferences FINAL WHERE status != 'retracted' ORDER BY id"
 )
-
-
-def _sql(config: Path, dsn: str, sql: str) -> list[dict]:
-    out = subprocess.run(
-        [sys.executable, "-m", "turnstream", "sql", "--config", str(config), "--dsn", dsn,
-         "--format", "json", sql],
-        check=True, capture_output=True, text=True,
-    )  # fmt: skip
-    return json.loads(out.stdout)
 
 
 def test_live_and_replay_derive_the_same(deployment_factory, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -69,15 +61,16 @@ def test_live_and_replay_derive_the_same(deployment_factory, tmp_path: Path) -> 
         check=True, capture_output=True,
     )  # fmt: skip
 
-    live_dsn = live.settings.store.dsn
-    exposures = _sql(live.config, live_dsn, EXPOSURE_SQL)
-    inferences = _sql(live.config, live_dsn, INFERENCE_SQL)
-    assert len(exposures) > 100 and len(inferences) > 50  # the day really derives things
-    assert {i["kind"] for i in inferences} >= {"affinity", "interest", "implicit_negative"}
-    assert _sql(live.config, replay_dsn, EXPOSURE_SQL) == exposures
-    assert _sql(live.config, replay_dsn, INFERENCE_SQL) == inferences
-    raw = "SELECT count() AS n FROM interactions"
-    assert _sql(live.config, replay_dsn, raw) == _sql(live.config, live_dsn, raw)
+    queries = {
+        "exposures": EXPOSURE_SQL,
+        "inferences": INFERENCE_SQL,
+        "raw": "SELECT count() AS n FROM interactions",
+    }
+    live_rows = read_many(live.config, live.settings.store.dsn, queries)
+    assert len(live_rows["exposures"]) > 100 and len(live_rows["inferences"]) > 50
+    kinds = {i["kind"] for i in live_rows["inferences"]}
+    assert kinds >= {"affinity", "interest", "implicit_negative"}  # the day derives things
+    assert read_many(live.config, replay_dsn, queries) == live_rows
 
 
 def _most_active(lines: list[bytes], space_id: str, secret: bytes) -> str:
@@ -94,28 +87,28 @@ def _most_active(lines: list[bytes], space_id: str, secret: bytes) -> str:
     return max(counts, key=lambda p: (counts[p], p))
 
 
-def _rows_of(config: Path, dsn: str, profile_id: str) -> dict[str, int]:
-    """The person's rows in every table (not view) with a profile id."""
+TABLES_WITH_PROFILE_SQL = (
+    "SELECT c.table AS table FROM system.columns AS c INNER JOIN system.tables AS t "
+    "ON c.database = t.database AND c.table = t.name WHERE c.database = currentDatabase() "
+    "AND c.name = 'profile_id' AND t.engine NOT IN ('View', 'MaterializedView') "
+    "ORDER BY c.table"
+)
+
+
+def _rows_of_sql(tables: list[str], profile_id: str) -> str:
+    """The person's rows in each of ``tables`` (those with a profile id, not views)."""
     assert re.fullmatch(r"p_[0-9a-f]{32}", profile_id)  # safe to write into the query
-    tables = [
-        r["table"]
-        for r in _sql(
-            config,
-            dsn,
-            "SELECT c.table AS table FROM system.columns AS c INNER JOIN system.tables AS t "
-            "ON c.database = t.database AND c.table = t.name WHERE c.database = currentDatabase() "
-            "AND c.name = 'profile_id' AND t.engine NOT IN ('View', 'MaterializedView') "
-            "ORDER BY c.table",
-        )
-    ]
     # The analysts' SQL (`turnstream sql`) refuses the tables no analyst reads; an erase
     # reaching them is tested in tests/integration/sinks/test_sensitive_stated.py.
-    union = " UNION ALL ".join(
+    return " UNION ALL ".join(
         f"SELECT '{t}' AS t, count() AS n FROM {t} WHERE profile_id = '{profile_id}'"
         for t in tables
         if t not in PRIVATE_TABLES
     )
-    return {r["t"]: int(r["n"]) for r in _sql(config, dsn, union)}
+
+
+def _counts(rows: list[dict]) -> dict[str, int]:
+    return {r["t"]: int(r["n"]) for r in rows}
 
 
 def _late_copies(lines: list[bytes], subject: str, secret: bytes, n: int) -> list[bytes]:
@@ -168,7 +161,8 @@ def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> N
     live.drain()
     live.drain_signals()
     live_dsn = live.settings.store.dsn
-    before = _rows_of(live.config, live_dsn, subject)
+    tables = [r["table"] for r in read_one(live.config, live_dsn, TABLES_WITH_PROFILE_SQL)]
+    before = _counts(read_one(live.config, live_dsn, _rows_of_sql(tables, subject)))
     assert before["interactions"] > 0 and before["exposure_items"] > 0  # something to erase
     live.publish([erase])
     live.drain()
@@ -195,26 +189,28 @@ def test_live_and_replay_erase_the_same(deployment_factory, tmp_path: Path) -> N
     )  # fmt: skip
     assert "1 erasures, 2 forgotten" in replayed.stdout
 
-    for dsn in (live_dsn, replay_dsn):
-        rows = _rows_of(live.config, dsn, subject)
+    queries = {
+        "rows": _rows_of_sql(tables, subject),
+        "tombstones": "SELECT profile_id, toString(max(erased_through)) AS through "
+        "FROM erase_tombstones GROUP BY profile_id",
+        "summary": SUMMARY_SQL,
+        "exposures": EXPOSURE_SQL,
+        "inferences": INFERENCE_SQL,
+    }
+    read = {dsn: read_many(live.config, dsn, queries) for dsn in (live_dsn, replay_dsn)}
+    for dsn, found in read.items():
+        rows = _counts(found["rows"])
         assert set(_not_kept(rows).values()) == {0}, dsn
         assert rows["erase_tombstones"] >= 1, dsn
-        [tombstone] = _sql(
-            live.config,
-            dsn,
-            "SELECT profile_id, toString(max(erased_through)) AS through FROM erase_tombstones "
-            "GROUP BY profile_id",
-        )
-        assert tombstone == {"profile_id": subject, "through": f"{day.isoformat()} 23:59:59.000000"}
+        through = f"{day.isoformat()} 23:59:59.000000"
+        assert found["tombstones"] == [{"profile_id": subject, "through": through}], dsn
 
     def counts(dsn: str) -> dict[str, int]:
-        return {r["table"]: int(r["rows"]) for r in _sql(live.config, dsn, SUMMARY_SQL)}
+        return {r["table"]: int(r["rows"]) for r in read[dsn]["summary"]}
 
     assert counts(replay_dsn) == counts(live_dsn)
     assert counts(live_dsn)["interactions"] > 0
-    exposures = _sql(live.config, live_dsn, EXPOSURE_SQL)
+    exposures = read[live_dsn]["exposures"]
     assert len(exposures) > 100  # the others' exposures stay
-    assert _sql(live.config, replay_dsn, EXPOSURE_SQL) == exposures
-    assert _sql(live.config, replay_dsn, INFERENCE_SQL) == _sql(
-        live.config, live_dsn, INFERENCE_SQL
-    )
+    assert read[replay_dsn]["exposures"] == exposures
+    assert read[replay_dsn]["inferences"] == read[live_dsn]["inferences"]

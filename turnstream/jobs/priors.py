@@ -5,7 +5,7 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/schema.py``)::
+What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/migrations/``)::
 
     interactions ──presented──► interaction_values_mv ─► interaction_values (Null: rows
        (raw, 45 days) ─engaged─► one parse of the pages:   pass through, none stored)
@@ -63,7 +63,7 @@ Why this shape:
   "the values of the latest presentation" that the person-level rules use. ``events``
   of a field value counts the engagements on objects that showed it (not split).
 - **Exposure** counts an item when it was visible on its page (``pos - first pos <
-  visible_k``) with weight ``1 / log2(pos + 1)``; a ``seen`` event cannot reach the
+  visible_k``) with the exposure weight (``WEIGHT_FORMULA``); a ``seen`` event cannot reach the
   page's items in a view, so items exposed only by scrolling are left out (a slight
   under-count of exposure, so a slight over-estimate of the rate). ``people`` are the
   people exposed. Feedback and outcomes do not enter the prior.

@@ -1,5 +1,5 @@
 """Retention check: what each table keeps against what it promises
-(``sinks/catalog.RETENTION``), and whether the aggregates cover expired days.
+(``sinks/tables.RETENTION``), and whether the aggregates cover expired days.
 
 A table whose oldest row is older than its window (by the as-of day) holds evidence past
 its promise: the report lists it and ``turnstream retention check`` exits 1. The
@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from turnstream.sinks.catalog import RETENTION
+from turnstream.core.time_edges import RAW_KEEP_DAYS
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import Store, store_time
+from turnstream.sinks.tables import RETENTION
 
 __all__ = [
     "AGGREGATE_TABLES",
@@ -42,7 +43,7 @@ __all__ = [
 ]
 
 #: Days the raw interactions are kept, and the days the priors need.
-RAW_DAYS = 45
+RAW_DAYS = RAW_KEEP_DAYS
 PRIOR_DAYS = 90
 
 #: The aggregates that outlive the raw tables, with the column that dates their rows.

@@ -12,9 +12,11 @@ from turnstream.models.interactions import Attribute, Preference
 
 __all__ = [
     "CONTEXT_USE_DIMENSIONS",
+    "ArmsQuery",
     "ConstraintsRequest",
     "ContextUseQuery",
     "CorrectRequest",
+    "ExperimentsQuery",
     "ResolveRequest",
     "ReviewRequestIn",
     "SdkProfileQuery",
@@ -120,3 +122,17 @@ class ContextUseQuery(_Body):
     def dimensions(self) -> tuple[str, ...]:
         """The breakdown, in order."""
         return tuple(self.by.split(","))
+
+
+class ExperimentsQuery(BaseModel):
+    """``GET /v1/experiments``: the space (a key for one space gets its own)."""
+
+    model_config = ConfigDict(extra="forbid")
+    space_id: SpaceId | None = None
+
+
+class ArmsQuery(BaseModel):
+    """``GET /v1/experiments/{experiment_id}/arms``: the look's day (default today)."""
+
+    model_config = ConfigDict(extra="forbid")
+    as_of: date | None = None

@@ -47,7 +47,7 @@ from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.rows import BatchRows, Rows, as_dicts
 from turnstream.sinks.writer import RawSink
 
-__all__ = ["Isolated", "Refused", "refused_before", "write_isolating"]
+__all__ = ["Isolated", "IsolatingSink", "Refused", "refused_before", "write_isolating"]
 
 log = logging.getLogger(__name__)
 
@@ -175,3 +175,23 @@ def refused_before(sink: RawSink, sources: Sequence[Source]) -> dict[Source, str
     wanted = set(sources)
     found = {Source(t, int(p), int(o)): message for t, p, o, message in rows}
     return {source: message for source, message in found.items() if source in wanted}
+
+
+class IsolatingSink:
+    """The ingest use case's raw tables (``service/ports.RawTables``): a
+    :class:`RawSink` written through :func:`write_isolating`."""
+
+    def __init__(self, sink: RawSink) -> None:
+        self.sink = sink
+
+    def write(
+        self, rows: BatchRows, order: Sequence[Source], replace: Callable[[Refused], Rows]
+    ) -> Isolated:
+        return write_isolating(self.sink, rows, order, replace)
+
+    def refused_before(self, sources: Sequence[Source]) -> dict[Source, str]:
+        return refused_before(self.sink, sources)
+
+    def forget(self) -> None:
+        """Read the high-water marks again before the next write."""
+        self.sink.forget()

@@ -50,7 +50,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from turnstream.core.erasure import Subject, Tombstones
 from turnstream.errors import StoreError
+from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
 from turnstream.sinks.people_sets import person_key, without_keys
 from turnstream.sinks.store import Store
 
@@ -58,6 +60,7 @@ __all__ = [
     "PERSON_AGGREGATES",
     "RETAINED",
     "Erasure",
+    "StoreErasures",
     "erase_subject",
     "erase_subjects",
     "purge_erased",
@@ -294,3 +297,19 @@ def purge_erased(store: Store) -> dict[str, int]:
         )
         purged[space_id] = int(people)
     return purged
+
+
+class StoreErasures:
+    """The ingest use case's erasures (``service/ports.Erasures``) on a store."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def load_tombstones(self) -> dict[Subject, datetime]:
+        return load_tombstones(self.store)
+
+    def record_tombstones(self, tombstones: Tombstones) -> None:
+        record_tombstones(self.store, tombstones)
+
+    def erase(self, subjects: Sequence[Subject]) -> list[Erasure]:
+        return erase_subjects(self.store, subjects)

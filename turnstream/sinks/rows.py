@@ -35,6 +35,7 @@ from turnstream.models import (
     field_of,
 )
 from turnstream.models.common import Envelope
+from turnstream.sinks.tables import ENVELOPE, SOURCE
 
 __all__ = [
     "COLUMNS",
@@ -56,16 +57,8 @@ Rows = dict[str, list[dict[str, Any]]]
 #: Each source (topic, partition)'s lowest and highest offset in some rows.
 Spans = dict[tuple[str, int], tuple[int, int]]
 
-_ENVELOPE = [
-    "space_id",
-    "profile_id",
-    "source",
-    "conversation_id",
-    "session_id",
-    "idempotency_key",
-    "occurred_at",
-]
-_SOURCE = ["ingested_at", "_topic", "_partition", "_offset"]
+_ENVELOPE = [c.name for c in ENVELOPE]
+_SOURCE = [c.name for c in SOURCE]
 
 #: Column order of each raw table, as the sink inserts them.
 COLUMNS: dict[str, list[str]] = {

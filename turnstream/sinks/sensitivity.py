@@ -1,6 +1,6 @@
 """The sensitive names in the store: what the daily aggregates' views leave out.
 
-The views that aggregate by value (migration 11 in ``schema.py``) read the
+The views that aggregate by value (migration 11, ``sinks/migrations/0011_*.sql``) read the
 ``sensitive_names`` table at each insert and skip an object of a sensitive type and a
 sensitive ``type.field``; ``sensitive_daily`` counts those by name only. The
 configuration says which names are sensitive (``Settings.sensitive_names``);

@@ -27,14 +27,11 @@ summary pushed again counted a batch twice; ``idempotency_keys`` once held one t
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from collections.abc import Iterable
+from typing import Any
 
-from turnstream.errors import StoreError
-from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.rows import (
     COLUMNS,
     BatchRows,
@@ -45,7 +42,7 @@ from turnstream.sinks.rows import (
     table_columns,
 )
 from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import AsyncStore, Store
+from turnstream.sinks.store import Store
 from turnstream.sinks.summaries import repair
 
 __all__ = [
@@ -54,15 +51,12 @@ __all__ = [
     "insert_columns",
     "insert_id",
     "insert_rows",
-    "retrying",
     "spans_of",
     "token_for",
     "token_of",
 ]
 
 log = logging.getLogger(__name__)
-
-T = TypeVar("T")
 
 HighWater = dict[tuple[str, int], int]
 
@@ -213,42 +207,3 @@ class RawSink:
             # Every insert above returned: its views hold it too.
             self.store.insert("sink_marks", done, MARK_COLUMNS)
         return written
-
-
-async def retrying(
-    store: AsyncStore,
-    call: Callable[[], T],
-    what: str = "write",
-    *,
-    on_failure: Callable[[StoreError, Failure], None] | None = None,
-    first_delay: float = 0.5,
-    max_delay: float = 30.0,
-) -> T:
-    """Run ``call()`` on the store thread until it returns, backing off (``first_delay``
-    doubling to ``max_delay``) while it raises :class:`StoreError`; never gives up.
-
-    A refusal of the data never gets here from the ingest writer (it bisects them, see
-    ``bisect.py``), so what does is a store that fails now (transient) or that needs an
-    operator (broken): both only delay, since the caller holds its offsets until this
-    returns. ``on_failure`` hears of every failure (the loop's liveness record).
-    """
-    delay = first_delay
-    attempt = 1
-    while True:
-        try:
-            return await store.run(call)
-        except StoreError as exc:
-            failure = classify(exc)
-            if on_failure is not None:
-                on_failure(exc, failure)
-            log.warning(
-                "store %s failed (attempt %d), retrying in %.1fs: %s (%s)",
-                what,
-                attempt,
-                delay,
-                short_message(str(exc)),
-                failure.value,
-            )
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, max_delay)
-            attempt += 1

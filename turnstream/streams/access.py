@@ -1,9 +1,10 @@
-"""Which role each HTTP route needs (the one table), and the middleware that asks.
+"""Which role each HTTP route needs, and the middleware that asks.
 
-Every route the worker serves is declared here: ``ROUTES`` maps ``(method, path
-template)`` to the :class:`~turnstream.core.access.RouteAccess` it needs, or to
-:data:`OPEN`. A new route adds one row; a route that is served but not declared is
-refused to every key (403) and fails ``tests/unit/streams/test_access_table.py``.
+``ROUTES`` maps ``(method, path template)`` to the
+:class:`~turnstream.core.access.RouteAccess` it needs, or to :data:`OPEN`, as the route
+table (:mod:`turnstream.streams.route_table`) says. A route that is served but not in the
+table is refused to every key (403) and fails
+``tests/integration/streams/test_access_table.py``.
 
 The middleware authenticates the ``Authorization: Bearer`` key against the keys file
 (:class:`turnstream.api_keys.KeyFile`, read again when it changes) and checks the
@@ -25,44 +26,25 @@ from turnstream.api_keys import KeyFile
 from turnstream.core.access import (
     ApiKey,
     Refusal,
-    Role,
     RouteAccess,
     authenticate,
     authorize,
     authorize_space,
 )
 from turnstream.errors import ConfigError
+from turnstream.streams.route_table import ROUTE_TABLE
 
 __all__ = ["OPEN", "ROUTES", "auth_middleware", "caller", "refusal_response", "refuse_space"]
 
 log = logging.getLogger(__name__)
 
-#: A route anyone may call: ``/v1/status``, the liveness probe of healthchecks and
-#: ``turnstream wait`` (without a key it shows no error text and no store address, and
-#: nothing it shows is per space), and ``/console``, a page without data.
+#: What :data:`ROUTES` holds for a route anyone may call (no role in the table).
 OPEN: Final = None
 
-_SECURITY = RouteAccess(Role.security)
-
-#: Every route: ``(METHOD, path template as registered)`` -> what it needs.
+#: Every route: ``(METHOD, path template as registered)`` -> what it needs, from
+#: :data:`turnstream.streams.route_table.ROUTE_TABLE`.
 ROUTES: Mapping[tuple[str, str], RouteAccess | None] = {
-    ("GET", "/v1/status"): OPEN,
-    # The console's shell: no data in it; its script calls the routes below with the key
-    # entered in the page (streams/console.py).
-    ("GET", "/console"): OPEN,
-    ("POST", "/v1/sql"): RouteAccess(Role.analyst, all_spaces=True),
-    ("POST", "/v1/jobs/{name}/"): RouteAccess(Role.operator, all_spaces=True),
-    ("GET", "/v1/context-use"): RouteAccess(Role.analyst),
-    ("GET", "/v1/experiments"): RouteAccess(Role.analyst),
-    ("GET", "/v1/experiments/{experiment_id}/arms"): RouteAccess(Role.analyst),
-    ("POST", "/v1/constraints"): RouteAccess(Role.agent),
-    ("GET", "/v1/sdk/profile"): RouteAccess(Role.integration),
-    ("GET", "/v1/profiles/{profile_id}/inferences"): _SECURITY,
-    ("POST", "/v1/profiles/{profile_id}/inferences/{inference_id}/correct"): _SECURITY,
-    ("DELETE", "/v1/profiles/{profile_id}/inferences/{inference_id}"): _SECURITY,
-    ("POST", "/v1/profiles/{profile_id}/traits/opt-out"): _SECURITY,
-    ("POST", "/v1/profiles/{profile_id}/review-requests"): _SECURITY,
-    ("POST", "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve"): _SECURITY,
+    (route.method, route.path): route.access for route in ROUTE_TABLE
 }
 
 _DECLARED_PATHS = frozenset(path for _, path in ROUTES)

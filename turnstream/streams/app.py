@@ -35,6 +35,7 @@ from turnstream.streams.ingest_driver import IngestDriver
 from turnstream.streams.ownership import PartitionRole
 from turnstream.streams.routes import Publisher, register_routes
 from turnstream.streams.status import StatusReport, StoreCheck
+from turnstream.streams.views import Views
 from turnstream.streams.webhooks import WebhookSender, endpoints_of
 
 __all__ = ["JobRunner", "build_app"]
@@ -68,7 +69,7 @@ def build_app(
     analysts: AnalystSql | None = None,
 ) -> faust.App:
     """The worker's Faust app: the two drivers on their batch loops, and the routes,
-    each asking for a key of ``keys`` with the role ``streams/access.ROUTES`` gives it.
+    each asking for a key of ``keys`` with the role the route table gives it.
     ``analysts`` runs ``/v1/sql`` on connections of its own (made from ``settings``
     when not given), never on the store's thread."""
     w = settings.worker
@@ -105,9 +106,11 @@ def build_app(
     app.task(_task(BatchLoop(settings, ingest), app))
     app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
 
-    register_routes(app, settings, store, producer)
-    register_experiment_routes(app, settings, store, run_job)
-    register_console(app)
+    # Every route of the table (streams/route_table.py), bound by its view's name.
+    views = Views(app)
+    register_routes(views, settings, store, producer)
+    register_experiment_routes(views, settings, store, run_job)
+    register_console(views)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 
     endpoints = endpoints_of(settings)
@@ -134,7 +137,7 @@ def build_app(
         w.status_grace,
     )
 
-    @app.page("/v1/status")
+    @views("status")
     class StatusView(View):
         async def get(self, request: Request) -> Response:
             # Open to healthchecks: without an operator's key, no store address and no
@@ -145,7 +148,7 @@ def build_app(
             code, body = await report.answer(detail)
             return self.json(body, status=code)
 
-    @app.page("/v1/jobs/{name}/")
+    @views("jobs")
     class JobView(View):
         async def post(self, request: Request, name: str) -> Response:
             try:
@@ -163,7 +166,7 @@ def build_app(
                 json.dumps(report, default=str).encode(), content_type="application/json"
             )
 
-    @app.page("/v1/sql")
+    @views("sql")
     class SqlView(View):
         async def post(self, request: Request) -> Response:
             try:
@@ -189,6 +192,7 @@ def build_app(
             # NaN and ±Infinity as strings: bare, they are not JSON (core/json_values.py).
             return self.bytes(json_values.dumps(payload), content_type="application/json")
 
+    views.check()
     return app
 
 

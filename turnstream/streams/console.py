@@ -14,10 +14,10 @@ import secrets
 from functools import cache
 from importlib.resources import files
 
-import faust
 from faust.web import Request, Response, View
 
 from turnstream.core.console_labels import console_labels
+from turnstream.streams.views import Views
 
 __all__ = ["console_page", "register_console"]
 
@@ -51,10 +51,10 @@ def _headers(nonce: str) -> dict[str, str]:
     }
 
 
-def register_console(app: faust.App) -> None:
+def register_console(views: Views) -> None:
     """Serve ``GET /console`` on the worker's app."""
 
-    @app.page("/console")
+    @views("console")
     class ConsoleView(View):
         async def get(self, request: Request) -> Response:
             nonce = secrets.token_urlsafe(16)

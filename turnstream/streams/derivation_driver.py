@@ -21,6 +21,7 @@ from aiokafka import TopicPartition
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted, holds_no_events
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
+from turnstream.service.derive import derive_due
 from turnstream.sinks.derivations import DerivationSink
 from turnstream.sinks.store import AsyncStore
 from turnstream.streams.batch_loop import Step
@@ -155,9 +156,7 @@ class DerivationDriver:
 
     def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
         started = time.thread_time()
-        derivations = self.engine.fire_due(now)
-        if derivations:
-            self.sink.write(derivations)
+        derivations = derive_due(self.engine, self.sink, now)
         self._next_due = self.engine.next_due()
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():

@@ -4,37 +4,22 @@ written), for analysts and the console's experiment page."""
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Any
 
-import faust
 from faust.web import Request, Response, View
-from pydantic import BaseModel, ConfigDict
 
 from turnstream.config import Settings
 from turnstream.core.access import ALL_SPACES
 from turnstream.errors import DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
-from turnstream.models.requests import SpaceId
+from turnstream.models.requests import ArmsQuery, ExperimentsQuery
+from turnstream.service.block import measurement as _measurement
 from turnstream.sinks.store import AsyncStore, Store
-from turnstream.streams.access import caller
-from turnstream.streams.routes import _guard, _HttpError, _measurement, _not_found, _query, _scope
+from turnstream.streams.access import caller, refuse_space
+from turnstream.streams.routes import _guard, _HttpError, _not_found, _query, _scope
+from turnstream.streams.views import Views
 
-__all__ = ["ArmsQuery", "ExperimentsQuery", "register_experiment_routes"]
-
-
-class ExperimentsQuery(BaseModel):
-    """``GET /v1/experiments``: the space (a key for one space gets its own)."""
-
-    model_config = ConfigDict(extra="forbid")
-    space_id: SpaceId | None = None
-
-
-class ArmsQuery(BaseModel):
-    """``GET /v1/experiments/{experiment_id}/arms``: the look's day (default today)."""
-
-    model_config = ConfigDict(extra="forbid")
-    as_of: date | None = None
+__all__ = ["register_experiment_routes"]
 
 
 def _document(settings: Settings) -> MeasurementDocument | None:
@@ -48,11 +33,11 @@ def _document(settings: Settings) -> MeasurementDocument | None:
 
 
 def register_experiment_routes(
-    app: faust.App, settings: Settings, store: AsyncStore, run_job: Any
+    views: Views, settings: Settings, store: AsyncStore, run_job: Any
 ) -> None:
     """Add the experiments' read routes; ``run_job`` runs the experiments job read-only."""
 
-    @app.page("/v1/experiments")
+    @views("experiments")
     class ExperimentsView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -75,16 +60,17 @@ def register_experiment_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/experiments/{experiment_id}/arms")
+    @views("arms")
     class ArmsView(View):
         async def get(self, request: Request, experiment_id: str) -> Response:
             async def work() -> tuple[int, Any]:
                 query = _query(request, ArmsQuery)
                 doc = _document(settings)
                 found = [e for e in (doc.experiments if doc else ()) if e.id == experiment_id]
-                if not found:
+                # Another space's experiment answers as a missing one: its key learns
+                # nothing of which experiments exist beyond its own space.
+                if not found or refuse_space(request, found[0].space_id) is not None:
                     raise _not_found("experiment_id", f"no experiment {experiment_id!r}")
-                _scope(request, found[0].space_id)
                 params = {"experiment": experiment_id}
                 if query.as_of is not None:
                     params["as_of"] = query.as_of.isoformat()

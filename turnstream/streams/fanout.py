@@ -21,10 +21,9 @@ from functools import lru_cache
 from aiokafka import AIOKafkaProducer
 from aiokafka.partitioner import murmur2
 
-__all__ = ["Message", "send_all"]
+from turnstream.service.ports import Message
 
-#: (topic, value, key)
-Message = tuple[str, bytes, bytes | None]
+__all__ = ["Message", "send_all"]
 
 #: Keys whose partition index is kept: a person's profile id recurs in every one of
 #: their events, and aiokafka's murmur2 is pure Python (~28 µs per key here).

@@ -1,75 +1,55 @@
-"""The ingest driver: a batch of input messages in; rows, erasures and fan-out out.
+"""The ingest driver: the Kafka loop's adapter for the ingest use case
+(:mod:`turnstream.service.ingest`), which validates, de-duplicates, writes, dead-letters
+and erases; the driver adds what is the loop's own.
 
 It runs on the one batch loop (:mod:`turnstream.streams.batch_loop`), which commits a
 batch only after :meth:`IngestDriver.finish` and the fan-out are done. ``prepare`` (the
-prepare thread) validates and gates each message (:mod:`turnstream.core.ingest`), turns
-the batch into rows (:mod:`turnstream.sinks.rows`) and fan-out messages
-(:mod:`turnstream.core.messages`), refusing an item whose accepted message the accepted
-topic would not take (``too_large``); ``finish`` (the store thread) de-duplicates
-against the keys already taken, writes the rows through the idempotent sink (insert
-tokens plus per-partition high-water marks, so a replayed batch writes nothing twice)
-and erases the subjects of the batch's ``erase`` commands (:mod:`turnstream.core.erasure`),
-leaving an erase tombstone for each: an item of theirs that occurred at or before the
-erase and arrives later is forgotten (its key kept, nothing else), and counted.
-
-Input never halts the driver: a batch the store refuses is split by message until the
-refused messages are isolated (:mod:`turnstream.sinks.bisect`) and dead-lettered
-(``store_refused``), the rest written; a store that fails (an outage, a broken schema) is
-retried with back-off (:func:`turnstream.sinks.writer.retrying`), each failure noted in
-the driver's liveness record with the offsets the batch is stuck on.
+prepare thread) hands the batch to the use case's prepare stage
+(:class:`~turnstream.streams.prepare_process.PrepareStage`:
+in the prepare process, :mod:`turnstream.streams.prepare_process`, or on the thread);
+``finish`` (the store thread) runs the use case's store calls in order, each until it
+succeeds: a store that fails (an outage, a broken schema) is retried with back-off
+(:func:`retrying`), each failure noted in the driver's liveness record with the offsets
+the batch is stuck on, and the batch's offsets are committed only after. Input never
+halts the driver: what the store refuses for good is dead-lettered by the use case.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from aiokafka import TopicPartition
 
 from turnstream.config import Settings
-from turnstream.core.erasure import (
-    Subject,
-    forget,
-    forgotten,
-    merge_tombstones,
-    tombstones_left,
-)
-from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store
-from turnstream.core.messages import dead_letter_for
+from turnstream.core.ingest import Decision
 from turnstream.errors import StoreError
-from turnstream.sinks.bisect import Refused, refused_before, write_isolating
-from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
-from turnstream.sinks.erasure import Erasure, erase_subjects
-from turnstream.sinks.failures import Failure, short_message
-from turnstream.sinks.keys import KeyRegistry
-from turnstream.sinks.rows import BatchRows, Block, Rows, as_dicts, rows_for
+from turnstream.service.ingest import Ingest, IngestBatch
+from turnstream.sinks.failures import Failure, classify, short_message
 from turnstream.sinks.store import AsyncStore
-from turnstream.sinks.writer import RawSink, retrying
 from turnstream.streams.batch_loop import Step
-from turnstream.streams.fanout import Message
 from turnstream.streams.kafka_clients import BACKLOG_FETCH
 from turnstream.streams.liveness import Liveness
-from turnstream.streams.prepare import Prepared, prepare_batch
-from turnstream.streams.prepare_process import PrepareProcess
-from turnstream.streams.topology import ACCEPTED_TOPIC_BYTES, Topology
+from turnstream.streams.prepare import Prepared
+from turnstream.streams.prepare_process import PrepareStage
+from turnstream.streams.topology import FANOUT_MAX_BYTES, Topology
 
 __all__ = [
     "FANOUT_BATCH_BYTES",
-    "FANOUT_MAX_BYTES",
     "IngestDriver",
     "IngestStats",
-    "Prepared",
-    "Settled",
     "next_offsets",
-    "rows_to_write",
+    "retrying",
 ]
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 #: Bytes per partition the fan-out producer batches. aiokafka keeps one open batch per
 #: partition and one request in flight per broker, so with its default (16 KiB) a send
@@ -77,14 +57,6 @@ log = logging.getLogger(__name__)
 #: here (bench/throughput.py); at 512 KiB a batch's fan-out goes in one or two requests.
 #: Below the broker's default ``message.max.bytes`` (1 MiB).
 FANOUT_BATCH_BYTES = 512 * 1024
-
-#: The largest accepted message (value and key) the driver sends; a larger one is refused
-#: with reason ``too_large`` before anything is written. The bootstrap lowers it to what
-#: the accepted topic takes (``max.message.bytes``), which it creates at 4 MiB: an item
-#: of the contract's 1 MiB grows when re-serialized with its defaults, by 1.5x for a turn
-#: of 55,000 minimal presented items (1.94x for claims, but 1,000 of them make 140 KB),
-#: so every valid item fits.
-FANOUT_MAX_BYTES = ACCEPTED_TOPIC_BYTES - 1024
 
 
 @dataclass
@@ -139,20 +111,9 @@ class IngestStats:
         }
 
 
-@dataclass
-class Settled:
-    """A batch after the store: every message's final decision (some refused by the
-    store), the fan-out messages to send for each, and the rows written per table."""
-
-    decisions: list[Decision]
-    sends: list[list[Message]]
-    written: dict[str, int]
-    #: Per message: whether its item (or part of it) is accepted, after the store.
-    accepted: list[bool]
-
-
 class IngestDriver:
-    """The input topics in batches: rule, write, erase, fan out (the batch loop commits)."""
+    """The input topics in batches through the ingest use case; the batch loop sends
+    the fan-out and commits."""
 
     name = "ingest"
     tick_when_idle = False
@@ -169,146 +130,45 @@ class IngestDriver:
         settings: Settings,
         topology: Topology,
         store: AsyncStore,
-        sink: RawSink,
-        keys: KeyRegistry,
+        ingest: Ingest,
+        stage: PrepareStage,
     ) -> None:
+        """``stage``: the prepare stage ``ingest`` was built with (started and closed
+        here)."""
         self.settings = settings
         self.store = store
-        self.sink = sink
-        self.keys = keys
+        self.ingest = ingest
+        self.stage = stage
         self.stats = IngestStats()
         self.liveness = Liveness()
-        self.names = topology.names
-        #: The largest accepted message sent (see :data:`FANOUT_MAX_BYTES`).
+        #: The largest accepted message sent (``topology.FANOUT_MAX_BYTES``).
         self.fanout_max_bytes = FANOUT_MAX_BYTES
         processor = topology.ingest
         self.group = processor.group
         self.topics = processor.reads
         self.max_records: int | None = settings.worker.batch_size
-        #: Where batches are prepared: a child process, or (None) the calling thread.
-        self.process = (
-            PrepareProcess(settings, self.names, settings.worker.prepare_children_count())
-            if settings.worker.prepares_in_child()
-            else None
-        )
         #: In the child, the next batch is prepared while the last one is handed back
         #: (the child waited on the parent's pickling ~40% of the time, round nine).
-        self.prepare_concurrency = 1 if self.process is None else 2
-        #: Erase tombstones, read from the store at the first batch (and again after a
-        #: rebalance), then kept up to date by the erasures this driver runs.
-        self.tombstones: dict[Subject, datetime] | None = None
+        self.prepare_concurrency = 1 if stage.process is None else 2
 
     def poll_seconds(self) -> float:
         """A batch is what arrived within ``worker.batch_seconds`` (or ``batch_size``)."""
         return self.settings.worker.batch_seconds
 
-    # -- stage 1: pure work on a batch, no store -------------------------------------
-
     def prepare(self, messages: list[Any]) -> Prepared:
-        """Validate, gate and turn a batch into rows and fan-out messages
-        (:func:`~turnstream.streams.prepare.prepare_batch`), in the prepare process
-        when ``worker.prepare_process`` puts it there. Blocking; no store access, so it runs
-        beside the store thread."""
+        """The use case's prepare stage (:class:`PrepareStage`, which gives a
+        :class:`Prepared`; no store access, so it runs beside the store thread). Blocking."""
         if messages and self.stats.first_batch_at is None:
             self.stats.first_batch_at = time.time()
-        if self.process is not None and messages:
-            return self.process.prepare(messages, self.fanout_max_bytes)
-        return prepare_batch(messages, self.settings, self.names, self.fanout_max_bytes)
+        return self.ingest.prepare(messages, self.fanout_max_bytes)  # type: ignore[return-value]
 
     def start(self) -> None:
         """Start the prepare process, if there is one (else the first batch does)."""
-        if self.process is not None:
-            self.process.start()
+        self.stage.start()
 
     def close(self) -> None:
         """Stop the prepare process, if there is one."""
-        if self.process is not None:
-            self.process.close()
-
-    # -- stage 2: de-duplicate against the store, write ------------------------------
-
-    def settle(self, prepared: Prepared) -> list[Decision]:
-        """De-duplicate a prepared batch against the keys already taken (one store
-        look-up) and take its new keys; forget what occurred before its person's erase.
-        Blocking; on the store thread."""
-        tombstones = self.tombstones
-        if tombstones is None:
-            tombstones = self.tombstones = load_tombstones(self.store.store)
-        taken = self.keys.lookup(d.dedup_key for d in prepared.judged)
-        decisions = []
-        for decision, facts, erasing in zip(
-            prepared.judged, prepared.erasure_facts, prepared.erases, strict=True
-        ):
-            final = dedupe(decision, taken.get)
-            # The prepared facts, not the item: a batch prepared in the child has none.
-            if not final.duplicate and forgotten(facts, erasing, tombstones):
-                final = forget(final)
-            if not final.duplicate:
-                taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
-                # Taken now, before the write: the next batch is settled before this one
-                # is committed. A crash forgets it, and a redelivery from the same source
-                # is never a duplicate of itself.
-                self.keys.remember(final.dedup_key, final.source)
-            decisions.append(final)
-        return decisions
-
-    def write_settled(self, prepared: Prepared, decisions: list[Decision]) -> Settled:
-        """Write a settled batch; the messages the store refuses for good are isolated
-        (``sinks/bisect.py``) and become dead letters. Blocking; on the store thread.
-
-        Raises :class:`StoreError` for a failure that is not a refusal (the caller
-        retries the whole batch: what landed is skipped)."""
-        sends = list(prepared.sends)
-        final = list(decisions)
-        accepted = list(prepared.accepted)
-        at = {d.source: i for i, d in enumerate(decisions)}
-        order = [d.source for d in decisions if not d.duplicate]
-
-        def refuse(i: int, message: str) -> Rows:
-            final[i] = refused_by_store(decisions[i], message)
-            accepted[i] = False
-            letter = dead_letter_for(final[i], prepared.received_at)
-            sends[i] = [(self.names.dead_letters, letter, prepared.messages[i].key)]
-            return rows_for(final[i], self.settings, prepared.received_at)
-
-        rows = rows_to_write(prepared, decisions)
-        # Forgotten (occurred before its person's erase): its key is written, nothing else.
-        forgotten_rows = {
-            d.source: rows_for(d, self.settings, prepared.received_at)
-            for d in decisions
-            if d.erased
-        }
-        if forgotten_rows:
-            rows = _swap_rows(rows, forgotten_rows)
-            for source in forgotten_rows:
-                sends[at[source]] = []
-                accepted[at[source]] = False
-        # A replay decides as the first time: what the store refused stays refused (its
-        # own rows are not offered again; its dead letter's are, in case they were cut).
-        earlier = refused_before(self.sink, order)
-        if earlier:
-            swapped = {source: refuse(at[source], message) for source, message in earlier.items()}
-            rows = _swap_rows(rows, swapped)
-
-        def replace(refused: Refused) -> Rows:
-            table = refused.table or "the store"
-            return refuse(at[refused.source], f"{table} refused it: {refused.reason}")
-
-        done = write_isolating(self.sink, rows, order, replace)
-        if done.refused:
-            log.warning(
-                "%d of %d messages refused by the store, the rest written (%d writes)",
-                len(done.refused),
-                len(order),
-                done.writes,
-            )
-        return Settled(final, sends, dict(done.written), accepted)
-
-    def write_batch(self, messages: list[Any]) -> list[Decision]:
-        """Prepare, settle and write a batch, without fan-out or commit (what the driver
-        does to the store; for benchmarks and tools). Blocking."""
-        prepared = self.prepare(messages)
-        return self.write_settled(prepared, self.settle(prepared)).decisions
+        self.stage.close()
 
     def _failed(
         self, stuck_at: Callable[[], dict[tuple[str, int], int]]
@@ -318,7 +178,7 @@ class IngestDriver:
 
         def note(exc: StoreError, failure: Failure) -> None:
             # A failure may have landed some tables: read the marks again before retrying.
-            self.sink.forget()
+            self.ingest.raw.forget()
             self.liveness.failed(
                 short_message(str(exc)),
                 failure.value,
@@ -329,63 +189,20 @@ class IngestDriver:
 
         return note
 
-    async def _write(
-        self,
-        prepared: Prepared,
-        decisions: list[Decision],
-        noted: Callable[[StoreError, Failure], None],
-    ) -> Settled:
-        """Write a settled batch until it is written (backing off while the store fails)."""
-        return await retrying(
-            self.store, lambda: self.write_settled(prepared, decisions), "write", on_failure=noted
-        )
+    async def _run(self, batch: IngestBatch, noted: Callable[[StoreError, Failure], None]) -> None:
+        """Run the batch's store calls in order, each until it succeeds."""
+        for what, call in batch.calls():
+            await retrying(self.store, call, what, on_failure=noted)
 
     async def finish(self, prepared: Prepared) -> Step:
-        """Settle, write and erase one prepared batch, each until it succeeds (backing
-        off while the store fails); its fan-out and offsets."""
-        noted = self._failed(prepared.stuck_at)
-        decisions = await retrying(
-            self.store, lambda: self.settle(prepared), "key look-up", on_failure=noted
-        )
-        settled = await self._write(prepared, decisions, noted)
-        # The batch's erases, from the prepared facts (a batch prepared in the child has
-        # no items): those still accepted after the store, not duplicates.
-        tombstones: dict[Subject, datetime] = {}
-        if any(prepared.erases):  # most batches erase nobody: no walk over them
-            tombstones = tombstones_left(
-                (facts, erasing)
-                for facts, erasing, d, ok in zip(
-                    prepared.erasure_facts,
-                    prepared.erases,
-                    settled.decisions,
-                    settled.accepted,
-                    strict=True,
-                )
-                if ok and not d.duplicate
-            )
-        if tombstones:  # every erase of the batch in one go: one statement per table
-
-            def erase() -> list[Erasure]:
-                # The tombstone first: a crash between the two leaves it, and the
-                # redelivered batch erases again.
-                record_tombstones(self.store.store, tombstones)
-                return erase_subjects(self.store.store, list(tombstones))
-
-            erasures = await retrying(self.store, erase, "erasure", on_failure=noted)
-            if self.tombstones is not None:
-                merge_tombstones(self.tombstones, tombstones)
-            log.info(
-                "erased %d subjects (%d rows)",
-                len(erasures),
-                sum(sum(e.deleted.values()) for e in erasures),
-            )
+        """One prepared batch through the store (backing off while it fails); its
+        fan-out and offsets."""
+        batch = self.ingest.batch(prepared)
+        await self._run(batch, self._failed(prepared.stuck_at))
+        settled = batch.settled
+        assert settled is not None
         return Step(
-            messages=(
-                m
-                for d, out in zip(settled.decisions, settled.sends, strict=True)
-                if not d.duplicate
-                for m in out
-            ),
+            messages=settled.messages(),
             offsets=next_offsets(prepared.messages),
             done=lambda: self.stats.count(settled.decisions, settled.written, settled.accepted),
         )
@@ -394,13 +211,12 @@ class IngestDriver:
 
     async def on_revoked(self, partitions: set[TopicPartition]) -> None:
         """Another worker may write the partitions next: forget the high-water marks."""
-        self.sink.forget()
+        self.ingest.raw.forget()
 
     async def on_assigned(self, partitions: set[TopicPartition]) -> None:
         """Another worker may have written them meanwhile: read the marks (and the
         erase tombstones) again."""
-        self.sink.forget()
-        self.tombstones = None
+        self.ingest.reset()
 
 
 def next_offsets(messages: list[Any]) -> dict[TopicPartition, int]:
@@ -413,38 +229,40 @@ def next_offsets(messages: list[Any]) -> dict[TopicPartition, int]:
     return {TopicPartition(t, p): offset + 1 for (t, p), offset in highest.items()}
 
 
-def rows_to_write(prepared: Prepared, decisions: list[Decision]) -> BatchRows:
-    """The prepared rows of a batch but those of the messages settled as duplicates."""
-    duplicates = {d.source for d in decisions if d.duplicate}
-    if not duplicates:
-        return prepared.rows
-    out: BatchRows = {}
-    sources = {(s.topic, s.partition, s.offset) for s in duplicates}  # as a Block names them
-    for table, batch in prepared.rows.items():
-        if isinstance(batch, Block):  # from the prepare process: its rows by a mask
-            left = batch.without(sources)
-            if left is not None:
-                out[table] = left
-        else:
-            out[table] = [
-                r
-                for r in batch
-                if Source(r["_topic"], r["_partition"], r["_offset"]) not in duplicates
-            ]
-    return out
+async def retrying(
+    store: AsyncStore,
+    call: Callable[[], T],
+    what: str = "write",
+    *,
+    on_failure: Callable[[StoreError, Failure], None] | None = None,
+    first_delay: float = 0.5,
+    max_delay: float = 30.0,
+) -> T:
+    """Run ``call()`` on the store thread until it returns, backing off (``first_delay``
+    doubling to ``max_delay``) while it raises :class:`StoreError`; never gives up.
 
-
-def _swap_rows(rows: BatchRows, swapped: dict[Source, Rows]) -> BatchRows:
-    """``rows`` with the rows of the ``swapped`` messages replaced by the ones given."""
-    out: dict[str, list[dict[str, Any]]] = {
-        table: [
-            r
-            for r in as_dicts(batch)
-            if Source(r["_topic"], r["_partition"], r["_offset"]) not in swapped
-        ]
-        for table, batch in rows.items()
-    }
-    for replacement in swapped.values():
-        for table, batch in replacement.items():
-            out.setdefault(table, []).extend(batch)
-    return out  # type: ignore[return-value]
+    A refusal of the data never gets here from the ingest use case (it bisects them,
+    ``sinks/bisect.py``), so what does is a store that fails now (transient) or that
+    needs an operator (broken): both only delay, since the loop holds its offsets until
+    this returns. ``on_failure`` hears of every failure (the loop's liveness record).
+    """
+    delay = first_delay
+    attempt = 1
+    while True:
+        try:
+            return await store.run(call)
+        except StoreError as exc:
+            failure = classify(exc)
+            if on_failure is not None:
+                on_failure(exc, failure)
+            log.warning(
+                "store %s failed (attempt %d), retrying in %.1fs: %s (%s)",
+                what,
+                attempt,
+                delay,
+                short_message(str(exc)),
+                failure.value,
+            )
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, max_delay)
+            attempt += 1

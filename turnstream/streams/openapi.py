@@ -1,8 +1,9 @@
-"""The OpenAPI document of the worker's HTTP API, built from the request models.
+"""The OpenAPI document of the worker's HTTP API, built from the route table
+(:data:`turnstream.streams.route_table.ROUTE_TABLE`) and its request models.
 
-Every operation says the role it needs (``x-role``, from :data:`turnstream.streams.access.ROUTES`,
-the one table) and answers 401 and 403; the open ``/v1/status`` and ``/console`` say
-``security: []``.
+Every operation says the role it needs (``x-role``) and which space its key must speak
+for (``x-space``: the route table's rule), and answers 401 and 403; the open
+``/v1/status`` and ``/console`` say ``security: []``.
 ``turnstream docs openapi`` writes it to docs/openapi.json; a test keeps it in step.
 """
 
@@ -14,17 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from turnstream import __version__
-from turnstream.models.requests import (
-    ConstraintsRequest,
-    ContextUseQuery,
-    CorrectRequest,
-    ResolveRequest,
-    ReviewRequestIn,
-    SdkProfileQuery,
-    SpaceRequest,
-)
-from turnstream.streams.access import ROUTES
-from turnstream.streams.experiment_routes import ArmsQuery, ExperimentsQuery
+from turnstream.streams.route_table import ROUTE_TABLE, Route
 
 __all__ = ["openapi_document", "openapi_json"]
 
@@ -70,29 +61,8 @@ def _responses(ok: str, *errors: str) -> dict[str, Any]:
     return out
 
 
-_PROFILE = {"name": "profile_id", "in": "path", "required": True, "schema": {"type": "string"}}
-_SPACE_Q = {"name": "space_id", "in": "query", "required": True, "schema": {"type": "string"}}
-
-
 def _path(name: str) -> dict[str, Any]:
     return {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
-
-
-_SQL_BODY = {
-    "required": True,
-    "content": {
-        "application/json": {
-            "schema": {
-                "type": "object",
-                "required": ["sql"],
-                "properties": {
-                    "sql": {"type": "string"},
-                    "parameters": {"type": "object", "additionalProperties": True},
-                },
-            }
-        }
-    },
-}
 
 
 def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -104,166 +74,40 @@ def _query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     ]
 
 
-_LANG = {
-    "name": "lang",
-    "in": "query",
-    "required": False,
-    "schema": {"type": "string", "enum": ["pt", "en", "es"]},
-}
+def _operation(route: Route) -> dict[str, Any]:
+    """One operation of the document, as the route table describes it."""
+    operation: dict[str, Any] = {"summary": route.summary}
+    query = route.query
+    parameters = [_path(name) for name in route.path_parameters]
+    parameters += _query_parameters(query) if isinstance(query, type) else [*query]
+    if parameters:
+        operation["parameters"] = parameters
+    if isinstance(route.body, type):
+        operation["requestBody"] = _body(route.body)
+    elif route.body is not None:
+        operation["requestBody"] = dict(route.body)
+    access = route.access
+    refusals = () if access is None else ("401", "403")
+    operation["responses"] = {**_responses(route.ok, *route.errors, *refusals), **route.responses}
+    if access is None:  # open
+        operation["security"] = []
+    else:
+        operation["x-role"] = access.role.value
+        operation["x-all-spaces"] = access.all_spaces
+        operation["x-space"] = route.space.value
+    return operation
 
 
 def _paths() -> dict[str, dict[str, Any]]:
-    return {
-        "/v1/status": {
-            "get": {
-                "summary": "Health: each loop's state, the store's, counters (open: no key "
-                "needed; with an operator's key also the store's address and the errors' text)",
-                "responses": {
-                    **_responses("200"),
-                    "503": {
-                        "description": "a loop failing past worker.status_grace, or stopped, "
-                        "or the store not answering that long (the same body; failing names "
-                        "them)",
-                        "content": {"application/json": {}},
-                    },
-                },
-            }
-        },
-        "/console": {
-            "get": {
-                "summary": "The console's page (open: a shell with no data; its script "
-                "calls the routes below with the key entered in it; docs/console.md)",
-                "parameters": [_LANG],
-                "responses": {"200": {"description": "the page", "content": {"text/html": {}}}},
-            }
-        },
-        "/v1/sql": {
-            "post": {
-                "summary": "One read-only statement on the store, judged by ClickHouse's "
-                "parser and refused (400, naming what) unless it only reads the project's "
-                "tables, within the [sql] limits (docs/analysts.md)",
-                "requestBody": _SQL_BODY,
-                "responses": _responses("200", "400", "422"),
-            }
-        },
-        "/v1/jobs/{name}/": {
-            "post": {
-                "summary": "Run a job (priors, retention, experiments) on the worker's store",
-                "parameters": [_path("name")],
-                "requestBody": {
-                    "required": False,
-                    "content": {"application/json": {"schema": {"type": "object"}}},
-                },
-                "responses": _responses("200", "400"),
-            }
-        },
-        "/v1/context-use": {
-            "get": {
-                "summary": "Claims on evidence, guard actions and constraints sent/verifiable/"
-                "violated, per breakdown, for the caller's space",
-                "parameters": _query_parameters(ContextUseQuery),
-                "responses": _responses("200", "422"),
-            }
-        },
-        "/v1/experiments": {
-            "get": {
-                "summary": "The configured experiments of the caller's space",
-                "parameters": _query_parameters(ExperimentsQuery),
-                "responses": _responses("200", "422"),
-            }
-        },
-        "/v1/experiments/{experiment_id}/arms": {
-            "get": {
-                "summary": "An experiment's arms as of a day: people, estimates with intervals, "
-                "effects against control with p-values, and the analysis's warnings "
-                "(nothing written)",
-                "parameters": [_path("experiment_id"), *_query_parameters(ArmsQuery)],
-                "responses": _responses("200", "404", "422"),
-            }
-        },
-        "/v1/constraints": {
-            "post": {
-                "summary": "The constraints block for one person (optionally for a tool)",
-                "requestBody": _body(ConstraintsRequest),
-                "responses": _responses("200", "400", "404", "422"),
-            }
-        },
-        "/v1/sdk/profile": {
-            "get": {
-                "summary": "The SDK's profile for one source: its tool bindings (without "
-                "sources), the claim contract (the negative corpus only by its version) and "
-                "the object types",
-                "parameters": _query_parameters(SdkProfileQuery),
-                "responses": _responses("200", "404", "422"),
-            }
-        },
-        "/v1/profiles/{profile_id}/inferences": {
-            "get": {
-                "summary": "The reviewable profile: every inference with its evidence",
-                "parameters": [_PROFILE, _SPACE_Q],
-                "responses": _responses("200", "404"),
-            }
-        },
-        "/v1/profiles/{profile_id}/inferences/{inference_id}/correct": {
-            "post": {
-                "summary": "Replace an inference by what the person says (then deleted)",
-                "parameters": [_PROFILE, _path("inference_id")],
-                "requestBody": _body(CorrectRequest),
-                "responses": _responses("202", "400", "404", "422"),
-            }
-        },
-        "/v1/profiles/{profile_id}/inferences/{inference_id}": {
-            "delete": {
-                "summary": "Delete an inference: a tombstone, never inferred again",
-                "parameters": [_PROFILE, _path("inference_id"), _SPACE_Q],
-                "responses": _responses("202", "404"),
-            }
-        },
-        "/v1/profiles/{profile_id}/traits/opt-out": {
-            "post": {
-                "summary": "Object to profiling: derivation stops",
-                "parameters": [_PROFILE],
-                "requestBody": _body(SpaceRequest),
-                "responses": _responses("202", "400", "404", "422"),
-            }
-        },
-        "/v1/profiles/{profile_id}/review-requests": {
-            "post": {
-                "summary": "Ask for the review of an automated decision, by receipts",
-                "parameters": [_PROFILE],
-                "requestBody": _body(ReviewRequestIn),
-                "responses": _responses("201", "400", "404", "422"),
-            }
-        },
-        "/v1/profiles/{profile_id}/review-requests/{request_id}/resolve": {
-            "post": {
-                "summary": "Record the controller's decision, once",
-                "parameters": [_PROFILE, _path("request_id")],
-                "requestBody": _body(ResolveRequest),
-                "responses": _responses("200", "400", "404", "409", "422"),
-            }
-        },
-    }
-
-
-def _with_access(paths: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Each operation's role from :data:`ROUTES`, its 401 and 403; open ones say so."""
-    refusals = {k: v for k, v in _responses("200", "401", "403").items() if k != "200"}
-    for path, operations in paths.items():
-        for method, operation in operations.items():
-            access = ROUTES[method.upper(), path]
-            if access is None:
-                operation["security"] = []
-                continue
-            operation["x-role"] = access.role.value
-            operation["x-all-spaces"] = access.all_spaces
-            operation["responses"].update(refusals)
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTE_TABLE:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route)
     return paths
 
 
 def openapi_document() -> dict[str, Any]:
     """The API as an OpenAPI 3.1 document."""
-    models = [ConstraintsRequest, CorrectRequest, ResolveRequest, ReviewRequestIn, SpaceRequest]
+    models = [r.body for r in ROUTE_TABLE if isinstance(r.body, type)]
     schemas: dict[str, Any] = {}
     for model in models:
         schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
@@ -273,7 +117,7 @@ def openapi_document() -> dict[str, Any]:
         "openapi": "3.1.0",
         "info": {"title": "turnstream worker", "version": __version__},
         "security": [{"bearer": []}],
-        "paths": _with_access(_paths()),
+        "paths": _paths(),
         "components": {
             "schemas": schemas,
             "securitySchemes": {

@@ -50,12 +50,12 @@ from typing import Any
 from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts
 from turnstream.core.ingest import Decision, Refusal, Source
+from turnstream.service.ports import Message
 from turnstream.sinks.rows import BatchRows, Block
-from turnstream.streams.fanout import Message
 from turnstream.streams.prepare import Prepared, prepare_batch, signatures_of
 from turnstream.streams.topology import TopicNames
 
-__all__ = ["PrepareProcess", "records_of"]
+__all__ = ["PrepareProcess", "PrepareStage", "records_of"]
 
 log = logging.getLogger(__name__)
 
@@ -134,10 +134,14 @@ class PrepareProcess:
         while len(answered) < self.children:
             answered.update(f.result() for f in [pool.submit(_ready) for _ in range(self.children)])
 
-    def prepare(self, messages: list[Any], fanout_max_bytes: int) -> Prepared:
-        """The batch prepared in the children (in chunks: :func:`chunked`). Blocking.
-        Raises ``BrokenProcessPool`` when a child died (the next call starts new ones)."""
-        received_at = datetime.now(UTC)
+    def prepare(
+        self, messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
+    ) -> Prepared:
+        """The batch prepared in the children (in chunks: :func:`chunked`), taken at
+        ``received_at`` (default: now). Blocking. Raises ``BrokenProcessPool`` when a
+        child died (the next call starts new ones)."""
+        if received_at is None:
+            received_at = datetime.now(UTC)
         chunks = chunked(messages, self.children)
         pool = self._started()
         try:
@@ -310,3 +314,36 @@ def _prepare_in_child(
         prepared.erases,
         prepared.received_at,
     )
+
+
+class PrepareStage:
+    """The use case's prepare stage (:class:`~turnstream.service.ports.Preparer`): in
+    the prepare process when ``worker.prepare_process`` puts it there, else on the
+    calling thread (:func:`~turnstream.streams.prepare.prepare_batch`). Blocking."""
+
+    def __init__(self, settings: Settings, names: TopicNames) -> None:
+        self.settings = settings
+        self.names = names
+        #: Where batches are prepared: a child process, or (None) the calling thread.
+        self.process = (
+            PrepareProcess(settings, names, settings.worker.prepare_children_count())
+            if settings.worker.prepares_in_child()
+            else None
+        )
+
+    def __call__(
+        self, messages: list[Any], fanout_max_bytes: int, received_at: datetime | None = None
+    ) -> Prepared:
+        if self.process is not None and messages:
+            return self.process.prepare(messages, fanout_max_bytes, received_at)
+        return prepare_batch(messages, self.settings, self.names, fanout_max_bytes, received_at)
+
+    def start(self) -> None:
+        """Start the prepare process, if there is one (else the first batch does)."""
+        if self.process is not None:
+            self.process.start()
+
+    def close(self) -> None:
+        """Stop the prepare process, if there is one."""
+        if self.process is not None:
+            self.process.close()

@@ -17,29 +17,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-import faust
 from faust.web import Request, Response, View
 from pydantic import BaseModel, ValidationError
 
-from turnstream.config import Feature, Settings
+from turnstream.config import Settings
 from turnstream.core import json_values
 from turnstream.core.access import ALL_SPACES
 from turnstream.core.constraints import (
-    BlockRequest,
-    CompanyRule,
-    binding_for,
-    build_block,
     load_bindings,
     profile_for,
-    render_for_tool,
 )
 from turnstream.core.corrections import CorrectionConflict, correction_for
-from turnstream.core.experiments import arm_at, served_inferences
-from turnstream.core.identity import profile_id_for
 from turnstream.core.object_types import types_for_space
 from turnstream.errors import InvalidItem, TurnstreamError
 from turnstream.models.items import error_pairs
-from turnstream.models.measurement import Arm, Experiment, MeasurementDocument, load_measurement
 from turnstream.models.requests import (
     ConstraintsRequest,
     ContextUseQuery,
@@ -49,6 +40,9 @@ from turnstream.models.requests import (
     SdkProfileQuery,
     SpaceRequest,
 )
+from turnstream.service.block import serve_block
+from turnstream.service.errors import NotFound, Refusal
+from turnstream.service.spaces import space_of as _space
 from turnstream.sinks.context_use import ReportQuery, read_context_use
 from turnstream.sinks.profile_reads import (
     inference_bucket,
@@ -63,9 +57,10 @@ from turnstream.sinks.review_requests import (
     open_review,
     resolve_review,
 )
-from turnstream.sinks.store import AsyncStore, Store
+from turnstream.sinks.store import AsyncStore
 from turnstream.streams.access import caller, refuse_space
 from turnstream.streams.bodies import BadBody, json_body
+from turnstream.streams.views import Views
 
 __all__ = ["Publisher", "register_routes"]
 
@@ -159,105 +154,6 @@ class _Commands:
         return key
 
 
-def _space(settings: Settings, space_id: str, need_signals: bool = False) -> Any:
-    space = settings.space(space_id)
-    if space is None:
-        message = f"space {space_id!r} is not configured"
-        raise _HttpError(404, {"error": message, "errors": [{"field": "space_id",
-                                                              "message": message}]})  # fmt: skip
-    if need_signals and not space.has(Feature.signals):
-        message = f"the signals feature is off for space {space_id!r}"
-        raise _HttpError(404, {"error": message, "errors": [{"field": "space_id",
-                                                              "message": message}]})  # fmt: skip
-    return space
-
-
-def _measurement(path: str) -> MeasurementDocument:
-    """The measurement document, read again only when the file changed (one ``stat`` per
-    block request)."""
-    return _measurement_at(path, Path(path).stat().st_mtime_ns)
-
-
-@functools.lru_cache(maxsize=4)
-def _measurement_at(path: str, mtime_ns: int) -> MeasurementDocument:
-    return load_measurement(path)
-
-
-def _arm(
-    settings: Settings, space_id: str, profile_id: str, source: str, now: datetime
-) -> tuple[Experiment, Arm] | None:
-    """The person's arm in the space's running experiment (``jobs.measurement``)."""
-    path = settings.jobs.measurement
-    if path is None:
-        return None
-    try:
-        doc = _measurement(path)
-    except OSError as exc:
-        raise TurnstreamError(f"measurement document {path}: {exc.strerror}") from None
-    return arm_at(doc, space_id, profile_id, source, now)
-
-
-def _block(store: Store, settings: Settings, body: ConstraintsRequest) -> dict[str, Any]:
-    space = _space(settings, body.space_id, need_signals=True)
-    if (body.profile_id is None) == (body.handle is None):
-        raise _HttpError(422, {"error": "invalid body", "errors": [
-            {"field": "handle", "message": "exactly one of handle and profile_id is required"}
-        ]})  # fmt: skip
-    profile_id = body.profile_id or profile_id_for(
-        body.space_id,
-        body.handle,
-        settings.secret_bytes(),  # type: ignore[arg-type]
-    )
-    now = _now()
-    assigned = _arm(settings, body.space_id, profile_id, body.source or "", now)
-    dropped = frozenset() if assigned is None else assigned[1].dropped
-    # The memory's control group (and an arm that drops the block) gets no block at all:
-    # nothing of the person is read.
-    no_block = "constraints_block" in dropped
-    inputs = None if no_block else load_inputs(store, body.space_id, profile_id, body.for_)
-    request = BlockRequest(
-        space_id=body.space_id,
-        profile_id=profile_id,
-        for_=body.for_,
-        language=space.language,
-        session=body.session_id,
-        asked=tuple(body.asked),
-        delivery_elsewhere=body.delivery_elsewhere,
-    )
-    rules = [
-        CompanyRule(r.id, r.rank, r.origin, r.attr, r.op, tuple(r.values), r.text)
-        for r in space.rules
-        if not no_block
-    ]
-    active = [] if inputs is None else [i for i in inputs.inferences if i.status == "active"]
-    block = build_block(
-        request,
-        () if inputs is None else inputs.preferences,
-        () if inputs is None else inputs.attributes,
-        served_inferences(dropped, active),
-        () if inputs is None else inputs.presented,
-        () if inputs is None else inputs.disliked,
-        rules,
-        now,
-        labels=space.labels,
-        types=types_for_space(space),
-        soft_max=settings.signals.block_soft_max,
-        shown=None if inputs is None else inputs.shown,
-        current=body.current,
-    )
-    if assigned is not None:
-        experiment, arm = assigned
-        block["experiment"] = {"id": experiment.id, "arm": arm.name, "drops": sorted(dropped)}
-    if body.tool is not None:
-        doc = load_bindings(space.tool_bindings) if space.tool_bindings else None
-        binding = binding_for(doc, body.tool, body.source or "") if doc else None
-        if binding is None:
-            raise _HttpError(422, {"error": f"tool {body.tool!r} is not bound for source "
-                                   f"{body.source!r} in space {body.space_id!r}"})  # fmt: skip
-        block["rendered"] = render_for_tool(block, binding)
-    return block
-
-
 def _contract(path: str) -> dict[str, Any]:
     """The claim contract file (JSON, or TOML by its suffix) as it is: ``turnstream config
     check`` validates it with the SDK's loader; the worker only serves it."""
@@ -290,29 +186,32 @@ async def _guard(view: View, work: Any) -> Response:
         status, data = await work()
     except _HttpError as exc:
         return _json(view, exc.body, exc.status)
+    except Refusal as exc:
+        return _json(view, exc.body(), 404 if isinstance(exc, NotFound) else 422)
     except TurnstreamError as exc:
         return _json(view, {"error": str(exc)}, 400)
     return _json(view, data, status)
 
 
 def register_routes(
-    app: faust.App, settings: Settings, store: AsyncStore, producer: Publisher
+    views: Views, settings: Settings, store: AsyncStore, producer: Publisher
 ) -> None:
-    """Add the read side's routes to the worker's app; changes go out through
+    """Bind the read side's views to the worker's app; changes go out through
     ``producer`` as commands."""
     commands = _Commands(producer)
 
-    @app.page("/v1/constraints")
+    @views("constraints")
     class ConstraintsView(View):
         async def post(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
                 body = await _body(request, ConstraintsRequest)
                 _scope(request, body.space_id)
-                return 200, await store.run(_block, store.store, settings, body)
+                read_inputs = functools.partial(load_inputs, store.store)
+                return 200, await store.run(serve_block, read_inputs, settings, body)
 
             return await _guard(self, work)
 
-    @app.page("/v1/sdk/profile")
+    @views("sdk_profile")
     class SdkProfileView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:
@@ -322,7 +221,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences")
+    @views("inferences")
     class InferencesView(View):
         async def get(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -334,7 +233,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}/correct")
+    @views("correct")
     class CorrectView(View):
         async def post(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -362,7 +261,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/inferences/{inference_id}")
+    @views("inference")
     class InferenceView(View):
         async def delete(self, request: Request, profile_id: str, inference_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -381,7 +280,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/traits/opt-out")
+    @views("opt_out")
     class OptOutView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -393,7 +292,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests")
+    @views("review_requests")
     class ReviewRequestsView(View):
         async def post(self, request: Request, profile_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -406,7 +305,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/profiles/{profile_id}/review-requests/{request_id}/resolve")
+    @views("resolve")
     class ResolveView(View):
         async def post(self, request: Request, profile_id: str, request_id: str) -> Response:
             async def work() -> tuple[int, Any]:
@@ -425,7 +324,7 @@ def register_routes(
 
             return await _guard(self, work)
 
-    @app.page("/v1/context-use")
+    @views("context_use")
     class ContextUseView(View):
         async def get(self, request: Request) -> Response:
             async def work() -> tuple[int, Any]:

@@ -14,6 +14,7 @@ from turnstream.models.items import MAX_ITEM_BYTES
 
 __all__ = [
     "ACCEPTED_TOPIC_BYTES",
+    "FANOUT_MAX_BYTES",
     "INPUT_TOPIC_BYTES",
     "Processor",
     "Topic",
@@ -29,8 +30,16 @@ INPUT_TOPIC_BYTES = MAX_ITEM_BYTES + 64 * 1024
 
 #: ``max.message.bytes`` of the accepted topic turnstream creates: above the accepted
 #: message of any valid item (a 1 MiB item re-serialized with its defaults grew to 1.5 MiB,
-#: a turn of 55,000 minimal presented items; see ``ingest_driver.FANOUT_MAX_BYTES``).
+#: a turn of 55,000 minimal presented items; see :data:`FANOUT_MAX_BYTES`).
 ACCEPTED_TOPIC_BYTES = 4 * 1024 * 1024
+
+#: The largest accepted message (value and key) the ingest driver sends; a larger one is refused
+#: with reason ``too_large`` before anything is written. The bootstrap lowers it to what
+#: the accepted topic takes (``max.message.bytes``), which it creates at 4 MiB: an item
+#: of the contract's 1 MiB grows when re-serialized with its defaults, by 1.5x for a turn
+#: of 55,000 minimal presented items (1.94x for claims, but 1,000 of them make 140 KB),
+#: so every valid item fits.
+FANOUT_MAX_BYTES = ACCEPTED_TOPIC_BYTES - 1024
 
 
 @dataclass(frozen=True)

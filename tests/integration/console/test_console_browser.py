@@ -1,11 +1,15 @@
 """The console in a real browser (Debian's chromium, driven by Playwright) against a real
 worker on the real broker: a person's profile, a deletion gone from the block, a review
-request resolved once, context use, and the refusals. Screenshots go to docs/console/."""
+request resolved once, context use, an experiment's arms, and the refusals.
+
+Screenshots go to a temporary directory; ``TURNSTREAM_SCREENSHOTS=docs/console`` (a path
+from the repository's root, or absolute) writes them where docs/console.md shows them."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -18,6 +22,7 @@ import pytest
 from turnstream.core.access import Role
 from turnstream.dev.deployment import Deployment, new_deployment
 from turnstream.dev.sample import sample_day
+from turnstream.streams.access import OPEN, ROUTES
 
 pytestmark = pytest.mark.integration
 
@@ -27,7 +32,10 @@ ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
-SHOTS = Path(__file__).resolve().parents[3] / "docs" / "console"
+ROOT = Path(__file__).resolve().parents[3]
+PAGE = ROOT / "turnstream" / "streams" / "console.html"
+MEASUREMENT = ROOT / "examples" / "measurement.toml"
+EXPERIMENT = "acme-block-elements-2026"
 DAY = (datetime.now(UTC) - timedelta(days=1)).date()
 WHO = "p_zoe"
 #: The person corrected in the browser.
@@ -35,10 +43,12 @@ OTHER = "p_yan"
 #: The person opted out in the browser.
 THIRD = "p_uma"
 
-EXTRA = """
+EXTRA = f"""
 [signals]
 quiet_seconds = 1.0
 oldest_pending_seconds = 3.0
+[jobs]
+measurement = "{MEASUREMENT}"
 """
 
 
@@ -97,8 +107,16 @@ def browser(worker: Deployment) -> Iterator[Any]:
         launched.close()
 
 
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the screenshots go: ``TURNSTREAM_SCREENSHOTS`` if set, else a temporary
+    directory (a test run leaves the committed ones alone)."""
+    asked = os.environ.get("TURNSTREAM_SCREENSHOTS")
+    return ROOT / asked if asked else tmp_path_factory.mktemp("screenshots")
+
+
 @pytest.fixture
-def page(browser: Any, worker: Deployment) -> Iterator[Any]:
+def page(browser: Any, worker: Deployment, shots: Path) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     opened = context.new_page()
     seen: list[str] = []
@@ -112,7 +130,7 @@ def page(browser: Any, worker: Deployment) -> Iterator[Any]:
             dialog.accept()  # every confirmation: yes
 
     opened.on("dialog", answer)
-    opened.dialogs_seen, opened.prompt_answers = seen, answers
+    opened.dialogs_seen, opened.prompt_answers, opened.shots = seen, answers, shots
     opened.goto(f"http://127.0.0.1:{worker.worker.web_port}/console")
     yield opened
     context.close()
@@ -134,21 +152,61 @@ def _load(page: Any, who: str = WHO) -> None:
 
 
 def _shot(page: Any, name: str) -> None:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    page.shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(page.shots / f"{name}.png"), full_page=True)
 
 
-def test_the_shell_has_no_data_and_every_data_route_wants_a_key(worker: Deployment) -> None:
+def _console_routes() -> set[tuple[str, str]]:
+    """Every ``(method, route template)`` the page's script calls, read from the page: each
+    call goes through its one ``api()``, the one place that fetches."""
+    script = PAGE.read_text(encoding="utf-8")
+    assert script.count("fetch(") == 1 and "XMLHttpRequest" not in script
+    assert "EventSource" not in script and "WebSocket" not in script
+    calls = re.findall(r'\bapi\(\s*"([A-Z]+)",\s*[`"]([^`"]+)[`"]', script)
+    assert len(calls) == script.count(" api(") - script.count("function api("), calls
+    shape = {(m, re.sub(r"\{[^}]+\}", "{}", path)): (m, path) for m, path in ROUTES}
+    found = set()
+    for method, path in calls:
+        bare = re.sub(r"\$\{[^}]*\}", "{}", path).split("?")[0]
+        assert (method, bare) in shape, f"the console calls {method} {path}: no such route"
+        found.add(shape[method, bare])
+    return found
+
+
+def _call(base: str, method: str, path: str, key: str | None) -> tuple[int, str]:
+    headers = {"Content-Type": "application/json"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {key}"
+    body = b'{"space_id": "acme"}' if method == "POST" else None
+    request = urllib.request.Request(base + path, body, headers, method=method)
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_no_route_of_the_console_answers_without_a_key(worker: Deployment) -> None:
+    """The shell is open and holds no data; every route its script calls, named with this
+    space's real person and experiment, answers 401 without a key or with a made-up one."""
     base = f"http://127.0.0.1:{worker.worker.web_port}"
     with urllib.request.urlopen(f"{base}/console", timeout=30) as response:
         html = response.read().decode()
         policy = response.headers["Content-Security-Policy"]
-    assert WHO not in html and "tsk_" not in html
+    assert WHO not in html and EXPERIMENT not in html and "tsk_" not in html
     assert "default-src 'none'" in policy and "connect-src 'self'" in policy
-    for path in (f"/v1/profiles/{WHO}/inferences?space_id=acme", "/v1/context-use"):
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(f"{base}{path}", timeout=30)
-        assert refused.value.code == 401
+    routes = _console_routes()
+    # Every page's calls: profile (5), review requests (2), context use, experiments (2).
+    assert len(routes) == 10, routes
+    names = {"profile_id": WHO, "experiment_id": EXPERIMENT, "inference_id": "inf_1",
+             "request_id": "rr_1"}  # fmt: skip
+    for method, template in sorted(routes):
+        assert ROUTES[method, template] is not OPEN, template
+        path = re.sub(r"\{([^}]+)\}", lambda m: names[m.group(1)], template) + "?space_id=acme"
+        for key in (None, "tsk_made_up_0000000000000000000000"):
+            status, body = _call(base, method, path, key)
+            assert status == 401, (method, path, key, status, body)
+            assert WHO not in body and EXPERIMENT not in body
 
 
 def test_without_a_key_and_with_another_spaces_key_nothing_shows(
@@ -226,14 +284,14 @@ def test_context_use_draws_bars_with_their_numbers(page: Any, worker: Deployment
     )
     assert numbers and all(n.isdigit() for n in numbers)
     _shot(page, "context-use")
-    page.click("a[href='#experiments']")
-    _shot(page, "experiments")
 
 
 def test_the_labels_follow_the_language(page: Any, worker: Deployment) -> None:
     page.goto(page.url.split("#")[0] + "?lang=pt#profile")
     assert page.inner_text("h1") == "console turnstream"
     assert page.get_attribute("html", "lang") == "pt"
+    page.goto(page.url.split("?")[0] + "?lang=es#experiments")
+    assert page.inner_text("#experiments-form button") == "Listar los experimentos del espacio"
 
 
 def test_a_correction_replaces_the_inference_with_a_stated_entry(
@@ -280,3 +338,93 @@ def test_opting_out_asks_first_and_ends_every_inference(page: Any, worker: Deplo
     # Retracted, not deleted: the list shows them no more, and the block carries none.
     assert '"inferred": true' not in page.inner_text("#block-json")
     assert "black" in page.inner_text("#stated")  # what the person said stays
+
+
+def _arms(worker: Deployment, key: str) -> Any:
+    """The arms as any client gets them (what the page must show)."""
+    url = f"http://127.0.0.1:{worker.worker.web_port}/v1/experiments/{EXPERIMENT}/arms"
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=120) as response:
+        return json.loads(response.read())
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def test_an_experiments_arms_with_their_intervals_numbers_and_warnings(
+    page: Any, worker: Deployment
+) -> None:
+    key = worker.new_key("acme", Role.analyst)
+    _enter_key(page, key, "acme")
+    page.click("a[href='#experiments']")
+    page.focus("#experiments-form button")  # by keyboard: list, then the experiment's button
+    page.keyboard.press("Enter")
+    chosen = f"#experiments-table button[data-experiment='{EXPERIMENT}']"
+    page.wait_for_selector(chosen)
+    page.focus(chosen)
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#arms tbody tr", timeout=120_000)
+    expected = _arms(worker, key)
+    arms = expected["arms"]
+    rows = page.eval_on_selector_all(
+        "#arms tbody tr", "rows => rows.map(r => [...r.cells].map(c => c.textContent))"
+    )
+    assert [r[0].split(" ")[0] for r in rows] == [a["name"] for a in arms]
+    for row, arm in zip(rows, arms, strict=True):
+        assert row[1:5] == [
+            str(arm["people"]), str(arm["successes"]), _pct(arm["rate"]),
+            f"[{_pct(arm['rate_low'])}, {_pct(arm['rate_high'])}]",
+        ], arm  # fmt: skip
+    # The charts: each arm's rate a dot on its interval, each other arm's difference too,
+    # with the numbers written beside them.
+    others = [a for a in arms if a["name"] != expected["baseline"]]
+    assert page.locator("#arms-data svg circle.estimate").count() == len(arms) + len(others)
+    assert page.locator("#arms-data svg line.interval").count() == len(arms) + len(others)
+    beside = page.eval_on_selector_all(
+        "#arms-data svg text.figure", "els => els.map(e => e.textContent)"
+    )
+    for arm in arms:
+        drawn = f"{_pct(arm['rate'])} [{_pct(arm['rate_low'])}, {_pct(arm['rate_high'])}]"
+        assert drawn in beside, (drawn, beside)
+    # The analysis's warnings (the sample day's arms are small), each by its code.
+    assert expected["warnings"], "the seeded experiment gives no warning: nothing tested"
+    codes = page.eval_on_selector_all("#warnings li", "ls => ls.map(l => l.dataset.code)")
+    assert codes == [w["code"] for w in expected["warnings"]]
+    assert "small_arm" in codes
+    shown = page.inner_text("#warnings")
+    assert all(w["message"] in shown for w in expected["warnings"])
+    assert page.evaluate("location.href").find("tsk_") == -1
+    _shot(page, "experiments")
+
+
+def test_an_experiment_is_refused_without_a_key_and_hidden_from_another_space(
+    page: Any, worker: Deployment
+) -> None:
+    page.click("a[href='#experiments']")
+    page.press("#experiments-form button", "Enter")
+    page.wait_for_selector("#alert:not(:empty)")
+    page.fill("#experiment-id", EXPERIMENT)
+    page.press("#experiment-id", "Enter")
+    page.wait_for_selector("#alert:not(:empty)")
+    assert page.query_selector("#experiments-table") is None
+    assert page.query_selector("#arms") is None
+    # Another space's key: acme's list is refused; its own list is empty; acme's
+    # experiment by its id answers as one that does not exist.
+    _enter_key(page, worker.new_key("lumen", Role.analyst), "acme")
+    page.press("#experiments-form button", "Enter")
+    page.wait_for_selector("#alert:has-text('403')")
+    assert page.query_selector("#experiments-table") is None
+    page.fill("#space", "lumen")
+    page.press("#experiments-form button", "Enter")
+    page.wait_for_selector("p#experiments-table")  # none
+    said = {}
+    for asked in (EXPERIMENT, "no-such-experiment"):
+        page.fill("#experiment-id", asked)
+        page.press("#experiment-id", "Enter")
+        page.wait_for_selector("#alert:has-text('404')", timeout=60_000)
+        said[asked] = page.inner_text("#alert").replace(asked, "ID")
+        assert page.query_selector("#arms") is None
+    assert said[EXPERIMENT] == said["no-such-experiment"]
+    seen = page.inner_text("main")
+    assert "control" not in seen and "no_soft_signals" not in seen

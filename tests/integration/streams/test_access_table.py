@@ -1,5 +1,5 @@
-"""Every route the worker serves declares its role in ``streams/access.ROUTES``, and
-every operation of the OpenAPI document is one of them."""
+"""The routes the worker serves are the route table's (streams/route_table.py), each with
+its row of access, and every operation of the OpenAPI document is one of them."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from turnstream.sinks.store import AsyncStore
 from turnstream.streams.access import OPEN, ROUTES
 from turnstream.streams.app import build_app
 from turnstream.streams.openapi import openapi_document
+from turnstream.streams.route_table import ROUTE_TABLE
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,19 @@ def _served(app: faust.App) -> set[tuple[str, str]]:
     }
 
 
+def test_the_served_routes_are_the_route_table(app: faust.App) -> None:
+    table = [(route.method, route.path) for route in ROUTE_TABLE]
+    assert len(table) == len(set(table)), "a route twice in the table"
+    assert _served(app) == set(table)
+
+
+def test_every_row_of_the_table_has_its_access_row() -> None:
+    assert list(ROUTES) == [(route.method, route.path) for route in ROUTE_TABLE]
+    for route in ROUTE_TABLE:
+        assert ROUTES[route.method, route.path] == route.access
+        assert (route.access is OPEN) == (route.role is None)
+
+
 def test_every_served_route_declares_its_role(app: faust.App) -> None:
     served = _served(app)
     assert served, "no route found: the test would prove nothing"
@@ -72,6 +86,9 @@ def test_every_operation_of_the_document_declares_its_role() -> None:
         else:
             assert operation["x-role"] == access.role.value
             assert {"401", "403"} <= set(operation["responses"])
+    for route in ROUTE_TABLE:
+        operation = document["paths"][route.path][route.method.lower()]
+        assert operation.get("x-space", "none") == route.space.value
 
 
 def test_only_the_status_probe_and_the_console_shell_are_open() -> None:

@@ -101,7 +101,6 @@ def test_refusals_name_what_is_wrong(worker) -> None:  # type: ignore[no-untyped
     assert get(worker, path, {}, None)[0] == 401
     assert get(worker, "/v1/experiments", {}, None)[0] == 401
     lumen = worker.new_key("lumen", Role.analyst)
-    assert get(worker, path, {}, lumen)[0] == 403
     assert get(worker, "/v1/experiments", {"space_id": "acme"}, lumen)[0] == 403
     agent = worker.new_key("acme", Role.agent)
     assert get(worker, path, {}, agent)[0] == 403
@@ -115,3 +114,19 @@ def test_refusals_name_what_is_wrong(worker) -> None:  # type: ignore[no-untyped
         assert body["errors"][0]["field"] == "as_of", body
     status, body = get(worker, path, {"what": "1"}, acme)
     assert status == 422, body
+
+
+def test_another_spaces_experiment_answers_as_a_missing_one(worker) -> None:  # type: ignore[no-untyped-def]
+    """A key of another space cannot tell acme's experiment from one that does not exist:
+    the same status and the same body (but for the id it asked for), whatever the query."""
+    lumen = worker.new_key("lumen", Role.analyst)
+    acme = worker.new_key("acme", Role.analyst)
+    assert get(worker, f"/v1/experiments/{EXPERIMENT}/arms", {}, acme)[0] == 200
+    for query in ({}, {"as_of": DAY.isoformat()}, {"as_of": "9999-12-31"}):
+        status, theirs = get(worker, f"/v1/experiments/{EXPERIMENT}/arms", query, lumen)
+        missing = get(worker, "/v1/experiments/no-such-one/arms", query, lumen)
+        assert (status, json.dumps(theirs).replace(EXPERIMENT, "no-such-one")) == (
+            missing[0],
+            json.dumps(missing[1]),
+        ), query
+        assert status == 404, (status, theirs)

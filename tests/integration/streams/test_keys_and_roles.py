@@ -22,6 +22,7 @@ from turnstream.api_keys import KeyFile
 from turnstream.core.access import ALL_SPACES, Role, mint_key
 from turnstream.dev.deployment import Deployment, new_deployment
 from turnstream.streams.access import ROUTES
+from turnstream.streams.route_table import ROUTE_TABLE, Space
 
 pytestmark = pytest.mark.integration
 
@@ -54,10 +55,15 @@ class Case:
     template: str
     call: Callable[[str], tuple[str, Any]]  # space -> (path, body)
     allowed: int
-    #: False for routes over every space (their space is not the request's); None for a
-    #: route whose space is the named object's (an experiment's arms: another space's key
-    #: is refused in tests/integration/streams/test_experiments_http.py).
-    per_space: bool | None = True
+
+    @property
+    def per_space(self) -> bool | None:
+        """From the table's space rule: False for routes over every space (their space is
+        not the request's); None for a route whose space is the named object's (an
+        experiment's arms: another space's key gets the 404 of a missing one,
+        test_experiments_http.py)."""
+        [route] = [r for r in ROUTE_TABLE if (r.method, r.path) == (self.method, self.template)]
+        return {Space.every: False, Space.of_object: None}.get(route.space, True)
 
 
 REPLACEMENT = {"kind": "preference", "attr": "item_variant.color", "op": "in",
@@ -87,11 +93,9 @@ CASES = [
          lambda s: (f"/v1/sdk/profile?space_id={s}&source=web", None), 200),
     Case("GET", "/v1/experiments", lambda s: (f"/v1/experiments?space_id={s}", None), 200),
     Case("GET", "/v1/experiments/{experiment_id}/arms",
-         lambda s: ("/v1/experiments/no_such/arms", None), 404, per_space=None),
-    Case("POST", "/v1/sql", lambda s: ("/v1/sql", {"sql": "SELECT 1 AS one"}), 200,
-         per_space=False),
-    Case("POST", "/v1/jobs/{name}/", lambda s: ("/v1/jobs/no-such-job/", {}), 400,
-         per_space=False),
+         lambda s: ("/v1/experiments/no_such/arms", None), 404),
+    Case("POST", "/v1/sql", lambda s: ("/v1/sql", {"sql": "SELECT 1 AS one"}), 200),
+    Case("POST", "/v1/jobs/{name}/", lambda s: ("/v1/jobs/no-such-job/", {}), 400),
 ]  # fmt: skip
 
 

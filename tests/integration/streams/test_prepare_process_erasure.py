@@ -172,7 +172,7 @@ def _run(store: Store, prepare_process: bool) -> tuple[list[Any], dict[str, Any]
     worker = {"topic_prefix": "t", "prepare_process": prepare_process}
     settings = Settings.model_validate(CONFIG | {"worker": worker})
     driver = build_parts(settings, AsyncStore(store)).ingest
-    assert (driver.process is not None) is prepare_process
+    assert (driver.stage.process is not None) is prepare_process
     sent: list[Any] = []
 
     async def batches() -> None:

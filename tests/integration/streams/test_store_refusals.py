@@ -15,19 +15,20 @@ import json
 from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from turnstream.bootstrap import build_parts
+from turnstream.bootstrap import build_parts, build_replay
 from turnstream.config import Settings
 from turnstream.core.ingest import Decision, Reason, refused_by_store
+from turnstream.service.ingest import Ingest, ingest_batch, rows_to_write
 from turnstream.sinks.bisect import Refused, write_isolating
 from turnstream.sinks.rows import Rows, rows_for
 from turnstream.sinks.store import AsyncStore, Store
-from turnstream.streams.ingest_driver import IngestDriver, rows_to_write
-from turnstream.streams.topology import TopicNames
+from turnstream.streams.topology import FANOUT_MAX_BYTES, TopicNames
 
 pytestmark = pytest.mark.integration
 
@@ -115,9 +116,10 @@ def refusing(store: Store) -> Store:
     return store
 
 
-def _loop(store: Store) -> IngestDriver:
-    """A fresh ingest driver on the store: new sink marks and key cache, as after a restart."""
-    return build_parts(SETTINGS, AsyncStore(store)).ingest
+def _loop(store: Store) -> Ingest:
+    """The live ingest driver's use case, fresh on the store: new sink marks and key
+    cache, as after a restart."""
+    return build_parts(SETTINGS, AsyncStore(store)).ingest.ingest
 
 
 def _tables(store: Store) -> dict[str, Any]:
@@ -142,9 +144,8 @@ def _tables(store: Store) -> dict[str, Any]:
     }
 
 
-def _write(loop: IngestDriver, messages: list[Any]) -> tuple[list[Decision], list[Any]]:
-    prepared = loop.prepare(messages)
-    settled = loop.write_settled(prepared, loop.settle(prepared))
+def _write(loop: Ingest, messages: list[Any]) -> tuple[list[Decision], list[Any]]:
+    settled = ingest_batch(loop, messages, FANOUT_MAX_BYTES)
     return settled.decisions, settled.sends
 
 
@@ -225,8 +226,9 @@ def test_a_crash_in_the_middle_of_a_split_batch_and_a_replay_leave_every_table_e
     store = store_factory()
     store.command(CONSTRAINT)
     loop = _loop(store)
-    prepared = loop.prepare(messages)
-    decisions = loop.settle(prepared)
+    batch = loop.batch(loop.prepare(messages, FANOUT_MAX_BYTES))
+    batch.settle()
+    prepared, decisions = batch.prepared, batch.decisions
     at = {d.source: i for i, d in enumerate(decisions)}
     isolated = 0
 
@@ -245,7 +247,7 @@ def test_a_crash_in_the_middle_of_a_split_batch_and_a_replay_leave_every_table_e
 
     with pytest.raises(_Died):
         write_isolating(
-            loop.sink,
+            loop.raw.sink,  # type: ignore[attr-defined]
             rows_to_write(prepared, decisions),
             [d.source for d in decisions if not d.duplicate],
             replace,
@@ -254,3 +256,45 @@ def test_a_crash_in_the_middle_of_a_split_batch_and_a_replay_leave_every_table_e
     # Restarted: the batch is consumed again from its first offset, by a new process.
     _write(_loop(store), messages)
     assert _tables(store) == expected
+
+
+def _by_line(tables: dict[str, Any], line: Callable[[int, int], int]) -> dict[str, Any]:
+    """``tables`` (:func:`_tables`) with each message named by its index in
+    :func:`_lines`, ``line(partition, offset)``, whatever its source."""
+    letters = sorted(
+        (reason, line(p, o), message) for reason, p, o, message in tables["dead_letters"]
+    )
+    return {
+        "interactions": sorted(line(p, o) for p, o in tables["interactions"]),
+        "turns": sorted(line(p, o) for p, o in tables["turns"]),
+        "dead_letters": letters,
+        "keys": tables["keys"],
+    }
+
+
+def test_a_replay_bisects_a_refused_batch_into_dead_letters_as_live_does(
+    store_factory: Callable[[], Store], tmp_path: Path
+) -> None:
+    lines = _lines()
+    live = store_factory()
+    live.command(CONSTRAINT)
+    _write(_loop(live), _messages(lines))
+    expected = _by_line(_tables(live), lambda p, o: 2 * o + p)
+
+    events = tmp_path / "events.jsonl"
+    events.write_bytes(b"\n".join(lines) + b"\n")
+    replayed = store_factory()
+    replayed.command(CONSTRAINT)
+    report = build_replay(SETTINGS, replayed).run(events)  # one batch of 60 lines
+
+    tables = _by_line(_tables(replayed), lambda _, number: number - 1)
+    assert tables == expected
+    assert [n for reason, n, _ in tables["dead_letters"] if reason == "store_refused"] == sorted(
+        POISON
+    )
+    assert report.lines == 60 and report.dead_letters == 5 and report.duplicates == 1
+    assert report.accepted == 60 - 5 - 1
+    # Replayed again, the same lines are refused again, and nothing is added.
+    again = build_replay(SETTINGS, replayed).run(events)
+    assert _by_line(_tables(replayed), lambda _, number: number - 1) == expected
+    assert again.dead_letters == 5 and again.accepted == report.accepted

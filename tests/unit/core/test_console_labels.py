@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import re
+from importlib.resources import files
+
 import pytest
 
 from turnstream.core import console_labels as labels_module
 from turnstream.core.console_labels import CONSOLE_LABELS, console_labels
 from turnstream.core.constraints.text import LANGUAGES
+from turnstream.core.experiment_warnings import CODES
 from turnstream.streams.console import console_page
 
 
@@ -43,3 +47,19 @@ def test_a_label_cannot_close_the_script_it_travels_in(monkeypatch: pytest.Monke
     # Only the page's own script carries the nonce; nothing of the template is left.
     assert page.count('nonce="n0nce"') == 1
     assert "__" not in page.replace("__proto__", "")
+
+
+def test_every_label_the_page_asks_for_is_in_the_table() -> None:
+    """Element labels, the script's ``t("...")``, table headers, and one per warning code
+    (the experiment page names each warning the analysis gives in the page's language)."""
+    page = files("turnstream.streams").joinpath("console.html").read_text(encoding="utf-8")
+    asked = set(re.findall(r'data-l="(\w+)"', page)) | set(re.findall(r'\bt\("(\w+)"\)', page))
+    for headers in re.findall(r"\btable\(\s*\[([^\]]*)\]", page):
+        asked |= set(re.findall(r'"(\w+)"', headers))
+    assert "L[`warn_${w.code}`]" in page
+    asked |= {f"warn_{code}" for code in CODES}
+    assert len(asked) > 50, "the patterns found too little: the test would prove nothing"
+    assert asked <= set(CONSOLE_LABELS["en"]), asked - set(CONSOLE_LABELS["en"])
+    for lang in ("pt", "es"):
+        for key in ("nav_experiments", "rate_chart", "warnings", "warn_small_arm"):
+            assert CONSOLE_LABELS[lang][key] != CONSOLE_LABELS["en"][key], (lang, key)

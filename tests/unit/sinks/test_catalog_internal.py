@@ -8,10 +8,11 @@ from turnstream.core.ingest import Reason
 from turnstream.errors import StoreError
 from turnstream.models import Verdict
 from turnstream.sinks.catalog import CATALOG, render_markdown
+from turnstream.sinks.tables import table
 
 
 def _describe(name: str) -> list[tuple[str, str]]:
-    return [(c, "String") for c in CATALOG[name].columns]
+    return [(c.name, c.type) for c in table(name).columns]
 
 
 def test_an_undescribed_internal_table_stops_the_page() -> None:
@@ -38,3 +39,13 @@ def test_every_verdict_and_dead_letter_reason_is_on_the_page() -> None:
     for value in [*Verdict, *Reason]:
         assert f"`{value.value}`" in sets
     assert "`past_retention`" in sets and "`sample_ratio`" in sets
+
+
+def test_a_type_other_than_the_declared_one_stops_the_page() -> None:
+    def describe(name: str) -> list[tuple[str, str]]:
+        live = _describe(name)
+        return [(c, "UInt8") if c == "turn_id" else (c, t) for c, t in live]
+
+    assert "turn_id" in CATALOG["turns"].columns
+    with pytest.raises(StoreError, match=r"turns.turn_id: UInt8 in the schema, String in"):
+        render_markdown(describe, lambda: [])

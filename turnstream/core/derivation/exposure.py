@@ -12,6 +12,7 @@ from turnstream.core.derivation.events import format_time, parse_time
 from turnstream.core.derivation.values import Scalar
 
 __all__ = [
+    "WEIGHT_FORMULA",
     "AlreadyPresented",
     "ExposedItem",
     "Page",
@@ -25,10 +26,14 @@ __all__ = [
 ]
 
 _MICRO = 1_000_000
+#: The exposure weight, as the catalog and the docs spell it. Its one SQL form is
+#: :func:`turnstream.sinks.exposure_weight.weight_micro_sql` (an integration test checks
+#: that the two agree).
+WEIGHT_FORMULA = "1 / log2(pos + 1)"
 
 
 def weight(pos: int) -> float:
-    """The weight of position ``pos`` (from 1): ``1 / log2(pos + 1)``."""
+    """The weight of position ``pos`` (from 1): :data:`WEIGHT_FORMULA`."""
     if pos < 1:
         raise ValueError(f"positions count from 1 (got {pos})")
     return 1.0 / math.log2(pos + 1)

@@ -1,0 +1,184 @@
+"""The retention fold settled in the store (SQL over the states) against ``expire``, the
+pure Python reference: the same states folded both ways on real chDB give the same
+states, counts and ``evidence_from``, for people who cover what settling reads (token
+lines, ``for`` buckets, feedback fields, sensitive types and attributes, sizes, the
+latest-N keys, unicode, values at limits) and the edges (nothing to settle, everything
+expired, no pages, no signals, numbers the store cannot keep exact)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import timedelta
+
+import pytest
+
+from tests.unit.core.derivation.builders import (
+    T0,
+    command,
+    engaged,
+    feedback,
+    item,
+    outcome,
+    presented,
+    seen,
+)
+from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.state import ProfileState, fold
+from turnstream.core.derivation.window import evidence_from
+from turnstream.sinks.retention import Folded, fold_states
+from turnstream.sinks.store import Store
+
+pytestmark = pytest.mark.integration
+
+DAY = 86_400
+#: The cut falls 10 days after T0: what occurred in the first 10 days is settled.
+NOW = T0 + timedelta(days=55)
+CONFIG = SignalsConfig(max_origin_events=3).with_sensitive(
+    frozenset({"health_item", "item_variant.material", "item_variant.fit"})
+)
+E1, E2, E3, E4 = (f"0190f5a2-7b3c-7def-8123-00000000000{n}" for n in range(1, 5))
+A, B, C = "item_variant:acme:1", "item_variant:acme:2", "item_variant:acme:3"
+H = "health_item:acme:1"
+U = "item_variant:ação:☃"
+
+
+def _rich(profile: str, space: str) -> list:
+    """Every path of ``state.settle``, old and recent."""
+    kw = {"profile": profile, "space": space}
+    return [
+        presented("pg1", E1, [item(1, A, color="vermelho", size="M", material="cotton"),
+                              item(2, B, color="azul", qty=7, flag=True),
+                              item(3, H, color="x")], t=0, **kw),
+        seen("sn1", E1, 2, t=5, **kw),
+        presented("pg2", E2, [item(1, A, color="verde")], t=3 * DAY, method="tool_result",
+                  **kw),
+        presented("pg3", E3, [item(1, A, color="preto", fit="slim"), item(2, C, size="G")],
+                  t=2 * DAY, session="s2", **kw),
+        presented("pg4", E3, [item(1, B, color="rosa")], page=2, t=2 * DAY + 1, **kw),
+        presented("pg5", E4, [item(1, A, color="branco"), item(4, B, color="azul")],
+                  t=20 * DAY, **kw),
+        engaged("c1", A, t=60, **kw),
+        engaged("c2", B, "cart", t=70, session="s2", **kw),
+        engaged("c3", "item_variant:acme:99", t=80, **kw),
+        engaged("c4", H, t=90, **kw),
+        engaged("c5", A, "no-such-action", t=2 * DAY + 10, **kw),
+        engaged("c6", A, "share", t=21 * DAY, **kw),
+        feedback("f1", A, "like", ["item_variant.color", "material"], t=100, **kw),
+        feedback("f2", B, "dislike", ["color", "qty"], t=110, **kw),
+        feedback("f3", A, "like", t=2 * DAY + 20, **kw),
+        feedback("f4", B, "like", [], t=130, **kw),
+        feedback("f5", A, "dislike", ["color"], t=2 * DAY + 25, **kw),
+        outcome("o1", A, "purchase", size="M", token=f"nx1.{E1}.1.sig", t=200, **kw),
+        outcome("o2", B, "return", size="G", reason="returned_for_size", t=210, **kw),
+        outcome("o3", A, "kept", size="P", whose="gift", t=220, **kw),
+        outcome("o4", H, "purchase", t=230, **kw),
+        outcome("o5", A, "purchase", token=f"nx1.{E2}.1.sig", t=3 * DAY + 5, **kw),
+        outcome("o6", C, "purchase", size="G", token=f"nx1.{E3}.2.sig", t=2 * DAY + 30,
+                **kw),
+        outcome("o7", A, "exchanged", token="nx1.bad", t=240, **kw),
+        outcome("o8", B, "purchase", size="M", token=f"nx1.{E1}.2.sig", whose="beneficiary:kid",
+                t=250, **kw),
+        outcome("o9", A, "purchase", size="M", t=22 * DAY, **kw),
+    ]  # fmt: skip
+
+
+def _unicode(profile: str, space: str) -> list:
+    """Unicode and escapes everywhere, integers at the edge the store keeps exactly, times
+    with fractions of a second, members named as the state's own, and more engagements
+    than ``max_origin_events`` keeps."""
+    kw = {"profile": profile, "space": space}
+    # fmt: off
+    odd = 'aspas " barra \\ nova\nlinha \u0001 ☃ 🎨 é'
+    out = [presented("u-pg", E1, [item(1, U, color=odd, big=2**53, neg=-(2**53), on=False),
+                                  item(2, A, **{"cor ç": "ünï", "n": 0}),
+                                  item(3, B, erased_through="x", space_id="y", signals="z")],
+                      t=0.25, **kw)]
+    out += [engaged(f"u-c{n} ☃", U, ("click", "cart")[n % 2], t=10 + n / 7,
+                    session=f"sessão {n % 3}", **kw) for n in range(6)]
+    out += [feedback("u-f", A, "like", ["cor ç"], t=50, **kw),
+            outcome("u-o", U, "purchase", size=odd, t=60, session="🎨", **kw),
+            engaged("u-new", A, t=12 * DAY, **kw), engaged("u-old", B, t=70, **kw)]
+    for one in out[-2:]:  # members named as the state's own, recent and old
+        one.payload.update({"space_id": "zz", "signals": [1], "erased_through": None})
+    # fmt: on
+    return out
+
+
+def _people() -> dict[tuple[str, str], list]:
+    return {
+        ("acme", "p1"): _rich("p1", "acme"),
+        ("beta", "p1"): _rich("p1", "beta")[:12],  # the same id in another space
+        ("acme", "p2 ☃"): _unicode("p2 ☃", "acme"),
+        # Everything expired, pages only; signals only (never presented).
+        ("acme", "p3"): [presented("p3-pg", E1, [item(1, A, color="x")], t=0, profile="p3"),
+                         presented("p3-pg2", E2, [item(1, B)], t=DAY, profile="p3")],
+        ("acme", "p4"): [engaged("p4-c", A, t=0, profile="p4"),
+                         outcome("p4-o", B, "purchase", size="M", t=5, profile="p4")],
+        # Nothing expired: not selected, the same both ways.
+        ("acme", "p5"): [presented("p5-pg", E1, [item(1, A, color="x")], t=30 * DAY,
+                                   profile="p5"),
+                         engaged("p5-c", A, t=30 * DAY + 9, profile="p5")],
+        # Numbers the store reads back otherwise (100.0 as 100; 19 digits): by ``expire``.
+        ("acme", "p6"): [presented("p6-pg", E1, [item(1, A, price=19.99, weight=100.0)],
+                                   t=0, profile="p6"),
+                         engaged("p6-c", A, t=9, profile="p6")],
+        ("acme", "p7"): [presented("p7-pg", E1, [item(1, A, big=2**63 - 1)], t=0,
+                                   profile="p7"),
+                         engaged("p7-c", A, t=9, profile="p7")],
+        # Erased after old evidence, then active again.
+        ("acme", "p8"): [presented("p8-pg", E1, [item(1, A, color="x")], t=0, profile="p8"),
+                         command("p8-e", "erase", t=DAY, profile="p8"),
+                         presented("p8-pg2", E2, [item(1, B, color="y")], t=2 * DAY,
+                                   profile="p8"),
+                         engaged("p8-c", B, t=2 * DAY + 5, profile="p8"),
+                         engaged("p8-c2", B, t=25 * DAY, profile="p8")],
+    }  # fmt: skip
+
+
+def _write(store: Store) -> None:
+    rows = []
+    for (space, profile), events in _people().items():
+        state = ProfileState()
+        for one in sorted(events, key=lambda e: e.occurred_at):
+            one = type(one)(**{**one.__dict__, "space_id": space})
+            fold(state, one, CONFIG)
+        body = json.dumps(state.to_dict(), separators=(",", ":"), sort_keys=True)
+        rows.append([profile, space, body, 1, evidence_from(state)])
+    store.insert("signal_state", rows, ["profile_id", "space_id", "state", "version",
+                                        "evidence_from"])  # fmt: skip
+
+
+def _fold(store: Store, in_store: bool) -> tuple[Folded, list]:
+    _write(store)
+    folded = Folded()
+    fold_states(store, NOW, CONFIG, folded, page=4, in_store=in_store)
+    rows = store.query(
+        "SELECT space_id, profile_id, argMax(state, version), argMax(evidence_from, version), "
+        "count() FROM signal_state GROUP BY ALL ORDER BY ALL"
+    ).rows
+    return folded, [(s, p, ProfileState.from_dict(json.loads(t)).to_dict(), json.loads(t), e, n)
+                    for s, p, t, e, n in rows]  # fmt: skip
+
+
+def test_the_fold_in_the_store_gives_what_expire_gives(
+    store_factory: Callable[[], Store],
+) -> None:
+    reference, expected = _fold(store_factory(), in_store=False)
+    folded, got = _fold(store_factory(), in_store=True)
+    assert [r[:2] for r in got] == [r[:2] for r in expected]
+    for want, have in zip(expected, got, strict=True):
+        assert have[2] == want[2], f"{want[:2]}: the state differs"
+        # The same JSON, not only equal after reading (3 == 3.0 in Python).
+        assert json.dumps(have[3], sort_keys=True) == json.dumps(want[3], sort_keys=True)
+        assert have[4:] == want[4:], f"{want[:2]}: evidence_from or rows differ"
+    assert folded.as_dict() == reference.as_dict()
+    assert folded.states == 8 and folded.signals > 30 and folded.pages > 8
+    # Every state but the two with numbers the store cannot keep was settled in SQL.
+    assert folded.in_python == 2 and reference.in_python == 8
+    # The rich person kept its recent evidence and settled the rest into counts.
+    rich = next(r[2] for r in got if r[:2] == ("acme", "p1"))
+    assert {p["exposure_id"] for p in rich["buckets"]["self"]["pages"]} == {E4}
+    assert {e["idempotency_key"] for e in rich["signals"]} == {"c6", "o9"}
+    assert rich["buckets"]["self"]["refs"][A]["engagements"] == 2
+    assert set(rich["buckets"]) >= {"gift", "beneficiary:kid"}
