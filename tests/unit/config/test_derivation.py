@@ -28,7 +28,7 @@ def test_defaults_are_the_documented_numbers() -> None:
         config.affinity_min_lift,
         config.affinity_min_confidence,
         config.prior_strength,
-    ) == (3, 2, 2, 1.2, 0.85, 4.0)
+    ) == (3, 2, 1, 1.2, 0.7, 4.0)
     assert config.taste_prior == 0.5
     assert (config.avoid_min_confidence, config.avoid_min_exposure) == (0.9, 3.0)
     assert config.block_soft_max == 8

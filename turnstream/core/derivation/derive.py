@@ -22,7 +22,7 @@ from turnstream.core.derivation.inference import (
 )
 from turnstream.core.derivation.shrinkage import field_means
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
-from turnstream.core.derivation.taste import field_posterior
+from turnstream.core.derivation.taste import FieldPosterior, field_posterior
 from turnstream.core.derivation.values import attr_of, ref_type, value_key
 from turnstream.models.object_types import ObjectTypes
 
@@ -62,13 +62,23 @@ class _Draft:
 #: Per taste field, per value: the engaged objects and the effective exposure.
 _Counts = dict[str, dict[str, tuple[float, float]]]
 #: One object: its taste values (attr -> value), engaged or not, its effective exposure.
-_Object = tuple[dict[str, str], bool, float]
+_Object = tuple[dict[str, str], float, float]
+
+
+def _engagement(signal: float) -> float:
+    """How much one object's engagement counts, from its weighted signal (a click 1, a
+    cart 2, ...): the first unit whole, a quarter for each further unit up to 3, so that
+    a click and a cart (1.5) weigh more than a click (1) and more than two clicks (1.25),
+    while one object stays about one observation (its events are not independent)."""
+    if signal <= 0:
+        return 0.0
+    return min(signal, 1.0) + 0.25 * max(0.0, min(signal, 3.0) - 1.0)
 
 
 def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
     """Each object the person was shown: the values its latest presentation showed for
-    the taste fields, whether the person engaged with it (a click, a cart, ...: outcomes
-    alone, which may be returns, do not count), and the chance they examined it."""
+    the taste fields, how much the person engaged with it (:func:`_engagement`), and the
+    chance they examined it."""
     out: list[_Object] = []
     for ref, stats in sorted(bucket.refs.items()):
         item = bucket.item_of(stats.latest)
@@ -80,7 +90,7 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
             if (attr := attr_of(ref, name)) in tastes
         }
         if values:
-            engaged = stats.engagement_micro > 0
+            engaged = _engagement(stats.engagement_micro / MICRO)
             # The chance it was examined at least once over its showings (each examined
             # with its position's weight, read as a Poisson rate): an object, engaged or
             # not, is one observation, however often a popular one is shown.
@@ -89,21 +99,26 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
 
 
 def _counts(
-    objects: list[_Object], attr: str, explained: Mapping[str, tuple[str, float]]
-) -> dict[str, tuple[float, float]]:
-    """``attr``'s counts, leaving out the objects that show the favourite of a field surer
-    of its favourite than ``attr`` is of its own (``explained``: attr -> value, P)."""
-    own = explained.get(attr, ("", 0.0))[1]
-    stronger = {other: fav for other, (fav, p) in explained.items() if other != attr and p > own}
+    objects: list[_Object], attr: str, others: Mapping[str, FieldPosterior]
+) -> dict[str, tuple[float, float, float]]:
+    """``attr``'s counts per value (engagement, exposure, engaged objects). Each object's
+    exposure is scaled by what the other fields' posteriors expect of it (``others``: the
+    product of their :meth:`FieldPosterior.expected_rate`), so that the colour of the
+    objects of a loved brand is not taken for a taste of its own (explaining away)."""
     counts: dict[str, list[float]] = {}
     for values, engaged, exposure in objects:
         value = values.get(attr)
-        if value is None or any(values.get(other) == fav for other, fav in stronger.items()):
+        if value is None:
             continue
-        tally = counts.setdefault(value, [0.0, 0.0])
+        scale = 1.0
+        for other, post in others.items():
+            if other != attr and (shown := values.get(other)) is not None:
+                scale *= post.expected_rate(shown)
+        tally = counts.setdefault(value, [0.0, 0.0, 0.0])
         tally[0] += engaged
-        tally[1] += exposure
-    return {v: (n, e) for v, (n, e) in counts.items()}
+        tally[1] += exposure * scale
+        tally[2] += engaged > 0
+    return {v: (n, e, k) for v, (n, e, k) in counts.items()}
 
 
 def _affinities(
@@ -115,11 +130,9 @@ def _affinities(
     """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
     the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
 
-    Counted per object (one engaged object is one observation, however many clicks), in
-    two passes: the second leaves out of each field the objects whose value in another
-    field is that field's likely favourite (P >= 1/2 in the first, and surer than this
-    field's own), so that the colour of the few objects of a loved brand is not taken for
-    a taste of its own."""
+    Counted per object (:func:`_engagement`), in two passes: in the second, each
+    object's exposure in a field is scaled by what the other fields' first posteriors
+    expect of it (:func:`_counts`)."""
     if types is None:
         return  # without a types document no field is a taste
     tastes = frozenset(
@@ -130,32 +143,29 @@ def _affinities(
     means = field_means(priors)
     objects = _objects(bucket, tastes)
 
-    def scaled(attr: str, counts: dict[str, tuple[float, float]]) -> dict[str, tuple[float, float]]:
+    def scaled(
+        attr: str, counts: Mapping[str, tuple[float, float, float]]
+    ) -> dict[str, tuple[float, float]]:
         mean = means.get(attr)
         out = {}
-        for v, (n, e) in counts.items():
+        for v, (n, e, _) in counts.items():
             prior = priors.get((attr, v))
             out[v] = (n, e * (prior / mean if mean and prior and prior > 0 else 1.0))
         return out
 
-    first = {
-        attr: field_posterior(
+    posts: dict[str, FieldPosterior] = {}
+    for attr in sorted(tastes):
+        first = field_posterior(
             scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
         )
-        for attr in sorted(tastes)
-    }
-    explained: dict[str, tuple[str, float]] = {}
-    for attr, post in first.items():
-        if post is not None:
-            value, p = max(post.favour.items(), key=lambda kv: kv[1])
-            if p >= 0.5:
-                explained[attr] = (value, p)
+        if first is not None:
+            posts[attr] = first
     for attr in sorted(tastes):
-        counts = _counts(objects, attr, explained)
+        counts = _counts(objects, attr, posts)
         post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
         if post is None:
             continue
-        for value, (engaged, _) in sorted(counts.items()):
+        for value, (_, _, engaged) in sorted(counts.items()):
             stats = bucket.values[attr].get(value)
             if stats is None:
                 continue

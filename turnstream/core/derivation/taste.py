@@ -48,6 +48,14 @@ class FieldPosterior:
     none: float
     #: Per value, its rate over the rate of the field's other values (smoothed by 1/2).
     lift: dict[str, float]
+    #: Per value, the posterior mean of its lift if it is the favourite.
+    favour_lift: dict[str, float]
+
+    def expected_rate(self, value: str) -> float:
+        """The posterior mean of ``value``'s rate over the field's common rate:
+        ``1 + P(favours v) * (E[L | favours v] - 1)``, 1 for a value not in the field."""
+        p = self.favour.get(value, 0.0)
+        return 1.0 + p * (self.favour_lift.get(value, 1.0) - 1.0)
 
 
 def _log_mean_exp(terms: Sequence[float]) -> float:
@@ -96,6 +104,12 @@ def field_posterior(
         return post[1:], post[0]
 
     favour, none = posterior(favour_lifts, taste_prior)
+    favour_lift = {}
+    for i, v in enumerate(values):
+        logs = [log_bf(i, lift) for lift in favour_lifts]
+        top = max(logs)
+        w = [math.exp(x - top) for x in logs]
+        favour_lift[v] = sum(wi * lift for wi, lift in zip(w, favour_lifts, strict=True)) / sum(w)
     avoid, _ = posterior(avoid_lifts, avoid_prior)
     lift = {
         v: ((n[i] + 0.5) / (e[i] + 1.0)) / ((total_n - n[i] + 0.5) / (total_e - e[i] + 1.0))
@@ -106,4 +120,5 @@ def field_posterior(
         avoid=dict(zip(values, avoid, strict=True)),
         none=none,
         lift=lift,
+        favour_lift=favour_lift,
     )
