@@ -34,6 +34,7 @@ from turnstream.sinks.erasure import StoreErasures
 from turnstream.sinks.keys import KeyRegistry
 from turnstream.sinks.priors import PriorsCache
 from turnstream.sinks.schema import apply_migrations
+from turnstream.sinks.sealing import seal_stated
 from turnstream.sinks.sensitivity import write_sensitive
 from turnstream.sinks.store import AsyncStore, Store
 from turnstream.sinks.writer import RawSink
@@ -138,7 +139,9 @@ def prepare_store(store: Store, settings: Settings) -> list[int]:
     """Apply the migrations and write the sensitive names the aggregates' views leave
     out; the migrations applied now."""
     applied = apply_migrations(store)
-    write_sensitive(store, sensitive_names(settings))
+    names = sensitive_names(settings)
+    write_sensitive(store, names)
+    seal_stated(store, names)  # words stated before migration 29 (or the marking)
     return applied
 
 

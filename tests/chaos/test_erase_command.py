@@ -24,6 +24,7 @@ from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
 from turnstream.sinks.current_views import current_view
 from turnstream.sinks.erasure import RETAINED as ERASURE_RETAINED
+from turnstream.worker_client import WorkerError
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -55,6 +56,9 @@ WRITTEN = {
     "signal_state",
     "review_requests",
 }
+#: The words of the diet each person said (issue 36): no analyst reads them, so the
+#: worker's SQL refuses the table; its active parts' rows are counted instead.
+WORDS = "stated_sensitive"
 
 
 class Person:
@@ -187,6 +191,16 @@ class Person:
                 },
             ),
             self.item(
+                7.5,
+                "interaction",
+                interaction={
+                    "kind": "attribute",
+                    "attr": "person.diet",
+                    "value": "celíaco (doença celíaca)",
+                    "source": "stated",
+                },
+            ),
+            self.item(
                 8,
                 "interaction",
                 interaction={
@@ -237,8 +251,18 @@ def _profile_tables(deployment: Deployment) -> list[str]:
     ]
 
 
+def _words_rows(deployment: Deployment) -> int:
+    """Rows of ``stated_sensitive`` (everyone's), from the parts analysts may see."""
+    sql = (
+        "SELECT sum(rows) FROM system.parts WHERE database = {database:String} "
+        f"AND table = '{WORDS}' AND active"
+    )
+    return int(scalar(deployment, sql, {"database": deployment.settings.store.database}) or 0)
+
+
 def _rows_of(deployment: Deployment, tables: list[str], profile_id: str) -> dict[str, int]:
     database = deployment.settings.store.database
+    tables = [t for t in tables if t != WORDS]
     union = " UNION ALL ".join(
         f"SELECT {{t{i}:String}}, count() FROM {database}.`{t}` "
         "WHERE profile_id = {profile_id:String}"
@@ -285,6 +309,9 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
 
     wait_for(lambda: derived(gone), 60, "the subject's rows in every table")
     before = wait_for(lambda: derived(kept), 60, "the other person's rows in every table")
+    assert WORDS in tables and _words_rows(deployment) == 2  # each person's diet, apart
+    with pytest.raises(WorkerError, match="stated_sensitive is not allowed"):
+        q(deployment, f"SELECT value FROM {WORDS}")
 
     deployment.publish([subject.erase()])
     deployment.drain()
@@ -309,13 +336,14 @@ def test_erase_removes_the_subject_from_every_table_but_review_requests(
     time.sleep(5)  # past every signals trigger: nothing comes back
     after = _rows_of(deployment, tables, gone)
     assert {t: n for t, n in after.items() if t not in KEPT} == dict.fromkeys(
-        (t for t in tables if t not in KEPT), 0
+        (t for t in tables if t not in KEPT and t != WORDS), 0
     )
     # Review requests are retained by law: the subject's one is still there, and the
     # event that announces it (review_request.created).
     assert after[RETAINED] == 1
     assert after["webhook_events"] == 1
     assert after["erase_tombstones"] >= 1  # the profile id and the erase's time, no more
+    assert _words_rows(deployment) == 1  # the other person's words only
     sql = f"SELECT count() FROM {RETAINED} WHERE profile_id = {{gone:String}}"
     assert scalar(deployment, sql, {"gone": gone}) == 1
     # The other person keeps every row: the same raw rows, and what was derived.

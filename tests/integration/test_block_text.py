@@ -25,6 +25,20 @@ REF = re.compile(r"\b[a-z_]+:[A-Za-z0-9_-]+:[A-Za-z0-9_.-]+")
 TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
 
 
+def _names(line: str, lead: str) -> list[str]:
+    """The objects a line names (commas outside parentheses; a count left out)."""
+    rest = re.sub(r" e mais \d+$", "", line.removeprefix(lead).strip())
+    names, depth, current = [], 0, ""
+    for ch in rest:
+        depth += (ch == "(") - (ch == ")")
+        if ch == "," and depth == 0:
+            names.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return [n for n in [*names, current.strip()] if n and not re.fullmatch(r"\d+ itens|1 item", n)]
+
+
 def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
     tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store]
 ) -> None:
@@ -65,6 +79,13 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
         lines = block["text"].split("\n")
         assert not REF.search(block["text"]), block["text"]
         assert len(lines) == len(set(lines)), block["text"]
+        # No object both an interest and not (issue 36: "variante (vermelho)" twice).
+        sides = [
+            {n for ln in lines if ln.startswith(lead) for n in _names(ln, lead)}
+            for lead in ("Demonstrou interesse em (inferido):",
+                         "Não demonstrou interesse em (inferido):")
+        ]  # fmt: skip
+        assert not sides[0] & sides[1], block["text"]
         named += "variante (" in block["text"]
         refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
         assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON

@@ -28,6 +28,7 @@ from turnstream.errors import SqlRefused
 __all__ = [
     "ALLOWED_SYSTEM_TABLES",
     "ALLOWED_TABLE_FUNCTIONS",
+    "PRIVATE_TABLES",
     "REFUSED_FUNCTIONS",
     "judge_canonical",
     "judge_tree",
@@ -56,6 +57,10 @@ ALLOWED_TABLE_FUNCTIONS = frozenset(
 ALLOWED_SYSTEM_TABLES = frozenset(
     {"one", "numbers", "numbers_mt", "zeros", "zeros_mt", "tables", "columns", "parts", "mutations"}
 )
+
+#: The project's tables no analyst reads: the words of sensitive stated values
+#: (migration 29), which only the block reads to serve what they mean.
+PRIVATE_TABLES = frozenset({"stated_sensitive"})
 
 #: Functions (lower case) that read files, dictionaries or models, reach another server
 #: or a model's API, read the host, or write a log or a counter. ``sleep`` stays: the
@@ -330,6 +335,8 @@ def _check_table(parts: Sequence[str | None], database: str) -> None:
     if any(p is None or p == "" for p in parts):
         raise SqlRefused("a table name given as a query parameter is not allowed")
     names = [str(p) for p in parts]
+    if names[-1] in PRIVATE_TABLES and (len(names) == 1 or names[0] == database):
+        raise SqlRefused(f"table {names[-1]} is not allowed: it is not for analysts")
     if len(names) == 1:
         return  # the project's database (the session's), or a WITH name
     if len(names) == 2:

@@ -37,6 +37,7 @@ __all__ = [
     "CLAIM_CLASSES",
     "LANGUAGES",
     "ROLES",
+    "Act",
     "ClaimClass",
     "FieldType",
     "Language",
@@ -73,6 +74,30 @@ class Labels(_Doc):
     es: Label
 
 
+class Act(_Doc):
+    """What the agent must act on when a sensitive field holds one of some values: the
+    constraint (``sem glúten``), never the words the person used for their condition."""
+
+    #: The constraint in each language the block is written in.
+    labels: Labels
+    #: Words that, said as (part of) the field's value, mean this constraint (any
+    #: language; matched without case or accents, as whole words).
+    said: list[Label] = Field(min_length=1, max_length=64)
+    #: The objects' field the constraint holds on, when the space's objects have one
+    #: (``item_variant.gluten_free``), with its operator and values.
+    attr: (
+        Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")] | None
+    ) = None
+    op: Literal["in", "not_in", "eq", "ne"] = "eq"
+    values: list[bool | int | float | str] = Field(default_factory=list, max_length=16)
+
+    @model_validator(mode="after")
+    def _condition(self) -> Act:
+        if (self.attr is None) != (not self.values):
+            raise ValueError("attr and values go together")
+        return self
+
+
 class FieldType(_Doc):
     """One field of a type."""
 
@@ -95,8 +120,17 @@ class FieldType(_Doc):
         default_factory=dict
     )
 
+    #: Its value is many values (sizes in stock): a list, or in ``shown`` a text joined by
+    #: commas; a later read says which came and which went.
+    many: bool = False
+    #: ``sensitive`` only: the constraint each value means, by a name of the constraint
+    #: (``gluten_free``): the block serves that, never the value as said.
+    acts: dict[Name, Act] = Field(default_factory=dict)
+
     @model_validator(mode="after")
     def _attribute_family(self) -> FieldType:
+        if self.acts and not self.sensitive:
+            raise ValueError("acts belong to sensitive fields only")
         if self.role == "attribute" and self.family is None:
             raise ValueError("an attribute field needs a family (e.g. size)")
         if self.role != "attribute" and (self.family is not None or self.system is not None):

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from turnstream.models.common import ForWhom, Handle, Id
+from turnstream.models.common import ForWhom, Handle, Id, Scalar
 from turnstream.models.interactions import Attribute, Preference
 
 __all__ = [
@@ -49,6 +49,13 @@ class ConstraintsRequest(_Body):
     #: Render the block for this tool, through the source's binding.
     tool: Id | None = None
     source: Id | None = None
+    #: The state of objects the person was shown, as the agent read it now (ref ->
+    #: field -> value; a field of many values as a list): ``already_presented`` says
+    #: what changed since the person saw them.
+    current: dict[
+        Annotated[str, StringConstraints(min_length=1, max_length=512)],
+        dict[Annotated[str, StringConstraints(max_length=128)], Scalar | list[Scalar] | None],
+    ] = Field(default_factory=dict, max_length=64)
 
 
 class SdkProfileQuery(_Body):

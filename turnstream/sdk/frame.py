@@ -19,6 +19,8 @@ from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
+from turnstream.core.constraints.changes import changes_since_shown, state_shown
+from turnstream.core.constraints.text import LANGUAGES, change_words, language_of
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
 from turnstream.models.object_types import ObjectTypes
@@ -35,6 +37,21 @@ from turnstream.sdk.claims import (
 )
 from turnstream.sdk.claims.contract import Language
 from turnstream.sdk.ids import uuid7
+
+
+@dataclass(frozen=True)
+class SeenChanges:
+    """What a state read says changed since the person saw the object (``record_read``'s
+    result): each change (``field``, ``change``, ``shown``, ``now``, ``values``) and the
+    same in words in the turn's language (empty when nothing changed, or when the person
+    was never shown the object as far as the turn knows)."""
+
+    object: str
+    changed: list[dict[str, Any]]
+    text: str
+
+    def __bool__(self) -> bool:
+        return bool(self.changed)
 
 
 class Owner(Protocol):
@@ -54,6 +71,7 @@ __all__ = [
     "Output",
     "Owner",
     "RecordedCall",
+    "SeenChanges",
     "TurnFrame",
     "activate",
     "current_frame",
@@ -203,17 +221,48 @@ class TurnFrame:
         *,
         at: datetime | None = None,
         type: str | None = None,
-    ) -> None:
+    ) -> SeenChanges:
         """Record a read of an object's state (the values as read, at ``at``); with
         ``type``, a value without ``class`` or ``claim_age_s`` takes its field's from the
-        conversation's object types."""
-        self.reads.append(
-            StateRead(
-                object=object,
-                at=_iso(at or self.conversation.now()),
-                values=self._values(values, type, "record_read"),
-            )
+        conversation's object types.
+
+        Returns what changed since the person saw the object: the read against what it
+        showed when presented (this turn's presentation, else the cited block's
+        ``already_presented`` entry), in the turn's language."""
+        read = StateRead(
+            object=object,
+            at=_iso(at or self.conversation.now()),
+            values=self._values(values, type, "record_read"),
         )
+        self.reads.append(read)
+        shown = self._shown_before(object)
+        types = self.conversation.types
+        if shown is None or types is None:
+            return SeenChanges(object, [], "")
+        now = {v.field: v.value for v in read.values}
+        changes = [c.as_dict() for c in changes_since_shown(object, shown, now, types)]
+        language = self.language or getattr(self.conversation, "language", None) or "en"
+        type_name = object.split(":", 1)[0]
+        said = "; ".join(
+            change_words(language, f"{type_name}.{c['field']}", c, types.labels(language))
+            for c in changes
+        )
+        words = LANGUAGES[language_of(language)]
+        return SeenChanges(object, changes, f"{words['changed_since']} {said}" if said else "")
+
+    def _shown_before(self, ref: str) -> dict[str, Any] | None:
+        """The state ``ref`` showed the person: its latest presentation in this turn,
+        else the cited block's ``already_presented`` entry; ``None`` if neither has it."""
+        for interaction in reversed(self.interactions):
+            if interaction.get("kind") != "presented":
+                continue
+            for item in interaction.get("items", ()):
+                if item.get("ref") == ref:
+                    return state_shown(ref, item.get("shown") or {}, self.conversation.types)
+        for entry in (self.block or {}).get("already_presented", ()):
+            if entry.get("ref") == ref:
+                return dict(entry.get("shown") or {})
+        return None
 
     def _values(
         self, values: Iterable[EvidenceValue | Mapping[str, Any]], type: str | None, where: str

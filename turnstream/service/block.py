@@ -115,6 +115,7 @@ def serve_block(
         types=types_for_space(space),
         soft_max=settings.signals.block_soft_max,
         shown=None if inputs is None else inputs.shown,
+        current=body.current,
     )
     if assigned is not None:
         experiment, arm = assigned

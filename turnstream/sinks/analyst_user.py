@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from turnstream.config import SqlSettings
+from turnstream.core.sql_gate import PRIVATE_TABLES
 from turnstream.errors import ConfigError
 
 __all__ = ["analyst_user_sql"]
@@ -56,4 +57,6 @@ def analyst_user_sql(
         f"DEFAULT DATABASE `{database}` SETTINGS PROFILE `{user}`",
         f"REVOKE ALL ON *.* FROM `{user}`",
         f"GRANT SELECT, SHOW TABLES, SHOW COLUMNS ON `{database}`.* TO `{user}`",
+        # A partial revoke: the tables no analyst reads (core/sql_gate.PRIVATE_TABLES).
+        *(f"REVOKE SELECT ON `{database}`.`{t}` FROM `{user}`" for t in sorted(PRIVATE_TABLES)),
     ]

@@ -164,8 +164,22 @@ def load_inputs(store: Store, space_id: str, profile_id: str, for_: str) -> Prof
         f"FROM stated FINAL WHERE {_WHO} ORDER BY occurred_at, id",
         who,
     ).rows
+    # The words of values said on sensitive fields, kept apart (migration 29): the block
+    # reads them only to serve what they mean (and only for a person who said some).
+    apart: dict[str, Any] = {}
+    if any('"withheld":true' in row[3] for row in stated):
+        apart = {
+            sid: json.loads(words)
+            for sid, words in store.query(
+                f"SELECT id, value FROM stated_sensitive WHERE {_WHO}", who
+            ).rows
+        }
     for sid, bucket, kind, payload, session, origin, occurred_at in stated:
         data = json.loads(payload)
+        if data.get("withheld"):
+            if sid not in apart:
+                continue  # nothing to serve without the words
+            data = {**data, ("value" if kind == "attribute" else "values"): apart[sid]}
         when = store_time(occurred_at)
         if kind == "preference":
             preferences.append(

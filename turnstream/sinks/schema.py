@@ -31,6 +31,7 @@ RAW_TABLES = (
     "outcomes",
     "commands",
     "dead_letters",
+    "stated_sensitive",
     "idempotency_keys",
 )
 

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from turnstream.core.sql_gate import PRIVATE_TABLES
 from turnstream.sinks.schema import RAW_TABLES
 from turnstream.sinks.store import QueryResult
 
 __all__ = ["DEAD_LETTERS_SQL", "SUMMARY_SQL", "table_counts"]
 
-#: The raw tables shown in the summary (idempotency keys are bookkeeping).
-SUMMARY_TABLES = tuple(t for t in RAW_TABLES if t != "idempotency_keys")
+#: The raw tables shown in the summary (idempotency keys are bookkeeping; the tables no
+#: analyst reads are left out: the summary runs as an analyst's SQL).
+SUMMARY_TABLES = tuple(t for t in RAW_TABLES if t != "idempotency_keys" and t not in PRIVATE_TABLES)
 SUMMARY_SQL = " UNION ALL ".join(
     f"SELECT '{t}' AS table, count() AS rows FROM {t}" for t in SUMMARY_TABLES
 )

@@ -941,6 +941,33 @@ TABLES: tuple[Table, ...] = (
         retention=Retention(None, None, "what the person said (gift rows 7 days)"),
     ),
     Table(
+        "stated_sensitive",
+        "table",
+        "The words of values stated on sensitive fields (a diet as the person said it), "
+        "apart from `stated` and `interactions`, whose payload keeps only the field "
+        "(`withheld`): the block serves what they mean (docs/signals.md). No analyst reads "
+        "it (the SQL gate refuses it, no role or user is granted it); an erasure removes it "
+        "with the person.",
+        (
+            Column("id", "String", "the stated row's id in `stated`"),
+            Column("space_id", "LowCardinality(String)", "the space"),
+            Column("profile_id", "String", "the person"),
+            Column("for", "LowCardinality(String)", "whose statement"),
+            Column("attr", "String", "type.field (a sensitive one)"),
+            Column("value", "String", "the words as said (JSON: a value, or a list of them)"),
+            Column("occurred_at", "DateTime64(3, 'UTC')", "when it was said"),
+            *SOURCE,
+            INSERT,
+        ),
+        retention=Retention(
+            None,
+            None,
+            "the words of sensitive stated values, apart (gift rows 7 days); "
+            "erased with the person; no analyst reads it",
+        ),
+        internal=True,
+    ),
+    Table(
         "review_requests",
         "table",
         "Requests to review an automated decision, by receipts; kept (no TTL) at least 395 days"

@@ -22,6 +22,8 @@ pytestmark = pytest.mark.integration
 SETTINGS = Settings.model_validate(
     {
         "identity": {"secret": "k"},
+        # A sensitive field the mixed items state: its words go to stated_sensitive.
+        "signals": {"sensitive": ["person.clothing_size"]},
         "spaces": {
             "acme": {"features": ["signals", "turns", "claims"]},
             "lumen": {"features": ["signals", "turns"]},

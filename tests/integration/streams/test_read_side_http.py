@@ -307,3 +307,59 @@ def test_sql_answers_non_finite_numbers_as_json_and_no_5xx(worker) -> None:  # t
         assert 400 <= status < 500 and body["errors"][0]["field"] == "sql", (status, body)
     status, body = _call(worker, "POST", "/v1/sql", {"sql": "SELECT 1 AS one"})
     assert status == 200 and body["rows"] == [[1]]
+
+
+def test_what_changed_since_seen_and_a_sensitive_diet_through_the_route(worker) -> None:  # type: ignore[no-untyped-def]
+    """Issue 36, points 3 and 5, through the real read route: the block says, in the
+    space's language, what changed since the person saw an object (and the SDK's read
+    of the object the block cites says it too); a diet said as a condition serves its
+    act, never the words."""
+    from turnstream.models.object_types import load_types
+    from turnstream.sdk import Conversation
+
+    bia = Person(worker, "acme", "p_bia_changes")
+    ref = "item_variant:acme:7701"
+    shown = {"name": "Tênis Duna", "color": "navy", "price_sale": 199.9,
+             "stock_sizes": "38,39,40"}  # fmt: skip
+    presented = {
+        "kind": "presented", "exposure_id": "0190f1d2-7b3c-7a4e-8f00-0000000c7701",
+        "list_id": "l1", "list_kind": "search", "visible_k": 3,
+        "delivered_at": bia.t0.isoformat(), "items": [{"pos": 1, "ref": ref, "shown": shown}],
+    }  # fmt: skip
+    diet = {"kind": "attribute", "attr": "person.diet", "value": "celíaco (doença celíaca)",
+            "source": "stated"}  # fmt: skip
+    bia.publish(
+        bia.item(0, type="interaction", interaction=presented),
+        bia.item(1, type="interaction", interaction=diet),
+    )
+    current = {ref: {"price_sale": 219.9, "stock_sizes": ["38", "40", "41"]}}
+    status, block = bia.block(current=current)
+    assert status == 200, block
+    [entry] = [e for e in block["already_presented"] if e["ref"] == ref]
+    assert entry["shown"] == {"price_sale": 199.9, "stock_sizes": "38,39,40"}
+    assert entry["changed"] == [
+        {"field": "price_sale", "change": "price_up", "shown": 199.9, "now": 219.9},
+        {"field": "stock_sizes", "change": "new_value", "shown": "38,39,40",
+         "now": ["38", "40", "41"], "values": ["41"]},
+    ]  # fmt: skip
+    lines = block["text"].split("\n")
+    assert "Mudou desde que viu: Tênis Duna: preço subiu de 199.9 para 219.9; " \
+        "tamanhos em estoque agora também 41" in lines  # fmt: skip
+    assert "Obrigatório: sem glúten" in lines
+    served = json.dumps(block, ensure_ascii=False).lower()
+    assert "celíac" not in served and "doença" not in served
+    # Without a state read, the block only carries what was shown.
+    assert "changed" not in next(e for e in bia.block()[1]["already_presented"] if e["ref"] == ref)
+
+    types = load_types(worker.settings.space("acme").types)
+    conv = Conversation(space="acme", source="web", agent="a", profile_id=bia.profile_id,
+                        recorder=lambda _: None, language="pt", types=types)  # fmt: skip
+    with conv.turn() as frame:
+        frame.cite_block(bia.block()[1])
+        seen = frame.record_read(
+            ref, [{"field": "price_sale", "value": 179.9}], type="item_variant"
+        )
+    assert seen.changed == [
+        {"field": "price_sale", "change": "price_down", "shown": 199.9, "now": 179.9}
+    ]
+    assert seen.text == "Mudou desde que viu: preço caiu de 199.9 para 179.9"

@@ -31,8 +31,8 @@ def test_the_printed_sql_grants_the_projects_database_alone(tmp_path: Path) -> N
     assert password not in done.output
     sha = hashlib.sha256(password.encode()).hexdigest()
     statements = [s.strip() for s in done.stdout.split(";") if s.strip()]
-    assert len(statements) == 4
-    profile, user, revoke, grant = statements
+    assert len(statements) == 5
+    profile, user, revoke, grant, private = statements
     assert "readonly = 2" in profile and "result_overflow_mode = 'throw' CONST" in profile
     assert (
         "max_execution_time = 13 MAX 13" in profile and "max_result_rows = 500 MAX 500" in profile
@@ -41,6 +41,8 @@ def test_the_printed_sql_grants_the_projects_database_alone(tmp_path: Path) -> N
     assert f"sha256_hash BY '{sha}'" in user and "DEFAULT DATABASE `shop`" in user
     assert revoke == "REVOKE ALL ON *.* FROM `turnstream_analyst`"
     assert grant == "GRANT SELECT, SHOW TABLES, SHOW COLUMNS ON `shop`.* TO `turnstream_analyst`"
+    # The words of sensitive stated values: never the analysts' (a partial revoke).
+    assert private == "REVOKE SELECT ON `shop`.`stated_sensitive` FROM `turnstream_analyst`"
     # The same file again: the same password, the same SQL.
     again = CliRunner().invoke(
         app, ["sql-user", "--password-file", str(secret), "--config", str(config)]

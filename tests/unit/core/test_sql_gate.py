@@ -171,3 +171,10 @@ def test_parameter_names() -> None:
     tree = _select(columns=[a, b])
     assert parameter_names(tree) == {"a", "b"}
     assert parameter_names(_select()) == set()
+
+
+@pytest.mark.parametrize("parts", [("stated_sensitive",), (DB, "stated_sensitive")])
+def test_the_words_of_sensitive_stated_values_are_refused(parts: tuple[str, ...]) -> None:
+    judge_tree(_select(tables=[_table("stated")]), DB)  # the stated rows: the field only
+    message = _refused(_select(tables=[_subquery(_select(tables=[_table(*parts)]))]))
+    assert "stated_sensitive is not allowed: it is not for analysts" in message

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from turnstream.core.constraints.changes import changes_since_shown, state_shown
 from turnstream.core.constraints.conditions import canonical, clashes, refusing, signs
 from turnstream.core.constraints.inputs import (
     BlockRequest,
@@ -24,7 +25,8 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
-from turnstream.core.constraints.text import language_of, render_text
+from turnstream.core.constraints.sensitive import acts_for
+from turnstream.core.constraints.text import format_value, language_of, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
 from turnstream.models.object_types import ObjectTypes
@@ -244,6 +246,53 @@ def _soft(
     return rows, entries
 
 
+def _acts(
+    said: Sequence[StatedPreference | StatedAttribute], types: _Types, language: str
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    """What statements on sensitive fields mean to the agent: one hard entry per act the
+    types document declares for their words (the newest statement of each), its label
+    in the block's language; never the words, and nothing for words no act declares."""
+    rows, entries = [], []
+    seen: set[tuple[str, str]] = set()
+    for fact in sorted(said, key=lambda f: (f.occurred_at, f.id), reverse=True):
+        words = list(fact.values) if isinstance(fact, StatedPreference) else [fact.value]
+        for name, act in acts_for(types, fact.attr, words):
+            if (fact.attr, name) in seen:
+                continue
+            seen.add((fact.attr, name))
+            op = act.op if act.attr is not None else None
+            rows.append(
+                {
+                    "id": f"{fact.id}:{name}",
+                    "attr": act.attr,
+                    "op": op,
+                    "values": list(act.values),
+                    "source": fact.source,
+                    "scope": "persistent",
+                    "category": None,
+                    "relax": "never",
+                    "origin": fact.origin,
+                    "origins": [fact.origin],
+                    "expires_at": None,
+                    "act": name,
+                    "label": str(getattr(act.labels, language)),
+                }
+            )
+            entries.append(
+                _Entry(
+                    "hard",
+                    f"{fact.id}:{name}",
+                    act.attr,
+                    True,
+                    op,
+                    tuple(act.values),
+                    signs(op, tuple(act.values), "prefer") if op else {},
+                    occurred_at=fact.occurred_at,
+                )
+            )
+    return rows, entries
+
+
 def _asked(attr: str, asked: Sequence[str]) -> bool:
     field_part = attr.split(".", 1)[1] if "." in attr else attr
     return attr in asked or field_part in asked
@@ -412,11 +461,30 @@ def _mark_lost(rows: list[dict[str, Any]], section: str, lost: set[tuple[str, st
             row["lost"] = True
 
 
-def _presented(presented: Iterable[Presented]) -> list[dict[str, Any]]:
+def _presented(
+    presented: Iterable[Presented],
+    shown: Mapping[str, Mapping[str, Any]],
+    current: Mapping[str, Mapping[str, Any]],
+    types: _Types,
+) -> list[dict[str, Any]]:
+    """Each object shown before: how many times, the state its latest presentation
+    showed (``shown``: its state fields, when it showed any) and, when ``current``
+    holds its state read now, what ``changed`` since."""
     times: dict[str, int] = {}
     for item in presented:
         times[item.ref] = times.get(item.ref, 0) + item.times
-    return [{"ref": ref, "times": times[ref]} for ref in sorted(times)]
+    rows = []
+    for ref in sorted(times):
+        row: dict[str, Any] = {"ref": ref, "times": times[ref]}
+        state = state_shown(ref, shown.get(ref) or {}, types)
+        if state:
+            row["shown"] = state
+        if ref in current:
+            changes = changes_since_shown(ref, state, current[ref], types)
+            if changes:
+                row["changed"] = [c.as_dict() for c in changes]
+        rows.append(row)
+    return rows
 
 
 def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
@@ -440,27 +508,114 @@ _NAME_FIELDS = ("name", "title")
 _DESCRIBED = 2
 
 
+def _value_text(types: ObjectTypes, attr: str, value: Any, language: str) -> str:
+    if isinstance(value, str):
+        return types.value_labels(language).get((attr, value), value)
+    return format_value(value)
+
+
 def _object_name(
-    ref: str, shown: Mapping[str, Any] | None, types: _Types, language: str
+    ref: str,
+    shown: Mapping[str, Any] | None,
+    types: _Types,
+    language: str,
+    telling: Sequence[str] = (),
 ) -> str | None:
     """What a colleague calls an object: the name or title it showed; else its type's
     label and a short description from its taste values (``variante (azul-marinho,
-    aurora)``); else None (the text counts it)."""
+    aurora)``); else None (the text counts it). ``telling``: fields whose values tell
+    it apart from another object described the same way, added to the description
+    (``variante (vermelho, preço 199.9)``)."""
     shown = shown or {}
+    type_name = ref.split(":", 1)[0]
+    extra = [
+        f"{types.label(f'{type_name}.{k}', language) or k} "
+        f"{_value_text(types, f'{type_name}.{k}', shown[k], language)}"
+        for k in telling
+        if types is not None and k in shown and shown[k] is not None
+    ]
     for key in _NAME_FIELDS:
         if isinstance(shown.get(key), str) and shown[key].strip():
-            return str(shown[key]).strip()[:80]
-    type_name = ref.split(":", 1)[0]
+            name = str(shown[key]).strip()[:80]
+            return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
     if label is None or types is None:
         return None
-    words = types.value_labels(language)
     described = [
-        words.get((f"{type_name}.{k}", v), str(v)) if isinstance(v, str) else str(v)
+        _value_text(types, f"{type_name}.{k}", v, language)
         for k, v in sorted(shown.items())
-        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool)
+        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
     ][:_DESCRIBED]
+    described += extra
     return f"{label} ({', '.join(described)})" if described else None
+
+
+#: The order fields tell alike objects apart in: what the person chose by first.
+_TELLING_ORDER = {"taste": 0, "attribute": 1, "state": 2}
+
+
+def _telling_fields(
+    refs: Sequence[str], shown: Mapping[str, Mapping[str, Any]], types: ObjectTypes
+) -> list[str]:
+    """The fewest fields, in order (tastes, then attributes such as the size, then state
+    such as the price; never identifiers or sensitive fields), whose shown values tell
+    ``refs`` apart: each field is added only while some of them still read alike."""
+    type_name = refs[0].split(":", 1)[0]
+    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
+    readable = [
+        k
+        for k in keys
+        if types.role(f"{type_name}.{k}") in _TELLING_ORDER
+        and not types.is_sensitive(f"{type_name}.{k}")
+    ]
+    readable.sort(key=lambda k: (_TELLING_ORDER[str(types.role(f"{type_name}.{k}"))], k))
+
+    def seen(ref: str, field: str) -> str:
+        return json.dumps(shown.get(ref, {}).get(field), sort_keys=True)
+
+    telling: list[str] = []
+    for key in readable:
+        if len({seen(ref, key) for ref in refs}) < 2:
+            continue  # the same in all: tells nothing
+        before = len({tuple(seen(r, f) for f in telling) for r in refs})
+        after = len({tuple(seen(r, f) for f in [*telling, key]) for r in refs})
+        if after > before:
+            telling.append(key)
+        if after == len(refs):
+            break
+    return telling
+
+
+def object_names(
+    refs: Iterable[str],
+    shown: Mapping[str, Mapping[str, Any]] | None,
+    types: _Types,
+    language: str,
+) -> dict[str, str]:
+    """Each object's name in the block's text (ref -> words), told apart: two objects
+    that would read the same (``variante (vermelho)`` twice) get the fields their shown
+    values differ on added; objects still alike are left unnamed (the text counts
+    them), so no two objects ever share words."""
+    shown = shown or {}
+    ordered = sorted(set(refs))
+    names = {
+        ref: name
+        for ref in ordered
+        if (name := _object_name(ref, shown.get(ref), types, language)) is not None
+    }
+    alike: dict[str, list[str]] = {}
+    for ref, name in names.items():
+        alike.setdefault(name, []).append(ref)
+    for group in (g for g in alike.values() if len(g) > 1):
+        telling = [] if types is None else _telling_fields(group, shown, types)
+        for ref in group:
+            told = _object_name(ref, shown.get(ref), types, language, telling)
+            if told is not None:
+                names[ref] = told
+    counted: dict[str, int] = {}
+    for name in names.values():
+        counted[name] = counted.get(name, 0) + 1
+    return {ref: name for ref, name in names.items() if counted[name] == 1}
 
 
 def _ask(
@@ -518,6 +673,7 @@ def build_block(
     types: ObjectTypes | None = None,
     soft_max: int | None = None,
     shown: Mapping[str, Mapping[str, Any]] | None = None,
+    current: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """The constraints block of ``request.profile_id`` for ``request.for_``, at ``now``.
 
@@ -528,12 +684,29 @@ def build_block(
     ``text`` names each field by ``labels[type.field]``, else by its label in ``types``
     in the request's language, else by its name in words; each object by its name or
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
-    description, a few at most (never a raw ref: refs stay in the JSON). An object the
-    person disliked is excluded and never an interest; a stated entry absorbs an
-    inferred one on the same value; ``ask`` holds the asked fields no entry knows and
-    the fields of each conflict.
+    description, a few at most (never a raw ref: refs stay in the JSON), two objects
+    never in the same words (:func:`object_names`). An object the person disliked is
+    excluded, and neither an interest nor a no-interest; an object is never both; a
+    stated entry absorbs an inferred one on the same value; ``ask`` holds the asked
+    fields no entry knows and the fields of each conflict. ``already_presented`` carries
+    each object's state as it was shown; with ``current`` (ref -> its state read now)
+    it says what changed since, and ``text`` says it too.
     """
     _check_aware(now)
+    language = language_of(request.language)
+
+    def sensitive(attr: str) -> bool:
+        return types is not None and types.is_sensitive(attr)
+
+    # What was said on a sensitive field serves its act, never its words.
+    preferences = list(preferences)
+    attributes = list(attributes)
+    said_sensitive: list[StatedPreference | StatedAttribute] = [
+        *(p for p in _current(request, preferences, now) if sensitive(p.attr)),
+        *(a for a in attributes if a.for_ == request.for_ and sensitive(a.attr)),
+    ]
+    preferences = [p for p in preferences if not sensitive(p.attr)]
+    attributes = [a for a in attributes if not sensitive(a.attr)]
     prefs, origins = _deduplicated(_current(request, preferences, now))
     mine = [
         inf
@@ -548,9 +721,15 @@ def build_block(
     mine = [
         inf
         for inf in mine
-        if not (inf.kind == "interest" and inf.value in excluded) and not _absorbed(inf, prefs)
+        if not (inf.kind in _ABOUT_OBJECTS and inf.value in excluded) and not _absorbed(inf, prefs)
     ]
+    # One object is never both interesting and not: the interest stands (it rests on
+    # what the person did, the implicit negative on what they did not).
+    interesting = {inf.value for inf in mine if inf.kind == "interest"}
+    mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
     hard_rows, hard = _hard(prefs, origins, types)
+    act_rows, acts = _acts(said_sensitive, types, language)
+    hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
         attr_rows, attrs = [], []
@@ -574,7 +753,7 @@ def build_block(
         "soft": soft_rows,
         "attributes": attr_rows,
         "exclude": sorted(excluded),
-        "already_presented": _presented(presented),
+        "already_presented": _presented(presented, shown or {}, current or {}, types),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,
@@ -582,15 +761,13 @@ def build_block(
         "ask": [],
     }
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
-    block["ask"] = _ask(request, attr_rows, conflicts, by_id, types)
-    language = language_of(request.language)
+    # A sensitive field the person spoke of is known: the block acts on it, never asks.
+    acted = [{"attr": fact.attr} for fact in said_sensitive]
+    block["ask"] = _ask(request, [*attr_rows, *acted], conflicts, by_id, types)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
-    names = {
-        ref: name
-        for ref in sorted(str(r) for r in refs)
-        if (name := _object_name(ref, (shown or {}).get(ref), types, language)) is not None
-    }
+    refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}
+    names = object_names((str(r) for r in refs), shown, types, language)
     value_labels = types.value_labels(language) if types else None
     block["text"] = render_text(block, request.language, words, names=names, values=value_labels)
     block["version"] = version_of(block)

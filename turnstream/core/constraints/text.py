@@ -18,6 +18,7 @@ from turnstream.core.constraints.inputs import Scalar
 __all__ = [
     "LANGUAGES",
     "MAX_NAMED",
+    "change_words",
     "field_words",
     "format_value",
     "language_of",
@@ -38,6 +39,14 @@ _EN: dict[str, str] = {
     "ask": "Ask first:",
     "for_whom": "who it is for",
     "exclude": "Do not show again:",
+    "changed_since": "Changed since they saw it:",
+    "price_up": "{field} up from {shown} to {now}",
+    "price_down": "{field} down from {shown} to {now}",
+    "out_of_stock": "out of stock",
+    "back_in_stock": "back in stock",
+    "new_value": "{field} now also {values}",
+    "value_gone": "{field} no longer {values}",
+    "changed": "{field} from {shown} to {now}",
     "more": "and {n} more",
     "items": "{n} items",
     "item": "1 item",
@@ -67,6 +76,14 @@ _PT: dict[str, str] = {
     "ask": "Pergunte antes:",
     "for_whom": "para quem é",
     "exclude": "Não mostrar de novo:",
+    "changed_since": "Mudou desde que viu:",
+    "price_up": "{field} subiu de {shown} para {now}",
+    "price_down": "{field} caiu de {shown} para {now}",
+    "out_of_stock": "esgotado",
+    "back_in_stock": "de volta ao estoque",
+    "new_value": "{field} agora também {values}",
+    "value_gone": "{field} sem {values}",
+    "changed": "{field} de {shown} para {now}",
     "more": "e mais {n}",
     "items": "{n} itens",
     "item": "1 item",
@@ -96,6 +113,14 @@ _ES: dict[str, str] = {
     "ask": "Pregunte antes:",
     "for_whom": "para quién es",
     "exclude": "No mostrar de nuevo:",
+    "changed_since": "Cambió desde que lo vio:",
+    "price_up": "{field} subió de {shown} a {now}",
+    "price_down": "{field} bajó de {shown} a {now}",
+    "out_of_stock": "agotado",
+    "back_in_stock": "de nuevo en stock",
+    "new_value": "{field} ahora también {values}",
+    "value_gone": "{field} ya sin {values}",
+    "changed": "{field} de {shown} a {now}",
     "more": "y {n} más",
     "items": "{n} artículos",
     "item": "1 artículo",
@@ -194,6 +219,47 @@ def _objects(words: Mapping[str, str], refs: Sequence[Scalar], names: Mapping[st
     return f"{text} {words['more'].format(n=rest)}" if rest else text
 
 
+def change_words(
+    language: str, attr: str, change: Mapping[str, Any], labels: Mapping[str, str] | None = None
+) -> str:
+    """One change of an object in words (``preço subiu de 199.9 para 219.9``);
+    ``attr`` is its ``type.field``, ``change`` as ``Change.as_dict`` gives it."""
+    words = LANGUAGES[language_of(language)]
+    return words[change["change"]].format(
+        field=field_words(attr, labels),
+        shown=format_value(change["shown"]) if change["shown"] is not None else "",
+        now=format_value(change["now"]) if change["now"] is not None else "",
+        values=_joined(words, change.get("values") or [], attr).replace(
+            f" {words['or']} ", f" {words['and']} "
+        ),
+    )
+
+
+def _changed_lines(
+    words: Mapping[str, str],
+    block: Mapping[str, Any],
+    labels: Mapping[str, str] | None,
+    names: Mapping[str, str],
+    language: str,
+) -> list[str]:
+    """A line per presented object that changed since the person saw it, a few at most
+    by name (an object without one is only counted)."""
+    changed = [e for e in block.get("already_presented", ()) if e.get("changed")]
+    named = [e for e in changed if e["ref"] in names][:MAX_NAMED]
+    lines = []
+    for entry in named:
+        type_name = entry["ref"].split(":", 1)[0]
+        said = "; ".join(
+            change_words(language, f"{type_name}.{c['field']}", c, labels) for c in entry["changed"]
+        )
+        lines.append(f"{words['changed_since']} {names[entry['ref']]}: {said}")
+    rest = len(changed) - len(named)
+    if rest:
+        counted = words["item"] if rest == 1 else words["items"].format(n=rest)
+        lines.append(f"{words['changed_since']} {counted}")
+    return lines
+
+
 def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
     return [entry for entry in block.get(key, ()) if not entry.get("lost")]
 
@@ -248,6 +314,9 @@ def render_text(
     names = names or {}
     lines: list[str] = []
     for entry in _standing(block, "hard"):
+        if entry.get("label"):  # an act of a sensitive field: its own words
+            lines.append(f"{words['required']} {entry['label']}")
+            continue
         field = field_words(entry["attr"], labels)
         condition = _condition(words, field, entry["op"], entry["values"], entry["attr"], values)
         lines.append(f"{words['required']} {condition}")
@@ -261,6 +330,7 @@ def render_text(
         lines.append(line)
     if block.get("exclude"):
         lines.append(f"{words['exclude']} {_objects(words, block['exclude'], names)}")
+    lines.extend(_changed_lines(words, block, labels, names, language))
     lines.extend(rule["text"] for rule in _standing(block, "rules") if rule["text"])
     for question in block.get("ask", ()):
         asked = words.get(question) or field_words(question, labels)

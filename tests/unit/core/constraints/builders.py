@@ -164,6 +164,7 @@ def block(
     types: ObjectTypes | None = TYPES,
     soft_max: int | None = None,
     shown: dict[str, dict[str, Any]] | None = None,
+    current: dict[str, dict[str, Any]] | None = None,
     **request: Any,
 ) -> dict[str, Any]:
     """The block of profile p1 in space acme, with the request's fields as keywords."""
@@ -181,6 +182,7 @@ def block(
         types=types,
         soft_max=soft_max,
         shown=shown,
+        current=current,
     )
 
 

@@ -1,0 +1,135 @@
+"""What changed since the person saw an object: ``shown`` (what it displayed when it was
+presented) against a state read later. Pure.
+
+Only fields whose values may change are compared: the types document's ``state`` fields
+(price, stock, sizes in stock); a field the read or ``shown`` lacks is not compared (its
+state is unknown, not changed). A ``money`` field went up or down; a stock flag or count
+went to none (``out_of_stock``) or back (``back_in_stock``); a field of many values
+(``many = true``: a list, or in ``shown`` a comma-separated text) gained or lost values
+(``new_value``, ``value_gone``; an emptied one is ``out_of_stock``); any other state field
+that differs ``changed``. Words per language: :mod:`turnstream.core.constraints.text`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from turnstream.models.object_types import ObjectTypes
+
+__all__ = ["Change", "changes_since_shown", "state_shown"]
+
+_TRUE = frozenset({"true", "yes", "1", "sim", "sí", "si"})
+_FALSE = frozenset({"false", "no", "0", "não", "nao"})
+
+
+@dataclass(frozen=True)
+class Change:
+    """One field of an object that is not what the person saw."""
+
+    field: str
+    #: price_up, price_down, out_of_stock, back_in_stock, new_value, value_gone, changed
+    kind: str
+    shown: Any
+    now: Any
+    #: Values a field of many values gained or lost (``new_value``, ``value_gone``).
+    values: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """The change as the block's and the SDK's JSON say it."""
+        found = {"field": self.field, "change": self.kind, "shown": self.shown, "now": self.now}
+        return found | ({"values": list(self.values)} if self.values else {})
+
+
+def _flag(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value > 0
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    return None
+
+
+def _many(value: Any) -> list[str]:
+    items = value if isinstance(value, list | tuple) else str(value).split(",")
+    return [str(v).strip() for v in items if str(v).strip()]
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _compared(type_name: str, types: ObjectTypes, field: str) -> bool:
+    attr = f"{type_name}.{field}"
+    return types.role(attr) == "state" and not types.is_sensitive(attr)
+
+
+def state_shown(ref: str, shown: Mapping[str, Any], types: ObjectTypes | None) -> dict[str, Any]:
+    """The values of ``shown`` a later read is compared with: its state fields."""
+    if types is None:
+        return {}
+    type_name = ref.split(":", 1)[0]
+    return {
+        k: v for k, v in sorted(shown.items()) if v is not None and _compared(type_name, types, k)
+    }
+
+
+def _one(type_name: str, field: str, was: Any, now: Any, types: ObjectTypes) -> Change | None:
+    declared = types.field(f"{type_name}.{field}")
+    assert declared is not None
+    if declared.many:
+        before, after = _many(was), _many(now)
+        if before and not after:
+            return Change(field, "out_of_stock", was, now)
+        if after and not before:
+            return Change(field, "back_in_stock", was, now)
+        added = tuple(v for v in after if v not in before)
+        if added:
+            return Change(field, "new_value", was, now, added)
+        gone = tuple(v for v in before if v not in after)
+        return Change(field, "value_gone", was, now, gone) if gone else None
+    if declared.class_ == "money":
+        a, b = _number(was), _number(now)
+        if a is None or b is None or round(a, 6) == round(b, 6):
+            return None
+        return Change(field, "price_up" if b > a else "price_down", was, now)
+    if declared.class_ in ("count", None):
+        a_flag, b_flag = _flag(was), _flag(now)
+        if a_flag is not None and b_flag is not None:
+            if a_flag and not b_flag:
+                return Change(field, "out_of_stock", was, now)
+            if b_flag and not a_flag:
+                return Change(field, "back_in_stock", was, now)
+            if declared.class_ == "count" or isinstance(was, bool) or isinstance(now, bool):
+                return None  # a count that stays above zero says nothing to the person
+    a_num, b_num = _number(was), _number(now)
+    if a_num is not None and b_num is not None:
+        return None if round(a_num, 6) == round(b_num, 6) else Change(field, "changed", was, now)
+    return None if str(was) == str(now) else Change(field, "changed", was, now)
+
+
+def changes_since_shown(
+    ref: str, shown: Mapping[str, Any], now: Mapping[str, Any], types: ObjectTypes | None
+) -> list[Change]:
+    """What differs between what ``ref`` displayed (``shown``) and its state read
+    ``now``, field by field (the declared state fields both hold), in field order."""
+    if types is None:
+        return []
+    type_name = ref.split(":", 1)[0]
+    found = []
+    for field in sorted(set(shown) & set(now)):
+        if not _compared(type_name, types, field):
+            continue
+        if shown[field] is None or now[field] is None:
+            continue  # unknown on one side: not a change
+        change = _one(type_name, field, shown[field], now[field], types)
+        if change is not None:
+            found.append(change)
+    return found
