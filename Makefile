@@ -53,6 +53,9 @@ $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e ".[worker,dev]"
+	# turnstream_dev/ (the local broker, the sample day, the demo) is not in the wheel:
+	# this checkout on the virtualenv's path makes it importable (`make run`, the tests).
+	$(BIN)/python -c 'import pathlib, sysconfig; pathlib.Path(sysconfig.get_paths()["purelib"], "turnstream-checkout.pth").write_text("$(CURDIR)\n")'
 	touch $@
 
 lint: $(VENV)/.installed

@@ -23,16 +23,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from turnstream.bootstrap import build_parts
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import AsyncStore
+from turnstream.adapters.kafka.admin import wait_until_drained
+from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.worker_client import read_query
 from turnstream.config import Settings, WorkerSettings, load_settings
-from turnstream.dev import LocalKafka, free_ports
-from turnstream.dev.deployment import SPACES, Deployment, new_deployment
-from turnstream.producer import Producer
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import AsyncStore
-from turnstream.streams.admin import wait_until_drained
-from turnstream.streams.ingest_driver import IngestDriver
-from turnstream.worker_client import read_query
+from turnstream.entrypoints.bootstrap import build_parts
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
+from turnstream_dev import LocalKafka, free_ports
+from turnstream_dev.deployment import SPACES, Deployment, new_deployment
 
 __all__ = [
     "Broker",
@@ -262,8 +262,8 @@ def store_query_ms(queries: int = 300) -> float:
     chDB store with the project's schema: the cost every per-item query pays, whatever
     it reads. A figure that moves between runs of the same code says the machine (or
     the engine) changed, not the code."""
-    from turnstream.sinks.derivations import load_state
-    from turnstream.sinks.store import Store
+    from turnstream.adapters.clickhouse.derivations import load_state
+    from turnstream.adapters.clickhouse.store import Store
 
     with tempfile.TemporaryDirectory(prefix="turnstream-bench-") as tmp:
         store = Store(f"chdb://{tmp}/store")
@@ -285,8 +285,8 @@ def store_query_ms(queries: int = 300) -> float:
 def fanned_out(items: int, prefix: str, batch: int = 5_000) -> tuple[list[Any], Settings]:
     """Every (topic, value, key) the ingest driver fans out for ``items`` mixed items
     (seed 7, 1% bad), prepared in this process in batches of ``batch``; and its settings."""
-    from turnstream.dev.sample import mixed_items
-    from turnstream.streams.topology import TopicNames
+    from turnstream.adapters.kafka.topology import TopicNames
+    from turnstream_dev.sample import mixed_items
 
     lines = list(mixed_items(n=items, bad=items // 100, seed=7).lines)
     with in_process_loop(prefix) as loop:
@@ -336,7 +336,7 @@ def settle(loop: IngestDriver, prepared: Any) -> list[Any]:
 
 
 def raw_sink(loop: IngestDriver) -> Any:
-    """The driver's raw sink (``sinks/writer.RawSink``), under the use case's port."""
+    """The driver's raw sink (``adapters/clickhouse/writer.RawSink``), under the use case's port."""
     return loop.ingest.raw.sink  # type: ignore[attr-defined]
 
 

@@ -22,8 +22,8 @@ views need. Not a benchmark itself (the leading underscore).
 
 from __future__ import annotations
 
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 
 __all__ = ["FLOORS", "LANDING_COLUMNS", "open_floor"]
 

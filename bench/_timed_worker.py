@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from aiokafka import AIOKafkaConsumer
 
+from turnstream.adapters.clickhouse.store import AsyncStore
+from turnstream.entrypoints.kafka import batch_loop as bl
+from turnstream.entrypoints.kafka import ingest_driver as il
+from turnstream.entrypoints.kafka import prepare as pr
 from turnstream.service import ingest as svc
-from turnstream.sinks.store import AsyncStore
-from turnstream.streams import batch_loop as bl
-from turnstream.streams import ingest_driver as il
-from turnstream.streams import prepare as pr
 
 TOTALS: defaultdict[str, float] = defaultdict(float)
 COUNTS: defaultdict[str, int] = defaultdict(int)
@@ -98,7 +98,8 @@ def main() -> None:
         "max_batch_size": fanout_bytes,
     }
     bl.AIOKafkaConsumer = _TimedConsumer  # type: ignore[misc]
-    # Called by prepare_batch (streams/prepare.py), where prepare on the thread finds them.
+    # Called by prepare_batch (entrypoints/kafka/prepare.py), where prepare on the thread finds
+    # them.
     pr.accepted_for = _timed_sync("fan-out: accepted_for", pr.accepted_for)
     pr.dead_letter_for = _timed_sync("fan-out: accepted_for", pr.dead_letter_for)
     # The use case's store calls, timed on the store thread (a retried call: each try).
@@ -139,7 +140,7 @@ def main() -> None:
 
     il.IngestDriver.finish = timed_finish  # type: ignore[method-assign]
     _store_thread_timed()
-    from turnstream.cli.main import main as cli
+    from turnstream.entrypoints.cli.main import main as cli
 
     sys.argv = ["turnstream", "worker", "--config", config]
     cli()

@@ -21,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.api_keys import KeyFile
+from turnstream.adapters.api_key_file import KeyFile
 from turnstream.core.access import ALL_SPACES, Refusal, Role, authenticate
 
 

@@ -39,13 +39,13 @@ from bench._harness import (
     settle,
     wait_drained,
 )
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.schema import RAW_TABLES
+from turnstream.adapters.clickhouse.writer import token_for
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.core.rows import COLUMNS
+from turnstream.entrypoints.kafka.ingest_driver import FANOUT_BATCH_BYTES
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.rows import COLUMNS
-from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.writer import token_for
-from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 TIMED_WORKER = Path(__file__).with_name("_timed_worker.py")
 ORDER = (

@@ -32,13 +32,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, raw_sink, records, settle
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.schema import RAW_TABLES
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.clickhouse.writer import MARK_COLUMNS, RawSink
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import Store
-from turnstream.sinks.writer import MARK_COLUMNS, RawSink
-from turnstream.streams.ingest_driver import IngestDriver
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 
 def _write(loop: IngestDriver, batch: list[Any]) -> None:

@@ -39,7 +39,7 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from turnstream.dev.sample import mixed_items
+from turnstream_dev.sample import mixed_items
 
 _TICK = os.sysconf("SC_CLK_TCK")
 

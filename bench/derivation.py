@@ -61,9 +61,9 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import mixed_items, uuid7
-from turnstream.producer import Producer
+from turnstream.adapters.kafka.producer import Producer
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import mixed_items, uuid7
 
 BACKGROUND_PEOPLE = 5000
 

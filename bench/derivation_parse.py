@@ -31,12 +31,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import fanned_out, load, machine
-from turnstream.bootstrap import GC_YOUNG_THRESHOLD
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.streams import derivation_driver
-from turnstream.streams.derivation_driver import DerivationDriver
-from turnstream.streams.topology import TopicNames
+from turnstream.entrypoints.bootstrap import GC_YOUNG_THRESHOLD
+from turnstream.entrypoints.kafka import derivation_driver
+from turnstream.entrypoints.kafka.derivation_driver import DerivationDriver
 
 BATCH = 5_000
 

@@ -33,20 +33,20 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, machine, records
-from turnstream.core.derivation import events_from_accepted
-from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.core.messages import accepted_for
-from turnstream.dev.sample import mixed_items
-from turnstream.service.ingest import ingest_batch
-from turnstream.sinks.derivations import write_derivations
-from turnstream.sinks.erasure import (
+from turnstream.adapters.clickhouse.derivations import write_derivations
+from turnstream.adapters.clickhouse.erasure import (
     RETAINED,
     erase_subject,
     erase_subjects,
     tables_with_profiles,
 )
-from turnstream.sinks.store import Store
-from turnstream.streams.topology import TopicNames
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.core.derivation import events_from_accepted
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.messages import accepted_for
+from turnstream.service.ingest import ingest_batch
+from turnstream_dev.sample import mixed_items
 
 Subject = tuple[str, str]
 _WHO = "space_id = {space_id:String} AND profile_id = {profile_id:String}"

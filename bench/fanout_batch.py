@@ -25,15 +25,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import Broker, deploy, load, machine, publish, run_broker, wait_drained
-from turnstream.dev.sample import mixed_items
-from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
+from turnstream.entrypoints.kafka.ingest_driver import FANOUT_BATCH_BYTES
+from turnstream_dev.sample import mixed_items
 
 WORKER = (
     "import sys\n"
-    "from turnstream.streams import ingest_driver\n"
+    "from turnstream.entrypoints.kafka import ingest_driver\n"
     "ingest_driver.IngestDriver.producer_options = {\n"
     "    **ingest_driver.IngestDriver.producer_options, 'max_batch_size': int(sys.argv[1])}\n"
-    "from turnstream.cli.main import main\n"
+    "from turnstream.entrypoints.cli.main import main\n"
     "sys.argv = ['turnstream', 'worker', '--config', sys.argv[2]]\n"
     "main()\n"
 )

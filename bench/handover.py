@@ -29,13 +29,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, load, machine, records
-from turnstream.bootstrap import tune_gc
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.schema import RAW_TABLES
+from turnstream.adapters.clickhouse.writer import RawSink
+from turnstream.entrypoints.bootstrap import tune_gc
+from turnstream.entrypoints.kafka import prepare_process
+from turnstream.entrypoints.kafka.prepare_process import _from_slim, _prepare_in_child
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.writer import RawSink
-from turnstream.streams import prepare_process
-from turnstream.streams.prepare_process import _from_slim, _prepare_in_child
+from turnstream_dev.sample import mixed_items
 
 PARENT = ("pickle records", "unpickle result", "_from_slim", "rows to columns")
 CHILD = ("unpickle records", "prepare", "pickle result")

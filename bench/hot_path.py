@@ -16,7 +16,7 @@ prints the store thread's own CPU for them (``time.thread_time``: the Python, an
 work on the calling thread), steadier still.
 
 Runs the whole set once per batch size with CPython's default garbage-collector
-thresholds and once with the worker's (``turnstream.bootstrap.tune_gc``), each on a
+thresholds and once with the worker's (``turnstream.entrypoints.bootstrap.tune_gc``), each on a
 fresh store. ``--profile`` prints cProfile's top functions for the last run;
 ``--no-views`` drops every materialized view after the migrations, so the write is the
 raw tables' alone (what the downstream summaries and the priors' views cost is the
@@ -39,12 +39,12 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, load, machine, raw_sink, records, settle
-from turnstream.bootstrap import GC_YOUNG_THRESHOLD
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.entrypoints.bootstrap import GC_YOUNG_THRESHOLD
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.store import Store
-from turnstream.streams.ingest_driver import IngestDriver
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 STAGES = ("prepare", "settle", "write")
 

@@ -6,7 +6,7 @@ Starts a broker on free ports in a temporary directory, then, ROUNDS times, each
 in a rotated order (so no variant always runs first, when the broker is coldest):
 
 * producers: ITEMS ``mixed_items`` lines sent to a new 4-partition topic the way the
-  fan-out sends (``streams/fanout.send_all``, batches of 4,167, ``acks=all``,
+  fan-out sends (``entrypoints/kafka/fanout.send_all``, batches of 4,167, ``acks=all``,
   idempotent), with the fan-out's options (linger 5 ms, 512 KiB batches), with lz4
   compression (needs ``cramjam``; left out without it), and with 1 MiB batches;
 * consumers: a new group draining those ITEMS with ``getmany`` (4,167 at most), with
@@ -36,10 +36,10 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.codec import has_lz4
 
 from bench._harness import cpu_seconds, load, machine
-from turnstream.dev.kafka import LocalKafka, free_ports
-from turnstream.dev.sample import mixed_items
-from turnstream.streams.fanout import send_all
-from turnstream.streams.ingest_driver import FANOUT_BATCH_BYTES
+from turnstream.entrypoints.kafka.fanout import send_all
+from turnstream.entrypoints.kafka.ingest_driver import FANOUT_BATCH_BYTES
+from turnstream_dev.kafka import LocalKafka, free_ports
+from turnstream_dev.sample import mixed_items
 
 BATCH = 4_167
 PRODUCERS: dict[str, dict[str, Any]] = {

@@ -33,9 +33,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import machine
-from turnstream.sinks.keys import KeyRegistry
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
+from turnstream.adapters.clickhouse.idempotency_keys import KeyRegistry
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 
 SHAPES = ((5_000, 20), (5_000, 64), (5_000, 256), (10_000, 256))
 _TSV = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r", "\0": "\\0"})

@@ -46,8 +46,8 @@ from bench._harness import (
     sql,
     wait_drained,
 )
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import mixed_items
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import mixed_items
 
 POLL_SECONDS = 0.1
 

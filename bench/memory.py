@@ -48,8 +48,8 @@ from bench._harness import (
     worker_pid,
 )
 from turnstream.config import Settings
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import uuid7
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import uuid7
 
 WARM_UP = 1000
 EXTRA = "[signals]\nquiet_seconds = 3600\noldest_pending_seconds = 3600\n"
@@ -105,11 +105,11 @@ def in_process(settings: Settings, count: int) -> tuple[float, float, float]:
     """(bytes per pending session in the engine, bytes per cached key, ms per tick)."""
     from aiokafka import TopicPartition
 
+    from turnstream.adapters.clickhouse.idempotency_keys import KeyRegistry
     from turnstream.core.derivation import events_from_accepted
     from turnstream.core.derivation.engine import SignalsEngine
     from turnstream.core.ingest import Source, judge
     from turnstream.core.messages import accepted_for
-    from turnstream.sinks.keys import KeyRegistry
 
     rand = random.Random(3)
     decisions = [

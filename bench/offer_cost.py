@@ -49,10 +49,10 @@ from typing import Any  # noqa: E402
 import turnstream  # noqa: E402
 from bench._harness import load, machine  # noqa: E402
 from bench.derivation_parse import BATCH, accepted_messages  # noqa: E402
-from turnstream.bootstrap import GC_YOUNG_THRESHOLD  # noqa: E402
 from turnstream.config import Settings  # noqa: E402
 from turnstream.core.derivation.engine import SignalsEngine  # noqa: E402
-from turnstream.streams.derivation_driver import DerivationDriver  # noqa: E402
+from turnstream.entrypoints.bootstrap import GC_YOUNG_THRESHOLD  # noqa: E402
+from turnstream.entrypoints.kafka.derivation_driver import DerivationDriver  # noqa: E402
 
 
 def new_driver(settings: Settings) -> DerivationDriver:

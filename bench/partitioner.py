@@ -1,5 +1,5 @@
 """The fan-out's partitioner: aiokafka's default (pure-Python murmur2 per message) against
-``streams/fanout.partition_of`` (the same murmur2, its result kept per key).
+``entrypoints/kafka/fanout.partition_of`` (the same murmur2, its result kept per key).
 
     .venv/bin/python bench/partitioner.py [ITEMS] [--repeat 3]
 
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from aiokafka.partitioner import DefaultPartitioner
 
 from bench._harness import fanned_out, load, machine
-from turnstream.streams import fanout
+from turnstream.entrypoints.kafka import fanout
 
 
 def _keys(items: int) -> list[bytes]:

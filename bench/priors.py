@@ -40,6 +40,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from turnstream.adapters.clickhouse.exposure_weight import weight_micro_sql
+from turnstream.adapters.clickhouse.people_sets import people_keys
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.jobs.priors import (
     MIN_FLOOR,
     PriorsLimits,
@@ -51,10 +55,6 @@ from turnstream.jobs.priors import (
     window_of,
     window_parameters,
 )
-from turnstream.sinks.exposure_weight import weight_micro_sql
-from turnstream.sinks.people_sets import people_keys
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
 
 PAGE = 10
 VISIBLE = 4
@@ -199,7 +199,7 @@ SELECT space_id, {day:Date}, 'presented', uniqExact(g) FROM (ITEMS_VISIBLE) GROU
 
 def generate_direct(store: Store, args: argparse.Namespace, today: date) -> int:
     """``--direct``: the 90 days straight into the aggregates; the pages written."""
-    from turnstream.sinks.people_sets import level_of
+    from turnstream.adapters.clickhouse.people_sets import level_of
 
     pages = args.items // PAGE // DAYS
     items = _PAGE_ITEMS.replace("RANK", _RANK.replace("{catalogue:UInt64}", "{catalogue:UInt64}"))

@@ -5,7 +5,7 @@ exactness at the 10-person floor, bytes per state, and the cost of merging 90 da
 
 Counters: ``uniqExact`` (what value_daily kept before migration 11), ``uniqCombined``
 (32-bit hash: an array, then a hash table, then HyperLogLog), ``uniqCombined64`` (the
-same with a 64-bit hash), and the capped levels of ``turnstream/sinks/people_sets.py``
+same with a 64-bit hash), and the capped levels of ``turnstream/adapters/clickhouse/people_sets.py``
 (``groupUniqArray(64)`` of sipHash64 keys by level: what value_daily keeps now). Profile
 ids are 64 hex digits, as the worker makes them. Prints figures; asserts nothing.
 """
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from chdb import session
 
-from turnstream.sinks.people_sets import CAP, level_of
+from turnstream.adapters.clickhouse.people_sets import CAP, level_of
 
 PROFILE = "hex(sipHash128(number, {seed}))"
 KEY = "sipHash64(p)"

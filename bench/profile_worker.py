@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import deploy, load, machine, publish, run_broker, wait_drained, worker_pid
-from turnstream.dev.sample import mixed_items
+from turnstream_dev.sample import mixed_items
 
 PY_SPY = Path(sys.executable).parent / "py-spy"
 

@@ -34,13 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, load, machine, records, settle
 from bench.hot_path import _drop_views, _with_settings
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.clickhouse.writer import RawSink
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.core.rows import Rows
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.rows import Rows
-from turnstream.sinks.store import Store
-from turnstream.sinks.writer import RawSink
-from turnstream.streams.ingest_driver import IngestDriver
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 VARIANTS = ("now", "lc-as-string", "async-insert-0")
 

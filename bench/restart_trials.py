@@ -15,9 +15,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.dev import LocalKafka, free_ports
-from turnstream.dev.deployment import new_deployment
-from turnstream.dev.sample import mixed_items
+from turnstream_dev import LocalKafka, free_ports
+from turnstream_dev.deployment import new_deployment
+from turnstream_dev.sample import mixed_items
 
 
 def trial(broker: str, home: Path, seed: int) -> tuple[bool, str]:

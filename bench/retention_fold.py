@@ -25,13 +25,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from turnstream.adapters.clickhouse.derivations import write_derivations
+from turnstream.adapters.clickhouse.retention import Folded, fold_states
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation import SignalEvent
 from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.sinks.derivations import write_derivations
-from turnstream.sinks.retention import Folded, fold_states
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
 
 AS_OF = datetime(2026, 11, 30, tzinfo=UTC)
 START = AS_OF - timedelta(days=80)

@@ -32,13 +32,13 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import SPACES, load, machine
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings, load_settings
 from turnstream.core.signing import HEADER, sign, verify
-from turnstream.dev.sample import mixed_items
+from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.errors import InvalidItem
 from turnstream.models import Command, parse_item
-from turnstream.streams.prepare import prepare_batch
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 _KEYED = ("acme", "lumen", "vida")
 

@@ -32,9 +32,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from bench._harness import load, machine
-from turnstream.dev.kafka import LocalKafka, free_ports
-from turnstream.dev.sample import mixed_items
-from turnstream.streams.kafka_clients import BACKLOG_FETCH
+from turnstream.adapters.kafka.clients import BACKLOG_FETCH
+from turnstream_dev.kafka import LocalKafka, free_ports
+from turnstream_dev.sample import mixed_items
 
 PARTITIONS = 4
 

@@ -45,8 +45,8 @@ from bench._harness import (
     wait_drained,
     worker_pid,
 )
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import sample_day
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import sample_day
 
 #: What each condition's analysts send; both run until the time limit stops them.
 ANALYST_SQL = {

@@ -65,13 +65,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from turnstream.bootstrap import build_replay
+from turnstream.adapters.clickhouse.profile_reads import load_inputs
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import SpaceConfig, load_settings
 from turnstream.core.constraints import BlockRequest, build_block
+from turnstream.entrypoints.bootstrap import build_replay
 from turnstream.jobs.priors import recompute_priors
-from turnstream.sinks.profile_reads import load_inputs
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
 
 COLORS = ("black", "navy", "white", "red", "green", "beige", "grey", "pink")
 BRANDS = ("aurora", "brisa", "cobalto", "duna", "estrela", "farol")

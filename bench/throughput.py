@@ -4,7 +4,7 @@
         [--prepare-children N]
 
 Generates ITEMS (default 200,000, issue 35: at 50,000 start-up and the broker's warm-up
-decide the figure) lines with ``turnstream.dev.sample.mixed_items`` (1% of them
+decide the figure) lines with ``turnstream_dev.sample.mixed_items`` (1% of them
 invalid or refused: turns, interactions, outcomes and commands in the ratio 4 : 3.5 :
 1.5 : 1), publishes them once per deployment, then drains them
 
@@ -68,9 +68,9 @@ from bench._harness import (
     worker_pid,
 )
 from bench._store_floors import FLOORS, LANDING_COLUMNS, open_floor
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import MixedBatch, mixed_items
-from turnstream.streams.topology import TopicNames
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import MixedBatch, mixed_items
 
 RAW = ("turns", "interactions", "outcomes", "commands", "dead_letters")
 

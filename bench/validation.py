@@ -34,14 +34,14 @@ from types import SimpleNamespace
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import SPACES, load, machine
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import load_settings
 from turnstream.core.ingest import Source, judge
 from turnstream.core.messages import accepted_for
-from turnstream.dev.sample import mixed_items
+from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.errors import InvalidItem
 from turnstream.models import parse_item
-from turnstream.streams.prepare import prepare_batch
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 
 def _least(fn: Callable[[], None], repeat: int) -> float:

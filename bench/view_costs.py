@@ -28,13 +28,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._harness import in_process_loop, load, machine, records, settle
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.core.rows import COLUMNS
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
-from turnstream.sinks.rows import COLUMNS
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
-from turnstream.streams.ingest_driver import IngestDriver
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.sample import mixed_items
 
 
 def _feeds(store: Store) -> dict[str, str]:

@@ -33,10 +33,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.worker_client import WorkerClient
 from turnstream.config import Settings, load_settings
-from turnstream.producer import Producer
 from turnstream.sdk import Conversation, ToolRun, tool
-from turnstream.worker_client import WorkerClient
 
 SPACE = "acme"
 SOURCE = "whatsapp"

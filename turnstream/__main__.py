@@ -1,3 +1,3 @@
-from turnstream.cli.main import main
+from turnstream.entrypoints.cli.main import main
 
 main()

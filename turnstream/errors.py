@@ -31,7 +31,7 @@ class StoreError(TurnstreamError):
 
     ``code`` is ClickHouse's error code when the store gave one (``None`` for a failure
     on the way to it, or in the client); ``driver`` names the driver's exception class;
-    ``table`` the table an insert was for. :func:`turnstream.sinks.failures.classify`
+    ``table`` the table an insert was for. :func:`turnstream.adapters.clickhouse.failures.classify`
     tells from them whether a retry can help.
     """
 

@@ -18,14 +18,14 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
+from turnstream.adapters.clickhouse.summaries import differences
+from turnstream.adapters.worker_client import read_query
 from turnstream.config import Feature, Settings
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import MixedBatch
-from turnstream.dev.worker_process import WorkerProcess
 from turnstream.errors import InvalidItem
 from turnstream.models import EVIDENCED_VERDICTS, Turn, parse_item
-from turnstream.sinks.summaries import differences
-from turnstream.worker_client import read_query
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import MixedBatch
+from turnstream_dev.worker_process import WorkerProcess
 
 #: The ``deployment_factory`` fixture.
 Factory = Callable[..., Deployment]
@@ -175,8 +175,8 @@ def prepare_store(deployment: Deployment, *statements: str) -> None:
     own (chDB opens one path per process), before its worker starts."""
     code = (
         "import sys\n"
-        "from turnstream.sinks.schema import apply_migrations\n"
-        "from turnstream.sinks.store import Store\n"
+        "from turnstream.adapters.clickhouse.schema import apply_migrations\n"
+        "from turnstream.adapters.clickhouse.store import Store\n"
         "store = Store(sys.argv[1], sys.argv[2])\n"
         "apply_migrations(store)\n"
         "for sql in sys.argv[3:]:\n"

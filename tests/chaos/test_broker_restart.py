@@ -15,9 +15,9 @@ from collections.abc import Callable
 import pytest
 
 from tests.chaos.helpers import StatusWatch, assert_exact, log_tail, processed
-from turnstream.dev import LocalKafka
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import mixed_items
+from turnstream_dev import LocalKafka
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=360)
 

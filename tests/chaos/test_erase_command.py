@@ -18,13 +18,13 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, q, scalar, wait_for
+from turnstream.adapters.clickhouse.current_views import current_view
+from turnstream.adapters.clickhouse.erasure import RETAINED as ERASURE_RETAINED
+from turnstream.adapters.worker_client import WorkerError
 from turnstream.config import Settings
 from turnstream.core.identity import resolve_profile
-from turnstream.dev.deployment import Deployment
 from turnstream.models import parse_item
-from turnstream.sinks.current_views import current_view
-from turnstream.sinks.erasure import RETAINED as ERASURE_RETAINED
-from turnstream.worker_client import WorkerError
+from turnstream_dev.deployment import Deployment
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -34,7 +34,8 @@ quiet_seconds = 1.0
 oldest_pending_seconds = 3.0
 """
 RETAINED = "review_requests"
-#: What the erasure keeps: the review requests and their webhook events (sinks/erasure.py).
+#: What the erasure keeps: the review requests and their webhook events
+#: (adapters/clickhouse/erasure.py).
 #: (``webhook_events_mv`` is the view that writes them: reading it reads them; each
 #: ``<table>_current`` view reads its table FINAL, so it shows what the table keeps.)
 KEPT = (

@@ -19,9 +19,9 @@ from aiokafka import AIOKafkaProducer
 
 from tests.chaos.helpers import Factory, StatusWatch, log_tail, q, scalar
 from tests.chaos.hostile import PLAN, Hostile, hostile_items, valid_turn
-from turnstream.dev.deployment import Deployment
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.models import parse_item
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.deployment import Deployment
 
 pytestmark = pytest.mark.chaos(budget=300)
 

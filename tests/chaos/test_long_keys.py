@@ -21,10 +21,10 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import Factory, log_tail, q, scalar
+from turnstream.adapters.kafka.admin import ensure_topics
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import MAX_BATCH_SIZE, WorkerSettings
-from turnstream.dev.deployment import Deployment
-from turnstream.streams.admin import ensure_topics
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.deployment import Deployment
 
 #: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
 DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
@@ -141,7 +141,7 @@ def test_twenty_thousand_keys_of_256_characters_in_one_batch_at_the_largest_batc
     assert len(lines) == MAX_BATCH_SIZE
     deployment = deployment_factory(batch_size=MAX_BATCH_SIZE, batch_seconds=1.0)
     # Eight partitions: one fetch then holds every one of these items (a partition gives
-    # at most 4 MiB a fetch, streams/kafka_clients.BACKLOG_FETCH).
+    # at most 4 MiB a fetch, adapters/kafka/clients.BACKLOG_FETCH).
     settings = deployment.settings
     names = TopicNames(settings.worker.topic_prefix)
     asyncio.run(ensure_topics(settings.broker.bootstrap, names.inputs, 8, configs=names.configs()))

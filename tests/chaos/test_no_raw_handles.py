@@ -22,10 +22,10 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from tests.chaos.helpers import Factory, q, scalar
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.core.sql_gate import PRIVATE_TABLES
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import sample_day
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.chaos(budget=240)
 
@@ -105,7 +105,7 @@ def _scan_tables(deployment: Deployment, needles: list[str]) -> tuple[dict[str, 
     for table, names in columns.items():
         if table in PRIVATE_TABLES:
             # The worker's SQL refuses it; it holds the profile id and the words of values
-            # stated on sensitive fields (sinks/rows.py), never a handle.
+            # stated on sensitive fields (core/rows.py), never a handle.
             continue
         rows[table] = scalar(deployment, f"SELECT count() FROM {database}.`{table}`")
         for start in range(0, len(needles), CHUNK):

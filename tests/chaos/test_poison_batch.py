@@ -22,7 +22,7 @@ import pytest
 
 from tests.chaos.helpers import Factory, log_tail, prepare_store, q, read_topic, scalar, wait_for
 from tests.chaos.test_long_keys import items
-from turnstream.streams.topology import TopicNames
+from turnstream.adapters.kafka.topology import TopicNames
 
 pytestmark = pytest.mark.chaos(budget=420)
 

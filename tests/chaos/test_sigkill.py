@@ -9,7 +9,7 @@ import time
 import pytest
 
 from tests.chaos.helpers import Factory, assert_exact, log_tail, processed
-from turnstream.dev.sample import mixed_items
+from turnstream_dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=420)
 

@@ -37,12 +37,12 @@ from tests.chaos.helpers import (
     log_tail,
     q,
 )
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import mixed_items
+from turnstream.adapters.clickhouse.schema import RAW_TABLES
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.errors import InvalidItem
 from turnstream.models import Turn, parse_item
-from turnstream.sinks.schema import RAW_TABLES
-from turnstream.streams.topology import TopicNames
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import mixed_items
 
 pytestmark = pytest.mark.chaos(budget=240)
 

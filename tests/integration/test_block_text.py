@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.bootstrap import build_replay
+from turnstream.adapters.clickhouse.profile_reads import load_inputs
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
 from turnstream.core.constraints import BlockRequest, build_block
 from turnstream.core.object_types import types_for_space
-from turnstream.dev.sample import sample_day
-from turnstream.sinks.profile_reads import load_inputs
-from turnstream.sinks.store import Store
+from turnstream.entrypoints.bootstrap import build_replay
+from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.integration
 

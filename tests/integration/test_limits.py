@@ -22,12 +22,12 @@ from typing import Any
 import pytest
 
 from tests.chaos.helpers import read_topic
-from turnstream.dev.deployment import Deployment
+from turnstream.adapters.kafka.admin import ensure_topics
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.adapters.worker_client import read_query
 from turnstream.models.common import UINT16_MAX, UINT32_MAX
 from turnstream.models.items import MAX_ITEM_BYTES
-from turnstream.streams.admin import ensure_topics
-from turnstream.streams.topology import TopicNames
-from turnstream.worker_client import read_query
+from turnstream_dev.deployment import Deployment
 
 #: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
 DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")

@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.queries import read_many, read_one
+from turnstream.adapters.clickhouse.summary import SUMMARY_SQL
 from turnstream.core.identity import resolve_profile
 from turnstream.core.sql_gate import PRIVATE_TABLES
-from turnstream.dev.sample import sample_day
 from turnstream.errors import InvalidItem
 from turnstream.models import InteractionItem, parse_item
-from turnstream.sinks.summary import SUMMARY_SQL
+from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.integration
 
@@ -99,7 +99,7 @@ def _rows_of_sql(tables: list[str], profile_id: str) -> str:
     """The person's rows in each of ``tables`` (those with a profile id, not views)."""
     assert re.fullmatch(r"p_[0-9a-f]{32}", profile_id)  # safe to write into the query
     # The analysts' SQL (`turnstream sql`) refuses the tables no analyst reads; an erase
-    # reaching them is tested in tests/integration/sinks/test_sensitive_stated.py.
+    # reaching them is tested in tests/integration/clickhouse/test_sensitive_stated.py.
     return " UNION ALL ".join(
         f"SELECT '{t}' AS t, count() AS n FROM {t} WHERE profile_id = '{profile_id}'"
         for t in tables

@@ -17,12 +17,12 @@ from typing import Any
 
 import pytest
 
+from turnstream.adapters.worker_client import WorkerClient, WorkerError, read_query
 from turnstream.core.access import Role
 from turnstream.core.constraints import load_bindings
 from turnstream.core.experiments import assign
-from turnstream.dev.deployment import SAMPLE_BINDINGS, SAMPLE_CONTRACT, Deployment, new_deployment
 from turnstream.models.measurement import MeasurementDocument
-from turnstream.worker_client import WorkerClient, WorkerError, read_query
+from turnstream_dev.deployment import SAMPLE_BINDINGS, SAMPLE_CONTRACT, Deployment, new_deployment
 
 #: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
 DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from tests.fixtures.loop_thread import LoopThread
-from turnstream.dev.deployment import Deployment
-from turnstream.dev.sample import EXPOSURE_KEYS
-from turnstream.producer import Producer
+from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.worker_client import read_query
 from turnstream.sdk import Conversation, exposure_token, uuid7
 from turnstream.sdk.claims import load_contract
-from turnstream.worker_client import read_query
+from turnstream_dev.deployment import Deployment
+from turnstream_dev.sample import EXPOSURE_KEYS
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.fixtures.queries import read_one
-from turnstream.worker_client import read_query
+from turnstream.adapters.worker_client import read_query
 
 pytestmark = pytest.mark.integration
 
@@ -49,7 +49,7 @@ LETTERS = "SELECT idempotency_key, reason, field_path, message FROM dead_letters
 
 _MERGE_AND_COUNT = """
 import sys
-from turnstream.sinks.store import Store
+from turnstream.adapters.clickhouse.store import Store
 store = Store(sys.argv[1], sys.argv[2])
 store.command("OPTIMIZE TABLE interactions FINAL")
 print(store.query("SELECT count() FROM interactions").rows[0][0])

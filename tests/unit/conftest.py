@@ -20,8 +20,8 @@ def _refuse(what: str) -> Any:
 def _no_broker_no_store() -> Iterator[None]:
     """Per test, not per session: the same process (or xdist worker) may run integration
     tests next, which must open both."""
-    from turnstream.dev import kafka
-    from turnstream.sinks.store import Store
+    from turnstream.adapters.clickhouse.store import Store
+    from turnstream_dev import kafka
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Store, "__init__", _refuse("a store (chDB or a server)"))

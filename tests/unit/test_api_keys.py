@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.api_keys import OPERATOR_ROLES, KeyFile
+from turnstream.adapters.api_key_file import OPERATOR_ROLES, KeyFile
 from turnstream.core.access import ALL_SPACES, Role, authenticate
 from turnstream.errors import ConfigError
 

@@ -53,7 +53,12 @@ def loaded_by(*modules: str) -> set[str]:
     "modules",
     [
         ("turnstream.sdk",),
-        ("turnstream.sdk", "turnstream.sdk.claims", "turnstream.producer", "turnstream.models"),
+        (
+            "turnstream.sdk",
+            "turnstream.sdk.claims",
+            "turnstream.adapters.kafka.producer",
+            "turnstream.models",
+        ),
     ],
     ids=["sdk", "sdk-claims-producer"],
 )
@@ -64,7 +69,7 @@ def test_the_sdk_loads_none_of_the_workers_packages(modules: tuple[str, ...]) ->
 
 
 def test_the_cli_starts_without_the_statistics_stack() -> None:
-    loaded = loaded_by("turnstream.cli.main")
+    loaded = loaded_by("turnstream.entrypoints.cli.main")
     assert "typer" in loaded
     assert loaded.isdisjoint(STATISTICS), sorted(loaded & set(STATISTICS))
 

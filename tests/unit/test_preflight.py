@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from turnstream.config import Settings, load_settings
-from turnstream.errors import ConfigError
-from turnstream.preflight import (
+from turnstream.entrypoints.preflight import (
     CHECKS,
     Check,
     Finding,
@@ -18,6 +17,7 @@ from turnstream.preflight import (
     document,
     per_space_document,
 )
+from turnstream.errors import ConfigError
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from turnstream.config import Settings, load_settings
-from turnstream.preflight import Level, check_settings
+from turnstream.entrypoints.preflight import Level, check_settings
 
 
 def _settings(tmp_path: Path, text: str) -> Settings:

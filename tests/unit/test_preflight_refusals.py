@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from turnstream.api_keys import KeyFile
-from turnstream.cli.main import app
+from turnstream.adapters.api_key_file import KeyFile
 from turnstream.config import load_settings
 from turnstream.core.access import ALL_SPACES, Role
+from turnstream.entrypoints.cli.main import app
+from turnstream.entrypoints.preflight import Level, check_settings
 from turnstream.errors import ConfigError
-from turnstream.preflight import Level, check_settings
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

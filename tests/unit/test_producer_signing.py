@@ -7,11 +7,11 @@ import json
 
 import pytest
 
+from turnstream.adapters.kafka.producer import Producer
 from turnstream.config import Settings
 from turnstream.core.signing import HEADER, verify
 from turnstream.errors import TurnstreamError
 from turnstream.models import parse_item
-from turnstream.producer import Producer
 
 SETTINGS = Settings.model_validate(
     {

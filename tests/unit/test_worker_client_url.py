@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from turnstream.adapters.worker_client import WorkerClient
 from turnstream.config import Settings, WorkerSettings
-from turnstream.worker_client import WorkerClient
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """One frozen, validated settings object; the product reads the environment only here
-(the development tools in :mod:`turnstream.dev` read their own: the jar cache, Java)."""
+(the development tools in :mod:`turnstream_dev` read their own: the jar cache, Java)."""
 
 from __future__ import annotations
 

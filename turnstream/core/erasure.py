@@ -40,7 +40,7 @@ Subject = tuple[str, str]
 Tombstones = Mapping[Subject, datetime]
 #: What the rules read of an accepted item: its subject and its ``occurred_at``. Plain
 #: data, so that the prepare process hands it back instead of the item
-#: (``streams/prepare_process.py``).
+#: (``entrypoints/kafka/prepare_process.py``).
 ErasureFacts = tuple[Subject, datetime]
 
 

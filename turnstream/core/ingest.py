@@ -74,7 +74,8 @@ class Reason(StrEnum):
     turn_scope = "turn_scope"
     #: Valid, but its accepted message would pass what the accepted topic takes.
     too_large = "too_large"
-    #: Valid, but the store refuses its rows, and would again (see ``sinks/failures.py``).
+    #: Valid, but the store refuses its rows, and would again (see
+    #: ``adapters/clickhouse/failures.py``).
     store_refused = "store_refused"
     #: ``occurred_at`` is older than the raw tables keep (``core/time_edges.py``): its
     #: rows would be deleted on insert.
@@ -261,7 +262,7 @@ class SpaceGate:
 
 class Gate:
     """The settings as the ingest rule reads them, each space's looked up once: a batch
-    judges all its messages through one (``streams/prepare.py``). The space's features,
+    judges all its messages through one (``entrypoints/kafka/prepare.py``). The space's features,
     its types document (a path resolved against the working directory), its token keys
     and the hashing secret were read again for every message: ~2 µs of the prepare
     process's ~40 per item (issue 14, round nine). Pure: a cache of ``settings``.

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 __all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "time_edge"]
 
 #: Days the raw tables keep an item after its ``occurred_at`` (the ``interactions``
-#: TTL, ``sinks/tables.py``; a test holds the two together).
+#: TTL, ``core/tables.py``; a test holds the two together).
 RAW_KEEP_DAYS = 45
 
 #: Days an erase tombstone is kept after its ``erased_through``. It drops an item of the

@@ -5,7 +5,8 @@ value per unit of effective exposure, over the 90 days before the as-of date, on
 values seen by at least 10 people (``MIN_FLOOR``; configurable upwards, never below).
 Lift (``turnstream/core/derivation``) divides a person's rate by it.
 
-What feeds what (migrations 4, 11, 12, 23 and 24 in ``turnstream/sinks/migrations/``)::
+What feeds what (migrations 4, 11, 12, 23 and 24 in
+``turnstream/adapters/clickhouse/migrations/``)::
 
     interactions ──presented──► interaction_values_mv ─► interaction_values (Null: rows
        (raw, 45 days) ─engaged─► one parse of the pages:   pass through, none stored)
@@ -39,7 +40,7 @@ Why this shape:
   outlive its TTL (ClickHouse 26 even drops already-expired rows at insert; the views
   still see them). Nothing has to run before the raw rows expire.
 - **Exact at the floor, bounded above it.** ``people`` keeps, per value, day and level,
-  at most 64 person keys (:mod:`turnstream.sinks.people_sets`): below 64 people every
+  at most 64 person keys (:mod:`turnstream.adapters.clickhouse.people_sets`): below 64 people every
   key is there and merging 90 days counts them exactly, so a value seen by 9 people
   never passes as 10 (the floor may be 10 to 64); above, the levels are a sample and the
   count an estimate. The old ``uniqExact`` sets grew with every person: 7.1 GiB of job
@@ -75,7 +76,8 @@ Why this shape:
 Value spelling: strings as they are; numbers and booleans as ClickHouse writes the JSON
 literal, which drops a float's ``.0`` (``200.0`` → ``200``) and may write exponents
 differently from Python. The read that derivation uses
-(:func:`turnstream.sinks.priors.latest_priors`) therefore also answers under the spellings
+(:func:`turnstream.adapters.clickhouse.priors.latest_priors`) therefore also answers under the
+spellings
 the signals rules use (``value_key``: ``200.0``, ``1e-05``).
 """
 
@@ -88,11 +90,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from turnstream.adapters.clickhouse.erasure import purge_erased
+from turnstream.adapters.clickhouse.people_sets import CAP, LEVELS, count_people, merged_size
+from turnstream.adapters.clickhouse.sensitivity import is_sensitive_name, write_sensitive
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.errors import StoreError
-from turnstream.sinks.erasure import purge_erased
-from turnstream.sinks.people_sets import CAP, LEVELS, count_people, merged_size
-from turnstream.sinks.sensitivity import is_sensitive_name, write_sensitive
-from turnstream.sinks.store import Store
 
 __all__ = [
     "KEPT_DAYS",
@@ -367,7 +369,7 @@ def window_rows(table: str, columns: str, where: str = "") -> str:
 def people_query(floor: int = MIN_FLOOR, by_attr: bool = False) -> str:
     """Per value of one space over the window, for the values of ``floor`` people or
     more: the sizes of its people's levels (``levels``: ``(level, size)`` pairs,
-    :mod:`turnstream.sinks.people_sets`), events, exposure and signal (millionths; an
+    :mod:`turnstream.adapters.clickhouse.people_sets`), events, exposure and signal (millionths; an
     object's own, nothing yet for a field value: :func:`shares_query`).
 
     Parameters: ``space``, ``hidden`` (sensitive names), ``start``, ``end``,

@@ -13,6 +13,8 @@ from datetime import UTC, date, datetime, time
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from turnstream.adapters.clickhouse.retention import enforce_retention
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import Settings
 from turnstream.core.experiment_warnings import AnalysisWarning
 from turnstream.core.object_types import sensitive_names
@@ -25,8 +27,6 @@ from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
 from turnstream.jobs.priors import PriorsLimits, recompute_priors
 from turnstream.jobs.retention import retention_check
 from turnstream.models.measurement import load_measurement
-from turnstream.sinks.retention import enforce_retention
-from turnstream.sinks.store import Store
 
 __all__ = ["JOBS", "Job", "comparison_from_dict", "comparison_to_dict"]
 

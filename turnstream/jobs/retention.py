@@ -1,9 +1,10 @@
 """Retention check: what each table keeps against what it promises
-(``sinks/tables.RETENTION``), and whether the aggregates cover expired days.
+(``core/tables.RETENTION``), and whether the aggregates cover expired days.
 
 A table whose oldest row is older than its window (by the as-of day) holds evidence past
 its promise: the report lists it and ``turnstream retention check`` exits 1. The
-retention job (nightly) first folds and deletes what aged out (``sinks/retention.py``).
+retention job (nightly) first folds and deletes what aged out
+(``adapters/clickhouse/retention.py``).
 
 Raw ``interactions`` are kept 45 days; the priors need 90. For every day of
 ``[today - 90, today - 45)`` on which the raw table held presented or engaged rows (the
@@ -21,10 +22,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+from turnstream.adapters.clickhouse.schema import RAW_TABLES
+from turnstream.adapters.clickhouse.store import Store, store_time
+from turnstream.core.tables import RETENTION
 from turnstream.core.time_edges import RAW_KEEP_DAYS
-from turnstream.sinks.schema import RAW_TABLES
-from turnstream.sinks.store import Store, store_time
-from turnstream.sinks.tables import RETENTION
 
 __all__ = [
     "AGGREGATE_TABLES",

@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 import time
 
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.adapters.worker_client import WorkerClient, owner_url
 from turnstream.config import Settings
 from turnstream.errors import UnknownJob
 from turnstream.jobs.registry import JOBS
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
-from turnstream.worker_client import WorkerClient, owner_url
 
 __all__ = ["run_job", "run_job_here"]
 

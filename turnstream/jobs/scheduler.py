@@ -3,7 +3,7 @@
 Each job runs where the store is (through the worker that owns an embedded store); a
 failing run is logged and the next one happens on time. Several schedulers may run:
 ``may_run`` (``turnstream scheduler``: the owner of a one-partition control topic,
-``streams/singleton.py``) lets one of them run the jobs; the others skip their turns.
+``entrypoints/kafka/singleton.py``) lets one of them run the jobs; the others skip their turns.
 """
 
 from __future__ import annotations

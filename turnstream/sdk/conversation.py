@@ -57,7 +57,7 @@ from turnstream.sdk.turn_record import build_turn_record
 
 
 class Publisher(Protocol):
-    """What the conversation needs of ``turnstream.producer.Producer`` (started): its
+    """What the conversation needs of ``turnstream.adapters.kafka.producer.Producer`` (started): its
     ``publish``, the event loop it runs on, and its settings (for the space's keys)."""
 
     loop: asyncio.AbstractEventLoop | None
@@ -298,7 +298,8 @@ class Conversation:
 
     ``handle`` (``{"type": ..., "value": ...}``) or ``profile_id`` says who the person is.
     ``contract`` turns the claim check on (none: no claims, no ``contract_version``).
-    ``producer`` (started, ``turnstream.producer.Producer``) and/or ``recorder`` receive
+    ``producer`` (started, ``turnstream.adapters.kafka.producer.Producer``) and/or ``recorder``
+    receive
     each record. ``exposure_key`` signs tokens; by default the first of the space's
     ``exposure_keys`` in ``settings`` (or the producer's settings). ``now`` is the clock of
     turn times and freshness, ``clock`` (monotonic seconds) the guard's budgets; both are

@@ -1,7 +1,7 @@
 """A producer for sync agents: aiokafka's producer on an event loop in a thread of its own.
 
 ```python
-from turnstream.producer import Producer
+from turnstream.adapters.kafka.producer import Producer
 from turnstream.sdk import Conversation, SyncProducer
 
 with SyncProducer(lambda: Producer(settings)) as producer:   # the loop thread, started
@@ -54,7 +54,8 @@ class LoopThread:
 
 
 class SyncProducer:
-    """``turnstream.producer.Producer`` for sync code: started on a loop thread of its own.
+    """``turnstream.adapters.kafka.producer.Producer`` for sync code: started on a loop thread of
+    its own.
 
     It is what ``Conversation(producer=...)`` needs (``publish``, ``loop``, ``settings``);
     ``publish_sync(item)`` publishes one item and waits. ``factory`` builds the producer

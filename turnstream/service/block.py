@@ -1,7 +1,7 @@
 """Serving the constraints block: the person named, their arm in the space's running
 experiment, their inputs read (:class:`ReadInputs`, none for an arm that drops the
 block), the block built by the pure :mod:`turnstream.core.constraints`, and rendered for
-the caller's tool when it asks. The HTTP route (``streams/routes.py``) only moves the
+the caller's tool when it asks. The HTTP route (``entrypoints/http/routes.py``) only moves the
 request in and the block out."""
 
 from __future__ import annotations
@@ -33,7 +33,8 @@ __all__ = ["ReadInputs", "measurement", "serve_block"]
 
 
 class ReadInputs(Protocol):
-    """A person's inputs to the block (``sinks/profile_reads.load_inputs`` on a store)."""
+    """A person's inputs to the block (``adapters/clickhouse/profile_reads.load_inputs`` on a
+    store)."""
 
     def __call__(self, space_id: str, profile_id: str, for_: str | None) -> Any: ...
 

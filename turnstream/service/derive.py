@@ -1,6 +1,6 @@
 """The derivation use case: fire what is due, write it. Live fires on processing time
-(``streams/derivation_driver.py``), a replay on each event's ``occurred_at``
-(``replay.py``); both through the same engine (:mod:`turnstream.core.derivation.engine`)
+(``entrypoints/kafka/derivation_driver.py``), a replay on each event's ``occurred_at``
+(``entrypoints/replay.py``); both through the same engine (:mod:`turnstream.core.derivation.engine`)
 and the same writer."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ __all__ = ["DerivationWriter", "derive_all", "derive_due", "derive_on_event_time
 
 
 class DerivationWriter(Protocol):
-    """Writes derivations (``sinks/derivations.DerivationSink``): an erased person's
+    """Writes derivations (``adapters/clickhouse/derivations.DerivationSink``): an erased person's
     rows are deleted instead."""
 
     def write(self, derivations: list[Derivation]) -> dict[str, int]: ...

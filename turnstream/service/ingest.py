@@ -10,7 +10,7 @@ store refuses is split by message until the refused messages are isolated, each 
 a ``store_refused`` dead letter; what the store refused when the batch was first written
 stays refused), and, when the batch erases someone, the erasure (the tombstone first,
 then every row of the subject). The caller runs each call and decides what a failure
-does: the live loop backs off and runs it again (``streams/ingest_driver.py``), a replay
+does: the live loop backs off and runs it again (``entrypoints/kafka/ingest_driver.py``), a replay
 stops. What is left, :class:`Settled`, is what the caller sends and counts; past it, the
 caller's commit point.
 """
@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from turnstream.adapters.clickhouse.bisect import Refused
 from turnstream.config import Settings
 from turnstream.core.erasure import Subject, forget, forgotten, merge_tombstones, tombstones_left
 from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store
 from turnstream.core.messages import dead_letter_for
+from turnstream.core.rows import BatchRows, Block, Rows, as_dicts, rows_for
 from turnstream.service.ports import (
     Erasures,
     Keys,
@@ -35,8 +37,6 @@ from turnstream.service.ports import (
     Preparer,
     RawTables,
 )
-from turnstream.sinks.bisect import Refused
-from turnstream.sinks.rows import BatchRows, Block, Rows, as_dicts, rows_for
 
 __all__ = ["Ingest", "IngestBatch", "Settled", "ingest_batch", "rows_to_write"]
 

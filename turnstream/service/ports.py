@@ -1,5 +1,5 @@
-"""What the use cases need of the world, as protocols: the adapters in ``sinks/`` (the
-store) and ``streams/`` (the prepare stage) provide them, and the bootstrap wires them.
+"""What the use cases need of the world, as protocols: ``adapters/clickhouse/`` (the store)
+and ``entrypoints/kafka/`` (the prepare stage) provide them, and the bootstrap wires them.
 """
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
+from turnstream.adapters.clickhouse.bisect import Isolated, Refused
+from turnstream.adapters.clickhouse.erasure import Erasure
 from turnstream.core.erasure import ErasureFacts, Subject, Tombstones
 from turnstream.core.ingest import Decision, Source
-from turnstream.sinks.bisect import Isolated, Refused
-from turnstream.sinks.erasure import Erasure
-from turnstream.sinks.rows import BatchRows, Rows
+from turnstream.core.rows import BatchRows, Rows
 
 __all__ = ["Erasures", "Keys", "Message", "PreparedBatch", "Preparer", "RawTables"]
 
@@ -21,7 +21,7 @@ Message = tuple[str, bytes, bytes | None]
 
 
 class PreparedBatch(Protocol):
-    """A batch after the prepare stage (``streams/prepare.Prepared``): per message its
+    """A batch after the prepare stage (``entrypoints/kafka/prepare.Prepared``): per message its
     record, its decision as if no duplicate, its fan-out, whether it is accepted and its
     erasure facts; the batch's rows."""
 
@@ -55,7 +55,7 @@ class Preparer(Protocol):
 
 
 class Keys(Protocol):
-    """The idempotency keys taken (``sinks/keys.KeyRegistry``)."""
+    """The idempotency keys taken (``adapters/clickhouse/idempotency_keys.KeyRegistry``)."""
 
     def lookup(self, keys: Iterable[str]) -> dict[str, Source]: ...
 
@@ -64,7 +64,7 @@ class Keys(Protocol):
 
 class RawTables(Protocol):
     """The raw tables' idempotent writer, splitting a batch the store refuses
-    (``sinks/bisect.IsolatingSink``)."""
+    (``adapters/clickhouse/bisect.IsolatingSink``)."""
 
     def write(
         self, rows: BatchRows, order: Sequence[Source], replace: Callable[[Refused], Rows]
@@ -76,7 +76,7 @@ class RawTables(Protocol):
 
 
 class Erasures(Protocol):
-    """Erase tombstones and erasures (``sinks/erasure.StoreErasures``)."""
+    """Erase tombstones and erasures (``adapters/clickhouse/erasure.StoreErasures``)."""
 
     def load_tombstones(self) -> dict[Subject, datetime]: ...
 

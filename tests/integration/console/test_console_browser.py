@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 
 from turnstream.core.access import Role
-from turnstream.dev.deployment import Deployment, new_deployment
-from turnstream.dev.sample import sample_day
-from turnstream.streams.access import OPEN, ROUTES
+from turnstream.entrypoints.http.access import OPEN, ROUTES
+from turnstream_dev.deployment import Deployment, new_deployment
+from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.integration
 
@@ -33,7 +33,7 @@ ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]  # fmt: skip
 ROOT = Path(__file__).resolve().parents[3]
-PAGE = ROOT / "turnstream" / "streams" / "console.html"
+PAGE = ROOT / "turnstream" / "entrypoints" / "http" / "console.html"
 MEASUREMENT = ROOT / "examples" / "measurement.toml"
 EXPERIMENT = "acme-block-elements-2026"
 DAY = (datetime.now(UTC) - timedelta(days=1)).date()

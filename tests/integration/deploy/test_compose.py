@@ -20,10 +20,10 @@ from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from tests.fixtures.compose import ContainerView, interpolate, read_compose, services_built_here
-from turnstream.api_keys import KeyFile
-from turnstream.cli.main import app
+from turnstream.adapters.api_key_file import KeyFile
 from turnstream.config import load_settings
 from turnstream.core.access import Role, authenticate, hash_key
+from turnstream.entrypoints.cli.main import app
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"

@@ -32,9 +32,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.fixtures.compose import ContainerView, read_compose, services_built_here
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import load_settings
-from turnstream.streams.access import OPEN, ROUTES
-from turnstream.streams.topology import TopicNames
+from turnstream.entrypoints.http.access import OPEN, ROUTES
 
 ROOT = Path(__file__).resolve().parents[3]
 COMPOSE = ROOT / "docker-compose.yml"

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer
 
+from turnstream.adapters.kafka.auth import client_options
+from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
-from turnstream.dev import LocalKafka
 from turnstream.errors import TurnstreamError
-from turnstream.producer import Producer
-from turnstream.streams.kafka_auth import client_options
-from turnstream.streams.topology import TopicNames
+from turnstream_dev import LocalKafka
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-from turnstream.dev import InfraError, LocalKafka, free_ports
+from turnstream_dev import InfraError, LocalKafka, free_ports
 
 pytestmark = pytest.mark.integration
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.jobs.experiments import assign, compare_experiment, plot_comparison, write_results
 from turnstream.jobs.experiments.sequential import METHOD, boundaries, sequential_p_value
 from turnstream.models.measurement import MeasurementDocument
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 
@@ -341,7 +341,7 @@ def test_the_compare_command_prints_the_look(store: Store, tmp_path: Path) -> No
 
     from typer.testing import CliRunner
 
-    from turnstream.cli.main import app
+    from turnstream.entrypoints.cli.main import app
 
     _seed(store)
     arms = "\n".join(

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.dev.sample import sample_day
+from turnstream.adapters.worker_client import owner_url
 from turnstream.jobs.runner import run_job
-from turnstream.worker_client import owner_url
+from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.integration
 MEASUREMENT = Path(__file__).parents[3] / "examples" / "measurement.toml"

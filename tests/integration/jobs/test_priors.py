@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from turnstream.adapters.clickhouse.priors import latest_priors
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.core.rows import COLUMNS
 from turnstream.jobs.priors import (
     PriorsLimits,
     PriorsMemoryError,
@@ -22,9 +25,6 @@ from turnstream.jobs.priors import (
     window_of,
 )
 from turnstream.jobs.retention import retention_check
-from turnstream.sinks.priors import latest_priors
-from turnstream.sinks.rows import COLUMNS
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 

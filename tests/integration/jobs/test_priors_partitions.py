@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from tests.integration.jobs.test_priors import TODAY, _engaged, _insert, _presented
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.jobs.priors import window_of, window_parameters, window_rows
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 

@@ -22,13 +22,13 @@ from tests.integration.jobs.test_priors import (
     _presented,
     _priors,
 )
+from turnstream.adapters.clickhouse.erasure import erase_subjects
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.sensitivity import write_sensitive
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import Settings
 from turnstream.jobs.priors import recompute_priors
 from turnstream.jobs.registry import JOBS
-from turnstream.sinks.erasure import erase_subjects
-from turnstream.sinks.schema import apply_migrations
-from turnstream.sinks.sensitivity import write_sensitive
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 

@@ -14,16 +14,16 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.unit.core.derivation.builders import PRIORS, TYPES, event, item, outcome, presented
-from turnstream.cli.main import app
+from turnstream.adapters.clickhouse.derivations import DerivationSink, load_state
+from turnstream.adapters.clickhouse.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.adapters.clickhouse.retention import Folded, enforce_retention, fold_states
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation import derive
 from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, RAW_KEEP_DAYS, time_edge
+from turnstream.entrypoints.cli.main import app
 from turnstream.jobs.retention import retention_check
-from turnstream.sinks.derivations import DerivationSink, load_state
-from turnstream.sinks.erase_tombstones import load_tombstones, record_tombstones
-from turnstream.sinks.retention import Folded, enforce_retention, fold_states
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 

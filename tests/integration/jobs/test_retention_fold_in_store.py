@@ -23,11 +23,11 @@ from tests.unit.core.derivation.builders import (
     presented,
     seen,
 )
+from turnstream.adapters.clickhouse.retention import Folded, fold_states
+from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.state import ProfileState, fold
 from turnstream.core.derivation.window import evidence_from
-from turnstream.sinks.retention import Folded, fold_states
-from turnstream.sinks.store import Store
 
 pytestmark = pytest.mark.integration
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 
 
 def test_the_script_covers_every_configured_space(tmp_path: Path) -> None:

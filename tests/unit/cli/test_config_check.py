@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.cli.common import DEMO_POINTER, settings_from
+from turnstream.entrypoints.cli.common import DEMO_POINTER, settings_from
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 
 
 def _config(tmp_path: Path) -> Path:

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.adapters.clickhouse.analyst_user import analyst_user_sql
 from turnstream.config import SqlSettings
+from turnstream.entrypoints.cli.main import app
 from turnstream.errors import ConfigError
-from turnstream.sinks.analyst_user import analyst_user_sql
 
 
 def test_the_printed_sql_grants_the_projects_database_alone(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from turnstream.adapters.kafka.auth import client_options
 from turnstream.config import load_settings
 from turnstream.errors import ConfigError
-from turnstream.streams.kafka_auth import client_options
 
 KEY_A = "producer-key-aaaaaaaaaaaaaaaa"
 KEY_B = "producer-key-bbbbbbbbbbbbbbbb"

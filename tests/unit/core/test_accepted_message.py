@@ -12,8 +12,8 @@ from pydantic_core import to_json
 from turnstream.config import Settings
 from turnstream.core.ingest import Decision, Source, decide
 from turnstream.core.messages import accepted_for
-from turnstream.dev.sample import mixed_items
 from turnstream.models import Turn
+from turnstream_dev.sample import mixed_items
 
 SETTINGS = Settings.model_validate(
     {

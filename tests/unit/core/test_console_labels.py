@@ -11,7 +11,7 @@ from turnstream.core import console_labels as labels_module
 from turnstream.core.console_labels import CONSOLE_LABELS, console_labels
 from turnstream.core.constraints.text import LANGUAGES
 from turnstream.core.experiment_warnings import CODES
-from turnstream.streams.console import console_page
+from turnstream.entrypoints.http.console import console_page
 
 
 def test_every_language_of_the_block_has_every_label() -> None:
@@ -52,7 +52,7 @@ def test_a_label_cannot_close_the_script_it_travels_in(monkeypatch: pytest.Monke
 def test_every_label_the_page_asks_for_is_in_the_table() -> None:
     """Element labels, the script's ``t("...")``, table headers, and one per warning code
     (the experiment page names each warning the analysis gives in the page's language)."""
-    page = files("turnstream.streams").joinpath("console.html").read_text(encoding="utf-8")
+    page = files("turnstream.entrypoints.http").joinpath("console.html").read_text(encoding="utf-8")
     asked = set(re.findall(r'data-l="(\w+)"', page)) | set(re.findall(r'\bt\("(\w+)"\)', page))
     for headers in re.findall(r"\btable\(\s*\[([^\]]*)\]", page):
         asked |= set(re.findall(r'"(\w+)"', headers))

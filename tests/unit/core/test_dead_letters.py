@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 from turnstream.config import Settings
 from turnstream.core.ingest import Source, decide
 from turnstream.core.messages import dead_letter_for
+from turnstream.core.rows import rows_for
 from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
-from turnstream.sinks.rows import rows_for
 
 SETTINGS = Settings()
 RECEIVED = datetime(2026, 9, 29, 14, 2, 11, tzinfo=UTC)

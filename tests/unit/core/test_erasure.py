@@ -16,7 +16,7 @@ from turnstream.core.erasure import (
     tombstones_left,
 )
 from turnstream.core.ingest import Source, decide
-from turnstream.sinks.rows import rows_for
+from turnstream.core.rows import rows_for
 
 SETTINGS = Settings(
     identity={"secret": "test"},

@@ -12,8 +12,8 @@ from turnstream.config import Settings, SpaceConfig
 from turnstream.core.identity import profile_id_for
 from turnstream.core.ingest import Reason, Source, decide, refused_by_store, too_large_to_fan_out
 from turnstream.core.messages import accepted_for
+from turnstream.core.rows import rows_for
 from turnstream.models import Handle
-from turnstream.sinks.rows import rows_for
 
 SETTINGS = Settings.model_validate(
     {
@@ -325,7 +325,7 @@ def test_derivation_follows_only_a_valid_token(key: str, attributed: bool) -> No
 
 def test_a_batch_judged_through_one_gate_is_judged_as_message_by_message() -> None:
     from turnstream.core.ingest import Gate, judge
-    from turnstream.dev.sample import mixed_items
+    from turnstream_dev.sample import mixed_items
 
     lines = [
         *mixed_items(n=2_000, bad=40, seed=5).lines,

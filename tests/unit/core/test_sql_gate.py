@@ -1,5 +1,5 @@
 """The SQL gate's rules on trees shaped as ClickHouse's ``parseQueryToJSON`` gives them
-(the hostile corpus through the real parser is in tests/integration/sinks)."""
+(the hostile corpus through the real parser is in tests/integration/clickhouse)."""
 
 from __future__ import annotations
 

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from turnstream.adapters.clickhouse.catalog import RETENTION
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
 from turnstream.core.ingest import Reason, Source, decide, judge
 from turnstream.core.messages import dead_letter_for
+from turnstream.core.rows import rows_for
 from turnstream.core.time_edges import RAW_KEEP_DAYS, Edge, time_edge
+from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.models.deadletter import DeadLetter
-from turnstream.sinks.catalog import RETENTION
-from turnstream.sinks.rows import rows_for
-from turnstream.streams.prepare import prepare_batch
-from turnstream.streams.topology import TopicNames
 
 NOW = datetime(2026, 12, 4, 12, 0, 0, tzinfo=UTC)
 AHEAD = timedelta(hours=24)
@@ -136,7 +136,7 @@ def test_live_judges_at_the_batch_received_time(tmp_path: Path) -> None:
 
 
 def test_the_rule_keeps_what_the_store_keeps() -> None:
-    from turnstream.sinks.schema import MIGRATIONS
+    from turnstream.adapters.clickhouse.schema import MIGRATIONS
 
     assert RETENTION["interactions"].days == RAW_KEEP_DAYS
     ttl = f"TTL toDateTime(occurred_at) + INTERVAL {RAW_KEEP_DAYS} DAY"

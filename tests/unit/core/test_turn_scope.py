@@ -12,8 +12,8 @@ from tests.unit.core.test_ingest_types import EXAMPLE_TYPES
 from turnstream.config import Settings
 from turnstream.core.ingest import Reason, decide, turn_scoped
 from turnstream.core.messages import accepted_for, dead_letter_for
+from turnstream.core.rows import rows_for
 from turnstream.models import parse_item
-from turnstream.sinks.rows import rows_for
 
 NOW = datetime(2026, 9, 29, 14, 3, tzinfo=UTC)
 

@@ -1,4 +1,4 @@
-"""Pure parts of turnstream.dev.kafka: config rendering, broker parsing, helpers."""
+"""Pure parts of turnstream_dev.kafka: config rendering, broker parsing, helpers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.dev import (
+from turnstream.errors import TurnstreamError
+from turnstream_dev import (
     InfraError,
     LocalKafka,
     default_cache_dir,
@@ -15,8 +16,7 @@ from turnstream.dev import (
     parse_local_broker,
     render_server_properties,
 )
-from turnstream.dev.kafka import _new_cluster_id, _parse_java_major, _port_in_use
-from turnstream.errors import TurnstreamError
+from turnstream_dev.kafka import _new_cluster_id, _parse_java_major, _port_in_use
 
 
 def _props(text: str) -> dict[str, str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from turnstream.dev.kafka import BROKER_USER, InfraError, LocalKafka, render_server_properties
+from turnstream_dev.kafka import BROKER_USER, InfraError, LocalKafka, render_server_properties
 
 
 def test_without_users_the_listener_is_plaintext() -> None:

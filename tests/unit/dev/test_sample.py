@@ -13,15 +13,15 @@ import pytest
 
 from turnstream.config import Settings, load_settings
 from turnstream.core.ingest import Decision, Gate, Reason, Source, decide
-from turnstream.dev.sample import (
+from turnstream.errors import InvalidItem
+from turnstream.models import InteractionItem, Item, Outcome, Turn, parse_item
+from turnstream_dev.sample import (
     EXPOSURE_KEYS,
     INVALID_KINDS,
     mixed_items,
     sample_day,
     uuid7,
 )
-from turnstream.errors import InvalidItem
-from turnstream.models import InteractionItem, Item, Outcome, Turn, parse_item
 
 EXAMPLE_CONFIG = Path(__file__).resolve().parents[3] / "examples" / "turnstream.toml"
 DAY = date(2026, 9, 29)
@@ -340,8 +340,8 @@ def test_the_sample_s_scenes_give_every_verdict_in_every_language(lang: str) -> 
     """Each scene's sentence, checked by the SDK against the evidence the scene recorded,
     gives the verdicts the scene is for, in each language: the sample's mix is the
     checker's, never written by hand."""
-    from turnstream.dev.sample_claims import CATEGORIES, retail_contract, scene
     from turnstream.sdk import Conversation
+    from turnstream_dev.sample_claims import CATEGORIES, retail_contract, scene
 
     records: list[dict[str, object]] = []
     now = datetime(2026, 9, 29, 15, 0, tzinfo=UTC)
@@ -390,7 +390,7 @@ def test_the_sample_day_signed_as_the_producer_signs_it_passes_the_keyed_gate(
 ) -> None:
     # make run's config keys every space: each line the producer sends verifies, and is
     # judged as it would be in an open space (invalid lines go out unsigned, as they are).
-    from turnstream.producer import Producer
+    from turnstream.adapters.kafka.producer import Producer
 
     assert all(space.producer_keys and space.erase_keys for space in settings.spaces.values())
     producer = Producer(settings)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
 from turnstream.core.exposure_tokens import check_token
+from turnstream.entrypoints.cli.main import app
 from turnstream.sdk import exposure_token
 
 EXPOSURE = "019a22bc-6f90-7c28-81e1-6dad0003138d"

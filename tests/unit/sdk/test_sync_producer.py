@@ -18,7 +18,8 @@ PHONE = {"type": "phone_e164", "value": "+5511900005678"}
 
 
 class FakeProducer:
-    """Stands for ``turnstream.producer.Producer``: started, publishes, stops on its loop."""
+    """Stands for ``turnstream.adapters.kafka.producer.Producer``: started, publishes, stops on its
+    loop."""
 
     settings = None
 

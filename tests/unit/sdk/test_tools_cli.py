@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 from turnstream.sdk import tool
 
 BINDINGS = Path(__file__).resolve().parents[3] / "examples" / "tool_bindings.json"

@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 from types import SimpleNamespace
 from typing import Any
 
+from turnstream.adapters.clickhouse.bisect import Isolated, Refused
+from turnstream.adapters.clickhouse.erasure import Erasure
+from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
 from turnstream.core.erasure import Subject, Tombstones
 from turnstream.core.ingest import Reason, Source
+from turnstream.core.rows import BatchRows, Rows, as_dicts
+from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.service.ingest import Ingest
-from turnstream.sinks.bisect import Isolated, Refused
-from turnstream.sinks.erasure import Erasure
-from turnstream.sinks.rows import BatchRows, Rows, as_dicts
-from turnstream.streams.prepare import prepare_batch
-from turnstream.streams.topology import TopicNames
 
 SETTINGS = Settings.model_validate(
     {"identity": {"secret": "s"}, "spaces": {"acme": {"features": ["signals", "turns"]}}}

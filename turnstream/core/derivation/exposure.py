@@ -27,7 +27,8 @@ __all__ = [
 
 _MICRO = 1_000_000
 #: The exposure weight, as the catalog and the docs spell it. Its one SQL form is
-#: :func:`turnstream.sinks.exposure_weight.weight_micro_sql` (an integration test checks
+#: :func:`turnstream.adapters.clickhouse.exposure_weight.weight_micro_sql` (an integration test
+#: checks
 #: that the two agree).
 WEIGHT_FORMULA = "1 / log2(pos + 1)"
 

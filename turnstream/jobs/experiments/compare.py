@@ -36,6 +36,7 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 
+from turnstream.adapters.clickhouse.store import Store, store_time
 from turnstream.jobs.experiments.enrolment import (
     ASSIGNMENT_COLUMNS,
     RESULT_COLUMNS,
@@ -60,7 +61,6 @@ from turnstream.jobs.experiments.enrolment import (
 from turnstream.jobs.experiments.looks import Earlier
 from turnstream.jobs.experiments.plots import plot_comparison
 from turnstream.models.measurement import Experiment, MeasurementDocument
-from turnstream.sinks.store import Store, store_time
 
 __all__ = [
     "ASSIGNMENT_COLUMNS",

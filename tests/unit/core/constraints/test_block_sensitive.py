@@ -15,8 +15,8 @@ from tests.unit.core.constraints.builders import attribute, block, pref
 from turnstream.config import Settings
 from turnstream.core.constraints.sensitive import acts_for, normalized, withheld
 from turnstream.core.ingest import Source, decide
+from turnstream.core.rows import rows_for
 from turnstream.models.object_types import load_types, parse_types
-from turnstream.sinks.rows import rows_for
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "types.toml"
 TYPES = load_types(EXAMPLES)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 from turnstream.errors import DataError
 from turnstream.jobs.experiments.analysis import analyze
 from turnstream.jobs.experiments.stats import newcombe_interval, two_proportion_z_test

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 from turnstream.jobs.experiments.analysis import cuped_fit
 from turnstream.jobs.experiments.metrics import cap_upper, ratio_effect
 

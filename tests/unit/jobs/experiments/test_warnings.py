@@ -12,7 +12,6 @@ from scipy.stats import chisquare
 from typer.testing import CliRunner
 
 import turnstream.jobs.scheduler as scheduler
-from turnstream.cli.main import app
 from turnstream.config import Settings
 from turnstream.core.experiment_warnings import (
     ArmCounts,
@@ -22,6 +21,7 @@ from turnstream.core.experiment_warnings import (
     peeking_warning,
     sample_ratio_warning,
 )
+from turnstream.entrypoints.cli.main import app
 from turnstream.errors import DataError
 from turnstream.jobs.experiments.analysis import analyze
 from turnstream.jobs.experiments.analysis_checks import parse_look, sequential_look

@@ -9,7 +9,7 @@ from typing import Any
 
 from typer.testing import CliRunner
 
-from turnstream.cli.main import app
+from turnstream.entrypoints.cli.main import app
 from turnstream.models.turns import Claim, Turn
 
 ROOT = Path(__file__).resolve().parents[4]

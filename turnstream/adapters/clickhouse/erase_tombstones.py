@@ -1,0 +1,45 @@
+"""Erase tombstones in the store: who was erased, and through when.
+
+A tombstone holds the subject's space, their pseudonymous profile id (the keyed hash of
+the handle every table already uses, or the producer's own id) and ``erased_through``,
+the ``occurred_at`` of their latest ``erase``: nothing else, no handle, no evidence, no
+time of anything they did. It is what lets the ingest and derivation drivers drop an
+event of theirs that occurred before the erase but arrives after it
+(:mod:`turnstream.core.erasure`), and it survives a restart. An erasure keeps it
+(``adapters/clickhouse/erasure.RETAINED``); both drivers hold every tombstone in memory, read once
+at
+start-up.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from turnstream.adapters.clickhouse.store import Store, store_time
+from turnstream.core.erasure import Subject, Tombstones
+
+__all__ = ["TABLE", "load_tombstones", "record_tombstones"]
+
+#: The table (migration 19).
+TABLE = "erase_tombstones"
+_COLUMNS = ["space_id", "profile_id", "erased_through", "recorded_at"]
+
+
+def record_tombstones(store: Store, tombstones: Tombstones) -> int:
+    """Insert the tombstones (blocking); how many. Idempotent: a subject's rows merge
+    into the latest ``erased_through``, and reading takes the latest anyway."""
+    if not tombstones:
+        return 0
+    now = datetime.now(UTC)
+    rows = [[s, p, at.astimezone(UTC), now] for (s, p), at in tombstones.items()]
+    store.insert(TABLE, rows, _COLUMNS)
+    return len(rows)
+
+
+def load_tombstones(store: Store) -> dict[Subject, datetime]:
+    """Every tombstone: subject -> ``erased_through`` (UTC). Blocking."""
+    rows = store.query(
+        f"SELECT space_id, profile_id, max(erased_through) FROM {TABLE} "
+        "GROUP BY space_id, profile_id"
+    ).rows
+    return {(s, p): store_time(at) for s, p, at in rows}

@@ -1,0 +1,82 @@
+"""The priors derivation reads: the latest version of each space, under every spelling the
+derivation rules may use for a value, cached so the nightly job's new version is picked
+up without a restart. The job that writes them is :mod:`turnstream.jobs.priors`."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from turnstream.adapters.clickhouse.store import Store
+
+__all__ = ["PriorsCache", "engine_keys", "latest_priors", "priors_by_key"]
+
+
+def engine_keys(value: str) -> tuple[str, ...]:
+    """The keys the signals rules may use for a stored value, the value itself first.
+
+    A number stored as ClickHouse writes it (``200``, ``1.5e-7``) is also given as
+    Python's JSON writes the same number as a float (``200.0``, ``1.5e-07``) and, when
+    whole, as an integer.
+    """
+    try:
+        number = json.loads(value)
+    except ValueError:
+        return (value,)
+    if isinstance(number, bool) or not isinstance(number, int | float):
+        return (value,)
+    keys = [value]
+    as_float = float(number)
+    if math.isfinite(as_float):
+        keys.append(json.dumps(as_float))
+        if as_float.is_integer():
+            keys.append(json.dumps(number if isinstance(number, int) else int(as_float)))
+    return tuple(dict.fromkeys(keys))
+
+
+def priors_by_key(rows: Iterable[Sequence[Any]]) -> dict[tuple[str, str], float]:
+    """``(attr, value) -> prior`` from ``(attr, value, prior)`` rows, under every spelling.
+
+    A spelling that is some row's own value wins over the same spelling derived from
+    another row's number.
+    """
+    rows = list(rows)
+    out: dict[tuple[str, str], float] = {}
+    for attr, value, prior in rows:
+        for key in engine_keys(value)[1:]:
+            out.setdefault((attr, key), float(prior))
+    for attr, value, prior in rows:
+        out[(attr, value)] = float(prior)
+    return out
+
+
+def latest_priors(store: Store, space_id: str) -> dict[tuple[str, str], float]:
+    """The latest priors of a space: ``(attr, value) -> prior``, under every spelling
+    the signals rules may use for the value (see :func:`engine_keys`)."""
+    rows = store.query(
+        "SELECT attr, value, prior FROM priors_latest WHERE space_id = {space_id:String}",
+        {"space_id": space_id},
+    ).rows
+    return priors_by_key(rows)
+
+
+class PriorsCache:
+    """The latest priors of each space, read again after ``ttl_seconds`` (the nightly job
+    writes a new version; derivation picks it up without a restart). Blocking."""
+
+    def __init__(self, store: Store, ttl_seconds: float = 600.0) -> None:
+        self.store = store
+        self.ttl_seconds = ttl_seconds
+        self._cache: dict[str, tuple[float, dict[tuple[str, str], float]]] = {}
+
+    def get(self, space_id: str) -> dict[tuple[str, str], float]:
+        """The space's latest priors."""
+        now = time.monotonic()
+        hit = self._cache.get(space_id)
+        if hit is None or now - hit[0] > self.ttl_seconds:
+            hit = (now, latest_priors(self.store, space_id))
+            self._cache[space_id] = hit
+        return hit[1]

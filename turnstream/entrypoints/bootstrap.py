@@ -1,0 +1,225 @@
+"""The bootstrap: the one place where the worker's parts are chosen, built and wired.
+
+:func:`run_worker` opens the store; :func:`build_parts` builds the sinks, the key
+registry, the priors cache, the derivation engine and the commands producer once, and
+hands them to the drivers; then the Faust app runs them. :func:`build_replay` builds the
+same parts for the replay driver. Nothing else opens a store for a driver or builds a
+sink.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import faust
+
+from turnstream.adapters.api_key_file import KeyFile
+from turnstream.adapters.clickhouse.analyst_sql import AnalystSql
+from turnstream.adapters.clickhouse.bisect import IsolatingSink
+from turnstream.adapters.clickhouse.derivations import DerivationSink
+from turnstream.adapters.clickhouse.erasure import StoreErasures
+from turnstream.adapters.clickhouse.idempotency_keys import KeyRegistry
+from turnstream.adapters.clickhouse.priors import PriorsCache
+from turnstream.adapters.clickhouse.schema import apply_migrations
+from turnstream.adapters.clickhouse.sealing import seal_stated
+from turnstream.adapters.clickhouse.sensitivity import write_sensitive
+from turnstream.adapters.clickhouse.store import AsyncStore, Store
+from turnstream.adapters.clickhouse.writer import RawSink
+from turnstream.adapters.kafka.admin import ensure_topics, max_message_bytes
+from turnstream.adapters.kafka.auth import client_options
+from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
+from turnstream.config import Settings
+from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.object_types import check_spaces, sensitive_names, types_for_space
+from turnstream.entrypoints.kafka.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
+from turnstream.entrypoints.kafka.prepare_process import PrepareStage
+from turnstream.entrypoints.replay import Replay, unsigned_preparer
+from turnstream.entrypoints.worker_app import build_app
+from turnstream.jobs.runner import run_job_here
+from turnstream.models.object_types import ObjectTypes
+from turnstream.service.ingest import Ingest
+from turnstream.service.ports import Preparer
+
+__all__ = [
+    "WorkerParts",
+    "build_ingest",
+    "build_parts",
+    "build_replay",
+    "prepare_store",
+    "run_worker",
+    "tune_gc",
+]
+
+log = logging.getLogger(__name__)
+
+
+#: Allocations between young-generation collections (CPython's default: 700). A worker
+#: allocates a few hundred objects per item and keeps many alive (a batch's decisions,
+#: the idempotency-key cache, the signals states), so at the default the collector
+#: walks them over and over: validating a batch took twice as long (bench/hot_path.py).
+#: With batches of 20,000 in flight (round nine), 50,000 still made 4 collections of the
+#: middle generation per 200,000 items drained, each walking the batches in flight
+#: (0.5 s of the parent's GIL in all); at 200,000, none (young collections ~55 ms each,
+#: 0.7 s in all, as before).
+GC_YOUNG_THRESHOLD = 200_000
+
+#: Bytes a record batch of one message adds to its key and value (header, lengths).
+RECORD_BATCH_OVERHEAD = 1024
+
+
+def tune_gc() -> None:
+    """Freeze what start-up allocated (never collected again) and collect the young
+    generation less often. Reference counting still frees almost everything at once;
+    only cycles wait longer."""
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+
+
+@dataclass
+class WorkerParts:
+    """Everything a worker runs, built once."""
+
+    store: AsyncStore
+    ingest: IngestDriver
+    derivation: DerivationDriver
+    producer: Producer
+
+
+def _types_for(settings: Settings) -> Callable[[str], ObjectTypes | None]:
+    """Each space's object types document, loaded once (checked by :func:`check_spaces`)."""
+    return lambda space_id: types_for_space(settings.space(space_id))
+
+
+def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
+    """The drivers on ``store``, with their sinks, key registry, priors cache and engine,
+    and the producer the routes publish commands with (started on first use)."""
+    check_spaces(settings)
+    topology = topology_of(settings)
+    derived = DerivationSink(store.store)
+    engine = SignalsEngine(
+        settings.signals,
+        priors_for=PriorsCache(store.store).get,
+        types_for=_types_for(settings),
+        load_states=derived.load_states,
+        load_tombstones=derived.load_tombstones,
+        max_states=MAX_STATES_IN_MEMORY,
+    )
+    stage = PrepareStage(settings, topology.names)
+    return WorkerParts(
+        store=store,
+        ingest=IngestDriver(
+            settings, topology, store, build_ingest(settings, store.store, stage), stage
+        ),
+        derivation=DerivationDriver(settings, topology, store, engine, derived),
+        producer=Producer(settings),
+    )
+
+
+def build_ingest(settings: Settings, store: Store, prepare: Preparer) -> Ingest:
+    """The ingest use case on ``store``'s ports, preparing with ``prepare``."""
+    return Ingest(
+        settings,
+        topology_of(settings).names.dead_letters,
+        prepare,
+        KeyRegistry(store),
+        IsolatingSink(RawSink(store)),
+        StoreErasures(store),
+    )
+
+
+def prepare_store(store: Store, settings: Settings) -> list[int]:
+    """Apply the migrations and write the sensitive names the aggregates' views leave
+    out; the migrations applied now."""
+    applied = apply_migrations(store)
+    names = sensitive_names(settings)
+    write_sensitive(store, names)
+    seal_stated(store, names)  # words stated before migration 29 (or the marking)
+    return applied
+
+
+def build_replay(settings: Settings, store: Store) -> Replay:
+    """The replay driver on ``store``: the same sinks and engine as live, with the priors
+    read once (a replay is one moment) and every state kept in memory."""
+    check_spaces(settings)
+    derived = DerivationSink(store)
+    engine = SignalsEngine(
+        settings.signals,
+        priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
+        types_for=_types_for(settings),
+        load_states=derived.load_states,
+        load_tombstones=derived.load_tombstones,
+    )
+    names = topology_of(settings).names
+    ingest = build_ingest(settings, store, unsigned_preparer(settings, names))
+    return Replay(ingest, derived, engine, names.accepted)
+
+
+def run_worker(settings: Settings, loglevel: str = "info") -> None:
+    """Open the store, apply migrations, then run the Faust worker until stopped."""
+    store = AsyncStore.open(settings.store.dsn, settings.store.database)
+    parts: WorkerParts | None = None
+    analysts: AnalystSql | None = None
+    try:
+        applied = store.call(prepare_store, store.store, settings)
+        if applied:
+            log.info("schema migrations applied: %s", applied)
+        # Create the topics (with their partition count and the largest message each
+        # takes) before anything subscribes.
+        names = topology_of(settings).names
+        asyncio.run(
+            ensure_topics(
+                settings.broker.bootstrap,
+                names.every,
+                settings.worker.partitions,
+                configs=names.configs(),
+                options=client_options(settings),
+            )
+        )
+        parts = build_parts(settings, store)
+        # An accepted topic made elsewhere may take less: refuse what it would refuse.
+        taken = asyncio.run(
+            max_message_bytes(settings.broker.bootstrap, names.accepted, client_options(settings))
+        )
+        parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
+        log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
+        keys = KeyFile(settings.keys_path())
+        if not keys.current():
+            log.warning(
+                "no API keys in %s: every route but /v1/status refuses; create one with "
+                "turnstream keys create",
+                keys.path,
+            )
+        # Analysts' SQL on connections of its own, never the store thread's.
+        analysts = AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
+        app = build_app(
+            settings,
+            store,
+            parts.ingest,
+            parts.derivation,
+            parts.producer,
+            run_job_here,
+            keys,
+            analysts,
+        )
+        url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
+        store.call(store.store.claim_ownership, url)
+        tune_gc()
+        parts.ingest.start()  # the prepare process, with the thresholds just set
+        worker = faust.Worker(app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+        worker.execute_from_commandline()
+    finally:
+        if analysts is not None:
+            analysts.close()
+        if parts is not None:
+            parts.ingest.close()
+        store.call(store.store.release_ownership)
+        store.call(store.store.close)
+        store.shutdown()

@@ -1,0 +1,215 @@
+"""The Faust app of the worker: app, tasks, routes, top to bottom.
+
+The ingest and the derivation drivers each run on the one batch loop, as one of the
+app's tasks; the app also serves the worker's HTTP routes, which is how other processes
+query the embedded store this process owns. Everything it runs is built by the
+bootstrap (:mod:`turnstream.entrypoints.bootstrap`) and handed in.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import faust
+from faust.app.base import BootStrategy
+from faust.web import Request, Response, View
+from faust.web.base import BlueprintManager
+
+from turnstream.adapters.api_key_file import KeyFile
+from turnstream.adapters.clickhouse.analyst_sql import AnalystSql
+from turnstream.adapters.clickhouse.store import AsyncStore, Store
+from turnstream.adapters.kafka.ownership import PartitionRole
+from turnstream.adapters.webhooks.sender import WebhookSender, endpoints_of
+from turnstream.config import Settings
+from turnstream.core import json_values
+from turnstream.core.access import Role
+from turnstream.entrypoints.http.access import auth_middleware, caller
+from turnstream.entrypoints.http.bodies import BadBody, json_body
+from turnstream.entrypoints.http.console import register_console
+from turnstream.entrypoints.http.experiment_routes import register_experiment_routes
+from turnstream.entrypoints.http.routes import Publisher, register_routes
+from turnstream.entrypoints.http.status import StatusReport, StoreCheck
+from turnstream.entrypoints.http.views import Views
+from turnstream.entrypoints.kafka.batch_loop import BatchLoop
+from turnstream.entrypoints.kafka.derivation_driver import DerivationDriver
+from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
+from turnstream.errors import SqlRefused, StoreError, TurnstreamError, UnknownJob
+
+__all__ = ["JobRunner", "build_app"]
+
+log = logging.getLogger(__name__)
+
+#: Runs a job by name on the store, in this process: ``(store, settings, name, params)``.
+JobRunner = Callable[[Store, Settings, str, dict[str, str]], dict[str, Any]]
+
+
+class _LoopsOnly(BootStrategy):
+    """The app's services without Faust's own Kafka consumer and producer: the batch
+    loops run their own aiokafka clients, and Faust's consumer thread, whose stop hangs
+    while the broker is down, would keep a worker told to stop alive until SIGKILL."""
+
+    enable_kafka = False
+
+
+class _App(faust.App):
+    BootStrategy = _LoopsOnly
+
+
+def build_app(
+    settings: Settings,
+    store: AsyncStore,
+    ingest: IngestDriver,
+    derivation: DerivationDriver,
+    producer: Publisher,
+    run_job: JobRunner,
+    keys: KeyFile,
+    analysts: AnalystSql | None = None,
+) -> faust.App:
+    """The worker's Faust app: the two drivers on their batch loops, and the routes,
+    each asking for a key of ``keys`` with the role the route table gives it.
+    ``analysts`` runs ``/v1/sql`` on connections of its own (made from ``settings``
+    when not given), never on the store's thread."""
+    w = settings.worker
+    app = _App(
+        f"{w.app_id}-worker",
+        broker=f"kafka://{settings.broker.bootstrap}",
+        store="memory://",
+        datadir=str(settings.faust_dir()),
+        topic_partitions=w.partitions,
+        web_enabled=True,
+        web_bind=w.web_host,
+        web_port=w.web_port,
+        web_host=w.web_host,
+        producer_acks=-1,
+        broker_session_timeout=w.session_timeout,
+        broker_heartbeat_interval=w.session_timeout / 4,
+        # Faust's own pages (/router, /table, /graph, /stats, the index) are not ours to
+        # declare roles for: none is served.
+        web_router_enabled=False,
+        web_tables_enabled=False,
+        web_graph_enabled=False,
+        web_stats_enabled=False,
+    )
+    app.web.blueprints = BlueprintManager([])
+    app.web.web_app.middlewares.append(auth_middleware(keys))
+
+    # One webhook sender per store: the worker holding partition 0 of the accepted topic
+    # in the derivation group runs it (adapters/kafka/ownership.py).
+    role = PartitionRole(
+        derivation.topics[0], derivation.liveness, fresh_seconds=0.75 * w.session_timeout
+    )
+    # A failure of one loop (a long broker outage, a store error) restarts that loop
+    # from its last commit; the other loop and the routes go on.
+    app.task(_task(BatchLoop(settings, ingest), app))
+    app.task(_task(BatchLoop(settings, derivation, on_held=role.held_partitions), app))
+
+    # Every route of the table (entrypoints/http/route_table.py), bound by its view's name.
+    views = Views(app)
+    register_routes(views, settings, store, producer)
+    register_experiment_routes(views, settings, store, run_job)
+    register_console(views)
+    sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
+
+    endpoints = endpoints_of(settings)
+    if (
+        endpoints
+    ):  # review-request webhooks: signed, retried, recorded (adapters/webhooks/sender.py)
+        sender = WebhookSender(store, endpoints)
+
+        async def webhooks() -> None:
+            await sender.run_forever(lambda: app.should_stop, role)
+
+        app.task(webhooks)
+
+    report = StatusReport(
+        {ingest.name: ingest.liveness, derivation.name: derivation.liveness},
+        StoreCheck(store),
+        lambda: {
+            **ingest.stats.as_dict(),
+            "derivations": derivation.derivations,
+            # The store thread's CPU for them (holding events, firing, reads and writes).
+            "derivation_cpu_seconds": round(derivation.cpu_seconds, 3),
+            # Events dropped at derivation: they occurred before their person's erase.
+            "derivation_erased_before_arrival": derivation.engine.dropped_erased,
+            "pending_sessions": len(derivation.engine.pending),
+        },
+        w.status_grace,
+    )
+
+    @views("status")
+    class StatusView(View):
+        async def get(self, request: Request) -> Response:
+            # Open to healthchecks: without an operator's key, no store address and no
+            # error text (a store's message may quote data); states, classes, counts and
+            # offsets stay. 503 while a loop fails past the grace (entrypoints/http/status.py).
+            key = caller(request)
+            detail = key is not None and Role.operator in key.roles
+            code, body = await report.answer(detail)
+            return self.json(body, status=code)
+
+    @views("jobs")
+    class JobView(View):
+        async def post(self, request: Request, name: str) -> Response:
+            try:
+                params: Any = await json_body(request)
+            except BadBody:
+                params = {}
+            if not isinstance(params, dict):
+                return _refuse(self, 400, "<body>", "body must be a JSON object of parameters")
+            try:
+                report = await store.run(run_job, store.store, settings, name, params)
+            except TurnstreamError as exc:
+                field = "name" if isinstance(exc, UnknownJob) else "<body>"
+                return _refuse(self, 400, field, str(exc))
+            return self.bytes(
+                json.dumps(report, default=str).encode(), content_type="application/json"
+            )
+
+    @views("sql")
+    class SqlView(View):
+        async def post(self, request: Request) -> Response:
+            try:
+                body: Any = await json_body(request)
+            except BadBody:
+                return _refuse(self, 400, "<body>", 'not JSON: {"sql": "SELECT ...", ...}')
+            sql = body.get("sql") if isinstance(body, dict) else None
+            parameters = (body.get("parameters") or {}) if isinstance(body, dict) else None
+            if not isinstance(sql, str):
+                return _refuse(self, 422, "sql", "a query (text) is required")
+            if not isinstance(parameters, dict):
+                return _refuse(self, 422, "parameters", "an object of {name: value}")
+            try:
+                # Judged, then run on a connection of its own (adapters/clickhouse/analyst_sql.py).
+                result = await sql_lanes.run_async(sql, parameters)
+            except SqlRefused as exc:
+                field = "parameters" if str(exc).startswith("parameters:") else "sql"
+                return _refuse(self, 400, field, str(exc))
+            except StoreError as exc:
+                # The store's own refusal (an unknown table, a limit reached...).
+                return _refuse(self, 400, "sql", str(exc))
+            payload = {"columns": result.columns, "types": result.types, "rows": result.rows}
+            # NaN and ±Infinity as strings: bare, they are not JSON (core/json_values.py).
+            return self.bytes(json_values.dumps(payload), content_type="application/json")
+
+    views.check()
+    return app
+
+
+def _refuse(view: View, status: int, field: str, message: str) -> Response:
+    """A refusal of the request's input, naming the field (``<body>``: all of it)."""
+    return view.json(
+        {"error": message, "errors": [{"field": field, "message": message}]}, status=status
+    )
+
+
+def _task(loop: BatchLoop[Any], app: faust.App) -> Callable[[], Awaitable[None]]:
+    """A task of the app (no argument: Faust would pass the app) that runs ``loop``."""
+
+    async def run() -> None:
+        await loop.run_forever(lambda: app.should_stop)
+
+    run.__name__ = run.__qualname__ = f"{loop.driver.name}_loop"
+    return run

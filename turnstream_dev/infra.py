@@ -1,0 +1,182 @@
+"""`turnstream infra ...`: start, stop and inspect the local single-node Kafka broker."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from turnstream_dev.kafka import KAFKA_VERSION, InfraError, LocalKafka, parse_local_broker
+
+__all__ = ["infra_app"]
+
+infra_app = typer.Typer(
+    help="Start, stop and inspect the local single-node Kafka broker (no Docker needed).",
+    no_args_is_help=True,
+)
+
+_out = Console(soft_wrap=True)  # never break paths across lines
+_err = Console(stderr=True, soft_wrap=True)
+
+T = TypeVar("T")
+
+HomeOpt = Annotated[
+    Path,
+    typer.Option(
+        "--home",
+        envvar="TURNSTREAM_KAFKA_HOME",
+        help="Directory of the broker's config, data, log and pid file.",
+        file_okay=False,
+    ),
+]
+BrokerOpt = Annotated[
+    str,
+    typer.Option(
+        "--broker",
+        envvar="TURNSTREAM_BROKER",
+        metavar="HOST:PORT",
+        help="Listen address (127.0.0.1 or localhost only); the controller uses PORT+1.",
+    ),
+]
+DEFAULT_HOME = Path("var/kafka")
+DEFAULT_BROKER = "127.0.0.1:9092"
+
+
+def _guarded(fn: Callable[[], T]) -> T:
+    """Run ``fn``; turn an InfraError into a red message and exit code 2."""
+    try:
+        return fn()
+    except InfraError as exc:
+        _err.print(f"[red]error:[/red] {escape(str(exc))}")
+        raise typer.Exit(2) from None
+
+
+def _kafka(home: Path, broker: str, users: tuple[str, ...] = (), tls: bool = False) -> LocalKafka:
+    _, port = parse_local_broker(broker)
+    return LocalKafka(
+        home=home.expanduser().resolve(),
+        port=port,
+        controller_port=port + 1,
+        sasl_users=users,
+        tls=tls,
+    )
+
+
+def _say(msg: str) -> None:
+    _out.print(f"[dim]{escape(msg)}[/dim]")
+
+
+@infra_app.command()
+def up(
+    home: HomeOpt = DEFAULT_HOME,
+    broker: BrokerOpt = DEFAULT_BROKER,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait for the broker to answer.")
+    ] = 60.0,
+    user: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--user",
+            help="A SASL user to create (repeatable): the broker then refuses clients "
+            "without credentials. Its password is made once, in HOME/users/NAME.",
+        ),
+    ] = None,
+    sasl: Annotated[
+        bool,
+        typer.Option("--sasl", help="SASL with one user, `turnstream` (as --user turnstream)."),
+    ] = False,
+    tls: Annotated[
+        bool,
+        typer.Option(
+            "--tls",
+            help="TLS on the client listener, with a certificate for 127.0.0.1 signed by a "
+            "CA made for this broker (HOME/tls/ca.pem; needs openssl).",
+        ),
+    ] = False,
+) -> None:
+    """Start the broker (resolving jars and formatting storage on first use); no-op if running.
+
+    With --sasl or --user, a fresh broker listens with SASL_PLAINTEXT (PLAIN and SCRAM-SHA-256/512;
+    SCRAM users are written when the storage is formatted: add them on the first `up`)."""
+    users = tuple(user or ()) + (("turnstream",) if sasl and not user else ())
+
+    def run() -> None:
+        kafka = _kafka(home, broker, users, tls)
+        st = kafka.up(timeout=timeout, progress=_say)
+        _out.print(
+            f"[green]Kafka {KAFKA_VERSION} listening on {st.bootstrap}[/green] "
+            f"(pid {st.pid}, log {escape(str(st.log))})"
+        )
+        protocol = "SASL_SSL" if tls else "SASL_PLAINTEXT"
+        ca = f" TURNSTREAM_KAFKA_CAFILE={escape(str(kafka.ca_path))}" if tls else ""
+        if tls and not users:
+            _out.print(f"TLS: TURNSTREAM_KAFKA_PROTOCOL=SSL{ca}")
+        for name in users:
+            _out.print(
+                # PLAIN: its users are written on every `up`; SCRAM's only when the
+                # storage is formatted, so a broker formatted before has none.
+                f"SASL user {escape(name)}: TURNSTREAM_KAFKA_PROTOCOL={protocol} "
+                "TURNSTREAM_KAFKA_MECHANISM=PLAIN "
+                f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "
+                f"TURNSTREAM_KAFKA_PASSWORD_FILE={escape(str(kafka.password_file(name)))}{ca}"
+            )
+
+    _guarded(run)
+
+
+@infra_app.command()
+def down(
+    home: HomeOpt = DEFAULT_HOME,
+    broker: BrokerOpt = DEFAULT_BROKER,
+    timeout: Annotated[
+        float, typer.Option(help="Seconds to wait after SIGTERM before SIGKILL.")
+    ] = 30.0,
+) -> None:
+    """Stop the broker started from HOME (its data is kept)."""
+
+    def run() -> None:
+        kafka = _kafka(home, broker)
+        pid = kafka.status().pid
+        if kafka.down(timeout=timeout):
+            _out.print(f"Stopped Kafka (pid {pid}) of {escape(str(kafka.home))}.")
+        else:
+            _out.print(f"No Kafka running in {escape(str(kafka.home))}; nothing to stop.")
+
+    _guarded(run)
+
+
+@infra_app.command()
+def status(
+    home: HomeOpt = DEFAULT_HOME,
+    broker: BrokerOpt = DEFAULT_BROKER,
+) -> None:
+    """Show whether the broker runs and answers; exit code 1 when it is not running."""
+
+    def run() -> bool:
+        kafka = _kafka(home, broker)
+        st = kafka.status()
+        if not st.running:
+            _out.print(f"[yellow]Kafka is not running[/yellow] (home {escape(str(st.home))}).")
+            return False
+        state = "[green]answering[/green]" if st.answering else "[yellow]not answering[/yellow]"
+        _out.print(
+            f"Kafka {KAFKA_VERSION} running on {st.bootstrap}, {state} "
+            f"(pid {st.pid}, log {escape(str(st.log))})"
+        )
+        return True
+
+    if not _guarded(run):
+        raise typer.Exit(1)
+
+
+@infra_app.command()
+def jars() -> None:
+    """Resolve the Kafka jars from Maven Central into the cache (done by `up` when missing)."""
+    from turnstream_dev.kafka import ensure_jars
+
+    libs = _guarded(lambda: ensure_jars(progress=_say))
+    _out.print(f"Kafka {KAFKA_VERSION} jars ready in {escape(str(libs))}")
