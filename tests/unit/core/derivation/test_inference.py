@@ -116,19 +116,16 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # Per colour: engagement (A clicked, opened, mentioned and carted: weighted signal 7,
-    # counted 1 + 0.25 * 2; R3 and R4 clicked: 1 each) over the chance each object was examined
-    # (1 - exp(-its effective exposure): A twice at pos 1, R3 and R4 once; B and B0 twice
-    # at pos 2, ...), scaled by the space's prior over the field's mean prior (0.325).
+    # Per colour: engagement per object and engaged session (A clicked, opened and
+    # mentioned in s1, clicked, carted and opened in s2: 3.5 a session, counted 1 + 0.25 * 2
+    # in each of its 2 sessions; R3 and R4 clicked: 1 each) over the objects' effective
+    # exposure (A twice at pos 1, R3 and R4 once; B and B0 twice at pos 2, ...), scaled by
+    # the space's prior over the field's mean prior (0.325).
     scale = {"red": 0.1 / 0.325, "other": 0.4 / 0.325}
-
-    def seen(exposure: float) -> float:
-        return 1 - math.exp(-exposure)
-
     counts = {
-        "red": (3.5, (seen(2.0) + 2 * seen(1.0)) * scale["red"]),
+        "red": (2 * 1.5 + 2 * 1.0, 4.0 * scale["red"]),
         **{
-            colour: (0.0, 2 * seen(2 * weight(pos)) * scale["other"])
+            colour: (0.0, 2 * 2 * weight(pos) * scale["other"])
             for colour, pos in (("blue", 2), ("green", 3), ("white", 4))
         },
     }
