@@ -179,6 +179,21 @@ def test_someone_who_engages_with_every_colour_likes_none() -> None:
     assert affinities(even, {}) == []
 
 
+def test_an_object_engaged_again_in_another_session_is_new_evidence() -> None:
+    # A (red) clicked twice in s1, or once in s1 and once in s2: the second session counts
+    # (engaged 2 against 1.25), so the second posterior is surer of red.
+    lists = affinity_events()[:4]
+
+    def person(second: str) -> ProfileState:
+        clicks = [engaged("c1", A, t=20, session="s1"), engaged("c2", A, t=21, session=second)]
+        return fold_all([*lists, *clicks, engaged("c3", R3, t=22, session="s3")])
+
+    same = affinities(person("s1"), {}, affinity_min_confidence=0.01)
+    again = affinities(person("s2"), {}, affinity_min_confidence=0.01)
+    assert [a.value for a in again] == ["red"]
+    assert not same or same[0].confidence < again[0].confidence
+
+
 def test_clicks_on_objects_skipped_many_times_say_less() -> None:
     # The same two red objects engaged, once red was shown at the top of 4 lists, once
     # of 12: the 8 more lists where red was examined and skipped are negative evidence.
