@@ -27,7 +27,11 @@ Each N of ``--sessions``: the first N sessions of everyone into a file, run thro
 in a subprocess (``inferences`` FINAL): precision of the `prefer` ones, recall of the
 true colours and brands (2 per person), how many rest on a noise, state or attribute
 field, and how many `avoid` name a true taste. Imports nothing from the checkout, so the
-same lines run on any tree. Prints figures; asserts nothing.
+same lines run on any tree (49ab1d8 imports `edlib`, which the venv lacks, for claims
+only: ``--extra-path`` a directory holding a stub ``edlib.py``). ``--ceiling`` prints
+instead what the Bayes classifier that knows the click model reaches from the lines
+(and an oracle that also knows what was looked at and which clicks were noise), at
+precision 0.9. Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
