@@ -77,8 +77,10 @@ def _engagement(signal: float) -> float:
 
 def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
     """Each object the person was shown: the values its latest presentation showed for
-    the taste fields, how much the person engaged with it (:func:`_engagement`), and the
-    chance they examined it."""
+    the taste fields, how much the person engaged with it (:func:`_engagement` of its
+    signal per engaged session, times those sessions: an object engaged with again in
+    another session is new evidence, clicks in one session are not), and its effective
+    exposure (the sum of its showings' examination weights)."""
     out: list[_Object] = []
     for ref, stats in sorted(bucket.refs.items()):
         item = bucket.item_of(stats.latest)
@@ -90,11 +92,10 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
             if (attr := attr_of(ref, name)) in tastes
         }
         if values:
-            engaged = _engagement(stats.engagement_micro / MICRO)
-            # The chance it was examined at least once over its showings (each examined
-            # with its position's weight, read as a Poisson rate): an object, engaged or
-            # not, is one observation, however often a popular one is shown.
-            out.append((values, engaged, 1.0 - math.exp(-stats.exposure_micro / MICRO)))
+            signal = stats.engagement_micro / MICRO
+            sessions = max(1, len(stats.sessions))
+            engaged = sessions * _engagement(signal / sessions)
+            out.append((values, engaged, stats.exposure_micro / MICRO))
     return out
 
 

@@ -15,7 +15,7 @@ Two sets of exclusive hypotheses per field, each against the same "no taste":
 * and apart, ``avoids v``: the same with ``L`` from :data:`AVOID_LIFTS` (much lower than
   the rest) and its own prior mass.
 
-The common rate has a Gamma prior with shape 1 and the person's own rate on the field as
+The common rate has a Gamma prior with shape 3 and the person's own rate on the field as
 its mean, and integrates out in closed form (Gamma-Poisson), so the posterior of each
 hypothesis is exact and cheap: ``O(K * len(lifts))`` per field. It is a posterior over
 the whole field, not a test per value, so a field where clicks scatter at random (a noise
@@ -34,7 +34,7 @@ __all__ = ["AVOID_LIFTS", "FAVOUR_LIFTS", "FieldPosterior", "field_posterior"]
 #: How much more a favoured value is engaged with than the others (a grid, averaged).
 FAVOUR_LIFTS: tuple[float, ...] = (2.0, 3.0, 4.0, 6.0, 8.0)
 #: The shape of the Gamma prior of the common rate (its mean: the person's own rate).
-RATE_SHAPE = 1.0
+RATE_SHAPE = 3.0
 #: How much less an avoided value is (a grid, averaged).
 AVOID_LIFTS: tuple[float, ...] = (0.05, 0.15, 0.3)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from typing import Any
 
@@ -116,19 +115,16 @@ def test_affinity_numbers() -> None:
     state = fold_all(affinity_events())
     [affinity] = affinities(state)
     assert (affinity.attr, affinity.value, affinity.polarity) == (COLOR, "red", "prefer")
-    # Per colour: engagement (A clicked, opened, mentioned and carted: weighted signal 7,
-    # counted 1 + 0.25 * 2; R3 and R4 clicked: 1 each) over the chance each object was examined
-    # (1 - exp(-its effective exposure): A twice at pos 1, R3 and R4 once; B and B0 twice
-    # at pos 2, ...), scaled by the space's prior over the field's mean prior (0.325).
+    # Per colour: engagement per object and engaged session (A clicked, opened and
+    # mentioned in s1, clicked, carted and opened in s2: 3.5 a session, counted 1 + 0.25 * 2
+    # in each of its 2 sessions; R3 and R4 clicked: 1 each) over the objects' effective
+    # exposure (A twice at pos 1, R3 and R4 once; B and B0 twice at pos 2, ...), scaled by
+    # the space's prior over the field's mean prior (0.325).
     scale = {"red": 0.1 / 0.325, "other": 0.4 / 0.325}
-
-    def seen(exposure: float) -> float:
-        return 1 - math.exp(-exposure)
-
     counts = {
-        "red": (3.5, (seen(2.0) + 2 * seen(1.0)) * scale["red"]),
+        "red": (2 * 1.5 + 2 * 1.0, 4.0 * scale["red"]),
         **{
-            colour: (0.0, 2 * seen(2 * weight(pos)) * scale["other"])
+            colour: (0.0, 2 * 2 * weight(pos) * scale["other"])
             for colour, pos in (("blue", 2), ("green", 3), ("white", 4))
         },
     }
@@ -181,6 +177,21 @@ def test_someone_who_engages_with_every_colour_likes_none() -> None:
         ]
     )
     assert affinities(even, {}) == []
+
+
+def test_an_object_engaged_again_in_another_session_is_new_evidence() -> None:
+    # A (red) clicked twice in s1, or once in s1 and once in s2: the second session counts
+    # (engaged 2 against 1.25), so the second posterior is surer of red.
+    lists = affinity_events()[:4]
+
+    def person(second: str) -> ProfileState:
+        clicks = [engaged("c1", A, t=20, session="s1"), engaged("c2", A, t=21, session=second)]
+        return fold_all([*lists, *clicks, engaged("c3", R3, t=22, session="s3")])
+
+    same = affinities(person("s1"), {}, affinity_min_confidence=0.01)
+    again = affinities(person("s2"), {}, affinity_min_confidence=0.01)
+    assert [a.value for a in again] == ["red"]
+    assert not same or same[0].confidence < again[0].confidence
 
 
 def test_clicks_on_objects_skipped_many_times_say_less() -> None:
