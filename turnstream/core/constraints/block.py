@@ -26,7 +26,7 @@ from turnstream.core.constraints.inputs import (
     StatedPreference,
 )
 from turnstream.core.constraints.sensitive import acts_for
-from turnstream.core.constraints.text import format_value, language_of, render_text
+from turnstream.core.constraints.text import format_value, language_of, quoted, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
 from turnstream.models.object_types import ObjectTypes
@@ -521,7 +521,8 @@ def _object_name(
     language: str,
     telling: Sequence[str] = (),
 ) -> str | None:
-    """What a colleague calls an object: the name or title it showed; else its type's
+    """What a colleague calls an object: the name or title it showed, quoted (words from
+    outside: :func:`~turnstream.core.constraints.text.quoted`); else its type's
     label and a short description from its taste values (``variante (azul-marinho,
     aurora)``); else None (the text counts it). ``telling``: fields whose values tell
     it apart from another object described the same way, added to the description
@@ -535,8 +536,8 @@ def _object_name(
         if types is not None and k in shown and shown[k] is not None
     ]
     for key in _NAME_FIELDS:
-        if isinstance(shown.get(key), str) and shown[key].strip():
-            name = str(shown[key]).strip()[:80]
+        name = quoted(shown[key]) if isinstance(shown.get(key), str) else ""
+        if name:
             return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
     if label is None or types is None:
@@ -618,36 +619,75 @@ def object_names(
     return {ref: name for ref, name in names.items() if counted[name] == 1}
 
 
+def _notion(types: _Types, attr: str) -> str:
+    """What a field says of the person: its attribute family (``size`` for both
+    ``item_variant.size`` and ``person.clothing_size``), else the field itself."""
+    return _family(types, attr) or attr
+
+
+def _field_asked(name: str, types: _Types) -> str:
+    """The field an ``asked`` name means: a ``type.field`` as it is; else the attribute
+    field of that name, else the first of that family (``size``), else the name."""
+    if "." in name or types is None:
+        return name
+    fields = [
+        (f"{t}.{f}", f, spec.family)
+        for t, declared in sorted(types.types.items())
+        for f, spec in declared.fields.items()
+        if spec.role == "attribute"
+    ]
+    by_name = next((attr for attr, f, _ in fields if f == name), None)
+    return by_name or next((attr for attr, _, family in fields if family == name), name)
+
+
+#: Operators that name the person's value (``size = M``, ``size in [M, L]``).
+_NAMING = frozenset({"eq", "in"})
+
+
+def _knows(row: Mapping[str, Any]) -> bool:
+    """Whether a standing entry tells the value of its field: an attribute, a hard
+    requirement naming values, a stated preference for them."""
+    if row.get("lost") or row.get("attr") is None:
+        return False
+    if "value" in row:  # an attribute (stated, inferred and asked, or acted on)
+        return True
+    if row.get("op") not in _NAMING:
+        return False
+    return "relax" in row or (row.get("polarity") == "prefer" and not row.get("inferred"))
+
+
 def _ask(
     request: BlockRequest,
-    attr_rows: Sequence[Mapping[str, Any]],
-    conflicts: Sequence[Mapping[str, Any]],
+    known_rows: Sequence[Mapping[str, Any]],
+    conflicts: Sequence[dict[str, Any]],
     by_id: Mapping[str, str | None],
     types: _Types,
 ) -> list[str]:
-    """What to ask before assuming: for whom (a delivery elsewhere), each asked field no
-    entry knows a value of, and each field of a conflict."""
+    """What to ask before assuming, one question per notion (:func:`_notion`): for whom
+    (a delivery elsewhere); each asked notion no standing entry knows a value of (a
+    ``person.clothing_size`` M, or a hard ``size = M``, knows the ``size``); each notion
+    of a conflict, which names its question as ``ask`` (the text says what each side
+    said)."""
     ask = ["for_whom"] if request.delivery_elsewhere else []
-    known = {row["attr"] for row in attr_rows if not row.get("lost")}
+    by_notion: dict[str, str] = {}
+    known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
+    known_attrs = [row["attr"] for row in known_rows if _knows(row)]
     for name in request.asked:
-        attr = name
-        if "." not in name and types is not None:
-            attr = next(
-                (
-                    f"{t}.{f}"
-                    for t, declared in sorted(types.types.items())
-                    for f, spec in declared.fields.items()
-                    if f == name and spec.role == "attribute"
-                ),
-                name,
-            )
-        if not any(_asked(k, (name,)) for k in known) and attr not in ask:
+        attr = _field_asked(name, types)
+        notion = _notion(types, attr)
+        if notion in by_notion:
+            continue
+        by_notion[notion] = attr
+        if notion not in known and not any(_asked(k, (name,)) for k in known_attrs):
             ask.append(attr)
     for conflict in conflicts:
-        for entry_id in conflict["entries"]:
-            attr = by_id.get(entry_id)
-            if attr and attr not in ask:
-                ask.append(attr)
+        attrs = [a for a in (by_id.get(i) for i in conflict["entries"]) if a]
+        if not attrs:
+            continue  # two company rules: not the person's to answer
+        kept = by_id.get(conflict["kept"]) or attrs[0]
+        conflict["ask"] = by_notion.setdefault(_notion(types, kept), kept)
+        if conflict["ask"] not in ask:
+            ask.append(conflict["ask"])
     return ask
 
 
@@ -762,8 +802,9 @@ def build_block(
     }
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
     # A sensitive field the person spoke of is known: the block acts on it, never asks.
-    acted = [{"attr": fact.attr} for fact in said_sensitive]
-    block["ask"] = _ask(request, [*attr_rows, *acted], conflicts, by_id, types)
+    acted = [{"attr": fact.attr, "value": None} for fact in said_sensitive]
+    known_rows = [*attr_rows, *acted, *hard_rows, *soft_rows]
+    block["ask"] = _ask(request, known_rows, conflicts, by_id, types)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}

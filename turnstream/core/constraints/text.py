@@ -6,10 +6,18 @@ required, what the person prefers or would rather avoid, what they seem to like 
 to be inferred), what they are, the company's rules (their own text) and the questions
 to ask. Each field by its label, else its name in words; each operator in words; a list
 of values joined the way the language joins them ("navy or beige").
+
+Words that came from outside (an object's name or title in ``shown``, a value no types
+document labels) are data, never lines of their own: :func:`one_line` makes them one line,
+bounded, without control or direction characters and without markup that closes a
+prompt's tags; a name is also quoted (:func:`quoted`), so an "ignore previous
+instructions" in a title reads as the title it is.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -22,6 +30,8 @@ __all__ = [
     "field_words",
     "format_value",
     "language_of",
+    "one_line",
+    "quoted",
     "render_text",
     "value_words",
 ]
@@ -37,6 +47,9 @@ _EN: dict[str, str] = {
     "person": "The person:",
     "person_inferred": "The person, from what they bought (inferred):",
     "ask": "Ask first:",
+    "said": "said {what}",
+    "earlier": "earlier {what}",
+    "inferred": "inferred {what}",
     "for_whom": "who it is for",
     "exclude": "Do not show again:",
     "changed_since": "Changed since they saw it:",
@@ -74,6 +87,9 @@ _PT: dict[str, str] = {
     "person": "A pessoa:",
     "person_inferred": "A pessoa, pelo que comprou (inferido):",
     "ask": "Pergunte antes:",
+    "said": "disse {what}",
+    "earlier": "antes {what}",
+    "inferred": "inferido {what}",
     "for_whom": "para quem é",
     "exclude": "Não mostrar de novo:",
     "changed_since": "Mudou desde que viu:",
@@ -111,6 +127,9 @@ _ES: dict[str, str] = {
     "person": "La persona:",
     "person_inferred": "La persona, por lo que compró (inferido):",
     "ask": "Pregunte antes:",
+    "said": "dijo {what}",
+    "earlier": "antes {what}",
+    "inferred": "inferido {what}",
     "for_whom": "para quién es",
     "exclude": "No mostrar de nuevo:",
     "changed_since": "Cambió desde que lo vio:",
@@ -145,6 +164,40 @@ _ABOUT_AN_OBJECT = frozenset({"interest", "implicit_negative"})
 MAX_NAMED = 3
 #: Value words: ``(type.field, value)`` -> the value in the block's language.
 ValueWords = Mapping[tuple[str, str], str]
+#: Characters a name or a value from outside keeps at most in ``text`` (then "…").
+MAX_CHARS = 80
+#: Values one condition lists at most in ``text``, the rest counted (the JSON has all).
+MAX_VALUES = 12
+_SPACES = re.compile(r"\s+")
+#: Markup that could close or open a prompt's tags or a code span: look-alikes instead.
+_MARKUP = str.maketrans({"<": "\u2039", ">": "\u203a", "`": "'"})
+#: Format characters kept: the joiners of emoji sequences and of scripts that need them.
+_JOINERS = frozenset("\u200c\u200d")
+#: Quotation marks inside a quoted name: a plain apostrophe instead.
+_QUOTES = str.maketrans({"“": "'", "”": "'", '"': "'"})
+
+
+def one_line(words: str, limit: int | None = MAX_CHARS) -> str:
+    """``words`` as data on one line: every run of white space (newlines, tabs, line
+    separators) one space; control, direction and other format characters dropped
+    (joiners kept); ``<``, ``>`` and backticks as look-alikes; at most ``limit``
+    characters, the cut marked with "…"."""
+    kept = "".join(
+        ch
+        for ch in _SPACES.sub(" ", words)
+        if ch in _JOINERS or unicodedata.category(ch) not in ("Cc", "Cf", "Cs")
+    )
+    flat = _SPACES.sub(" ", kept.translate(_MARKUP)).strip()
+    if limit is not None and len(flat) > limit:
+        flat = flat[: limit - 1].rstrip(" \u200c\u200d") + "…"
+    return flat
+
+
+def quoted(name: str) -> str:
+    """A name from outside in quotation marks (“Tênis Duna”), one line (:func:`one_line`);
+    ``""`` when nothing readable is left."""
+    inner = one_line(name.translate(_QUOTES))
+    return f"“{inner}”" if inner else ""
 
 
 def language_of(language: str) -> str:
@@ -159,16 +212,17 @@ def field_words(attr: str, labels: Mapping[str, str] | None = None) -> str:
     if labels and attr in labels:
         return labels[attr]
     field = attr.split(".", 1)[1] if "." in attr else attr
-    return field.replace("_", " ")
+    return one_line(field.replace("_", " "))
 
 
 def format_value(value: Scalar) -> str:
-    """A value as written in a line: ``700`` for 700.0, ``true`` for True, strings as they are."""
+    """A value as written in a line: ``700`` for 700.0, ``true`` for True, strings on one
+    line (:func:`one_line`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
-    return str(value)
+    return one_line(str(value))
 
 
 def value_words(attr: str, value: Scalar, values: ValueWords | None = None) -> str:
@@ -185,8 +239,12 @@ def _joined(
     attr: str = "",
     value_labels: ValueWords | None = None,
 ) -> str:
-    """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``)."""
-    texts = [value_words(attr, v, value_labels) for v in values]
+    """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``); past :data:`MAX_VALUES`, the
+    rest counted (``a, b, c and 4 more``)."""
+    texts = list(dict.fromkeys(value_words(attr, v, value_labels) for v in values))
+    if len(texts) > MAX_VALUES:
+        rest = words["more"].format(n=len(texts) - MAX_VALUES)
+        return f"{', '.join(texts[:MAX_VALUES])} {rest}"
     if len(texts) <= 1:
         return "".join(texts)
     return f"{', '.join(texts[:-1])} {words['or']} {texts[-1]}"
@@ -297,6 +355,44 @@ def _soft_lines(
     return lines
 
 
+def _what(words: Mapping[str, str], row: Mapping[str, Any], values: ValueWords | None) -> str:
+    """What one entry of a conflict says, without its field (``M``, ``que não seja
+    preto``), and who said it: the person (the newer, kept), the person before, or an
+    inference."""
+    if row.get("label"):
+        what = str(row["label"])
+    elif "value" in row:
+        what = value_words(row["attr"], row["value"], values)
+    else:
+        op = row["op"]
+        if row.get("polarity") == "avoid" and op in ("in", "eq"):
+            op = "not_in"
+        what = _condition(words, "", op, row["values"], row["attr"], values).strip()
+    who = "inferred" if row.get("inferred") else "earlier" if row.get("lost") else "said"
+    return words[who].format(what=what)
+
+
+def _question(
+    words: Mapping[str, str],
+    asked: str,
+    block: Mapping[str, Any],
+    labels: Mapping[str, str] | None,
+    values: ValueWords | None,
+) -> str:
+    """``Pergunte antes: tamanho``; for the conflicts that name it as their ``ask``, what
+    each side says, the standing first (``Pergunte antes: tamanho (disse M; inferido
+    XS)``)."""
+    about = words["for_whom"] if asked == "for_whom" else field_words(asked, labels)
+    question = f"{words['ask']} {about}"
+    rows = {r["id"]: r for key in ("hard", "soft", "attributes") for r in block.get(key, ())}
+    ids = [i for c in block.get("conflicts", ()) if c.get("ask") == asked for i in c["entries"]]
+    sides = sorted(
+        (rows[i] for i in dict.fromkeys(ids) if i in rows), key=lambda r: bool(r.get("lost"))
+    )
+    said = list(dict.fromkeys(_what(words, row, values) for row in sides))
+    return f"{question} ({'; '.join(said)})" if said else question
+
+
 def render_text(
     block: Mapping[str, Any],
     language: str,
@@ -308,8 +404,9 @@ def render_text(
     """The lines of ``block`` for a model, joined by newlines; ``""`` when nothing stands.
 
     Objects by ``names`` (ref -> name), a few at most, the others counted: never a raw
-    ref. Values by ``values`` (their labels in the language), else as they are. A line
-    said twice is said once."""
+    ref. Values by ``values`` (their labels in the language), else as they are. A
+    question a conflict names says what each side said. A line said twice is said
+    once."""
     words = LANGUAGES[language_of(language)]
     names = names or {}
     lines: list[str] = []
@@ -326,13 +423,13 @@ def render_text(
         value = value_words(entry["attr"], entry["value"], values)
         line = f"{lead} {field_words(entry['attr'], labels)} {value}"
         if entry.get("system"):
-            line += f" ({entry['system']})"
+            line += f" ({one_line(str(entry['system']))})"
         lines.append(line)
     if block.get("exclude"):
         lines.append(f"{words['exclude']} {_objects(words, block['exclude'], names)}")
     lines.extend(_changed_lines(words, block, labels, names, language))
-    lines.extend(rule["text"] for rule in _standing(block, "rules") if rule["text"])
-    for question in block.get("ask", ()):
-        asked = words.get(question) or field_words(question, labels)
-        lines.append(f"{words['ask']} {asked}")
+    rules = (one_line(rule["text"], None) for rule in _standing(block, "rules"))
+    lines.extend(text for text in rules if text)
+    for asked in block.get("ask", ()):
+        lines.append(_question(words, asked, block, labels, values))
     return "\n".join(dict.fromkeys(lines))

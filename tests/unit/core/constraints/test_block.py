@@ -132,7 +132,12 @@ def test_the_newer_stated_constraint_wins_and_both_stay() -> None:
     assert by_id(got["hard"])["p_old"]["lost"] is True
     assert "lost" not in by_id(got["hard"])["p_new"]
     assert got["conflicts"] == [
-        {"entries": ["p_new", "p_old"], "kept": "p_new", "reason": "current_utterance"}
+        {
+            "entries": ["p_new", "p_old"],
+            "kept": "p_new",
+            "reason": "current_utterance",
+            "ask": COLOR,
+        }
     ]
     # The lost must no longer relaxes anything; the standing must_not is never relaxed.
     assert got["relaxation_order"] == ["soft"]
@@ -171,7 +176,12 @@ def test_stated_beats_inferred_even_when_older() -> None:
     inferred = inference("inf_black", "affinity", COLOR, "black")
     got = block([stated], inferences=[inferred])
     assert got["conflicts"] == [
-        {"entries": ["inf_black", "p1"], "kept": "p1", "reason": "stated_over_inferred"}
+        {
+            "entries": ["inf_black", "p1"],
+            "kept": "p1",
+            "reason": "stated_over_inferred",
+            "ask": COLOR,
+        }
     ]
     assert by_id(got["soft"])["inf_black"]["lost"] is True
     assert "lost" not in by_id(got["soft"])["p1"]
@@ -292,7 +302,7 @@ def test_a_stated_attribute_beats_an_inferred_one() -> None:
         asked=("size",),
     )
     assert got["conflicts"] == [
-        {"entries": ["a1", "inf_size"], "kept": "a1", "reason": "stated_over_inferred"}
+        {"entries": ["a1", "inf_size"], "kept": "a1", "reason": "stated_over_inferred", "ask": SIZE}
     ]
     assert by_id(got["attributes"])["inf_size"]["lost"] is True
 

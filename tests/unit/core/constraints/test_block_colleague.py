@@ -74,7 +74,7 @@ def test_objects_by_name_a_few_at_most_and_never_a_raw_ref() -> None:
     got = block(inferences=_interests(7), types=TYPES, language="pt", shown=shown)
     [line] = [x for x in got["text"].split("\n") if x.startswith("Demonstrou")]
     assert line == (
-        "Demonstrou interesse em (inferido): Tênis 0, Tênis 1, variante (aurora, azul-marinho)"
+        "Demonstrou interesse em (inferido): “Tênis 0”, “Tênis 1”, variante (aurora, azul-marinho)"
         " e mais 4"
     )
     assert not REF.search(got["text"])
@@ -95,7 +95,7 @@ def test_a_disliked_object_is_excluded_said_and_never_an_interest() -> None:
     )
     assert got["exclude"] == ["item_variant:acme:1", "item_variant:acme:9"]
     assert "item_variant:acme:1" not in {r["values"][0] for r in got["soft"]}
-    assert "Não mostrar de novo: Bota Duna e mais 1" in got["text"].split("\n")
+    assert "Não mostrar de novo: “Bota Duna” e mais 1" in got["text"].split("\n")
     assert "Bota Duna" not in next(x for x in got["text"].split("\n") if "interesse" in x)
     en = block(disliked=disliked, types=TYPES, language="en")["text"]
     assert en == "Do not show again: 2 items"
@@ -145,7 +145,7 @@ def test_ask_the_asked_fields_no_entry_knows_and_the_fields_of_a_conflict() -> N
     ]
     got = block(clash, types=TYPES, language="en")
     assert got["ask"] == [COLOR]
-    assert got["text"].split("\n")[-1] == "Ask first: colour"
+    assert got["text"].split("\n")[-1] == "Ask first: colour (said other than black; earlier black)"
 
 
 def test_no_line_is_said_twice() -> None:

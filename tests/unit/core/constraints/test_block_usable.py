@@ -81,11 +81,17 @@ def test_an_inferred_size_conflicts_with_a_stated_hard_size_and_loses() -> None:
     size_l = inference("inf_l", "attribute", SIZE, "L", polarity=None, confidence=0.8)
     got = block([stated], inferences=[size_l], asked=("size",))
     assert got["conflicts"] == [
-        {"entries": ["inf_l", "said_m"], "kept": "said_m", "reason": "stated_over_inferred"}
+        {
+            "entries": ["inf_l", "said_m"],
+            "kept": "said_m",
+            "reason": "stated_over_inferred",
+            "ask": SIZE,
+        }
     ]
     assert by_id(got["attributes"])["inf_l"]["lost"] is True
     assert "lost" not in by_id(got["hard"])["said_m"]
-    assert "L" not in got["text"].split("\n")[-1]  # the loser is left out of the text
+    # The loser is no line of its own; the one question names both sides.
+    assert got["text"].split("\n") == ["Required: size M", "Ask first: size (said M; inferred L)"]
     # The same size: no conflict.
     same = inference("inf_m", "attribute", SIZE, "M", polarity=None)
     assert block([stated], inferences=[same], asked=("size",))["conflicts"] == []
@@ -98,7 +104,7 @@ def test_an_inferred_size_against_a_stated_size_of_the_same_family() -> None:
     size_l = inference("inf_l", "attribute", SIZE, "L", polarity=None)
     got = block(attributes=[said], inferences=[size_l], asked=("size",))
     assert got["conflicts"] == [
-        {"entries": ["a_m", "inf_l"], "kept": "a_m", "reason": "stated_over_inferred"}
+        {"entries": ["a_m", "inf_l"], "kept": "a_m", "reason": "stated_over_inferred", "ask": SIZE}
     ]
     # Another measuring system measures differently: no clash.
     eu = attribute("a_eu", "person.clothing_size", "40", system="EU")

@@ -43,7 +43,7 @@ def test_english_lines() -> None:
         "Would rather avoid: material wool",
         "The person: size M (BR)",
         "Never offer discontinued plans.",
-        "Ask first: colour",  # the two colour requirements clash
+        "Ask first: colour (said other than black; earlier black)",  # the two requirements clash
     ]
 
 
@@ -56,7 +56,7 @@ def test_portuguese_lines_with_labels() -> None:
         "Prefere evitar: material wool",
         "A pessoa: manequim M (BR)",
         "Never offer discontinued plans.",
-        "Pergunte antes: cor",
+        "Pergunte antes: cor (disse que não seja black; antes black)",
     ]
 
 
@@ -68,7 +68,7 @@ def test_spanish_lines() -> None:
         "Prefiere evitar: material wool",
         "La persona: talla M (BR)",
         "Never offer discontinued plans.",
-        "Pregunte antes: color",
+        "Pregunte antes: color (dijo que no sea black; antes black)",
     ]
 
 
