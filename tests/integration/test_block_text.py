@@ -1,6 +1,7 @@
 """The block ``make run`` prints, from the sample day replayed into a real chDB store
 (issue 36): no raw ref and no repeated line in any person's ``text``; objects named by
-what they showed; refs kept in the JSON."""
+what they showed; refs kept in the JSON; one question per notion, none for a size the
+block already knows unless a conflict names it."""
 
 from __future__ import annotations
 
@@ -66,7 +67,7 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
         ).rows
     ]
     assert len(people) > 10
-    named = 0
+    named = asked_sizes = 0
     for profile_id in people:
         inputs = load_inputs(store, "acme", profile_id, "self")
         request = BlockRequest("acme", profile_id, language="pt", asked=("size",))
@@ -86,7 +87,21 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
                          "Não demonstrou interesse em (inferido):")
         ]  # fmt: skip
         assert not sides[0] & sides[1], block["text"]
+        # One question per notion (the demo asked "tamanho" and "tamanho de roupa"), and
+        # a known size is asked only by a conflict, which the question names.
+        types = types_for_space(space)
+        assert types is not None
+        asks = [ln for ln in lines if ln.startswith("Pergunte antes:")]
+        families = [types.family(a) or a for a in block["ask"]]
+        assert len(asks) == len(block["ask"]) == len(set(families)), block["text"]
+        sized = any(r["attr"] and types.family(r["attr"]) == "size" and not r.get("lost")
+                    for r in block["attributes"] + block["hard"])  # fmt: skip
+        if sized and "item_variant.size" in block["ask"]:
+            [asked] = [ln for ln in asks if ln.startswith("Pergunte antes: tamanho")]
+            assert " (disse " in asked and "; inferido " in asked, block["text"]
+            asked_sizes += 1
         named += "variante (" in block["text"]
         refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
         assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
     assert named > 0  # objects named by the values they showed
+    assert asked_sizes > 0  # a size said and one inferred from purchases disagree
