@@ -302,12 +302,38 @@ def _family(types: _Types, attr: str) -> str | None:
     return None if types is None else types.family(attr)
 
 
+def _said_already(
+    inf: Inference,
+    system: str | None,
+    said: Iterable[tuple[Any, ...]],
+    required: Iterable[StatedPreference],
+    types: _Types,
+) -> bool:
+    """Whether the person said what ``inf`` infers, on its field or one of its family: an
+    attribute of the same value (in a system that does not differ), or a requirement
+    naming it (``size = M`` absorbs an inferred size M)."""
+    notion, value = _family(types, inf.attr) or inf.attr, canonical(inf.value)
+    for attr, said_value, said_system in said:
+        same_system = said_system is None or system is None or said_system == system
+        if (_family(types, attr) or attr) == notion and said_value == value and same_system:
+            return True
+    return any(
+        (_family(types, p.attr) or p.attr) == notion
+        and p.op in ("in", "eq")
+        and value in {canonical(v) for v in p.values}
+        for p in required
+    )
+
+
 def _attributes(
     request: BlockRequest,
     stated: Iterable[StatedAttribute],
     inferred: Iterable[Inference],
     types: _Types,
+    required: Sequence[StatedPreference] = (),
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
+    """The person's attributes: what they said (the newest of each), then what was
+    inferred, when asked, unless something said already says it (:func:`_said_already`)."""
     rows, entries = [], []
     said = sorted(stated, key=lambda a: (a.attr, a.id))
     seen: set[tuple[Any, ...]] = set()
@@ -347,10 +373,10 @@ def _attributes(
     for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
         if not _asked(inf.attr, request.asked):
             continue  # an attribute the person did not say applies only when asked
-        if (inf.attr, canonical(inf.value)) in {(k[0], k[1]) for k in seen}:
-            continue  # the person said it: the stated entry absorbs the inferred one
         declared = None if types is None else types.field(inf.attr)
         system = None if declared is None else declared.system
+        if _said_already(inf, system, seen, required, types):
+            continue  # the person said it: the stated entry absorbs the inferred one
         rows.append(
             {
                 "id": inf.id,
@@ -496,7 +522,9 @@ def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
     for pref in prefs:
         if pref.attr != inf.attr or pref.op not in ("in", "eq", "not_in", "ne"):
             continue
-        wants = (pref.strength in ("must", "prefer")) == (pref.op in ("in", "eq"))
+        # ``must``/``prefer`` ``in`` wants the values; a ``not_in``, a ``must_not`` and an
+        # ``avoid`` (of either operator) refuse them.
+        wants = pref.strength in ("must", "prefer") and pref.op in ("in", "eq")
         if (inf.polarity == "prefer") == wants and value in {canonical(v) for v in pref.values}:
             return True
     return False
@@ -776,7 +804,8 @@ def build_block(
     else:
         said = [a for a in attributes if a.for_ == request.for_]
         inferred = [i for i in mine if i.kind == "attribute"]
-        attr_rows, attrs = _attributes(request, said, inferred, types)
+        required = [p for p in prefs if p.strength in ("must", "prefer")]
+        attr_rows, attrs = _attributes(request, said, inferred, types, required)
     rule_rows, rule_entries = _rules(rules)
     conflicts, lost = _conflicts([*hard, *soft, *attrs, *rule_entries])
     for rows, section in (

@@ -9,11 +9,13 @@ import re
 
 from tests.unit.core.constraints.builders import (
     COLOR,
+    SIZE,
     attribute,
     block,
     inference,
     pref,
 )
+from tests.unit.core.constraints.builders import TYPES as SIZED
 from turnstream.core.constraints import Disliked
 from turnstream.models.object_types import parse_types
 
@@ -155,3 +157,27 @@ def test_no_line_is_said_twice() -> None:
     ]
     text = block(said, types=TYPES, language="pt")["text"].split("\n")
     assert len(text) == len(set(text))
+
+
+def test_said_absorbs_inferred_across_a_family_and_for_a_refusal() -> None:
+    """A size said on a sibling field, or required, absorbs the same size inferred
+    (one line, not "tamanho de roupa M" and "tamanho M (inferido)"); a ``must_not``
+    ``not_in`` absorbs an inferred avoid of its value."""
+    bought_m = [inference("m", "attribute", SIZE, "M", polarity=None)]
+    clothing = [attribute("a", "person.clothing_size", "M", system="BR")]
+    got = block(attributes=clothing, inferences=bought_m, types=SIZED, language="pt",
+                asked=("size",))  # fmt: skip
+    assert got["text"] == "A pessoa: tamanho de roupa M (BR)"
+    for strength in ("must", "prefer"):
+        said = [pref("h", SIZE, "in", ("M", "L"), strength)]
+        got = block(said, inferences=bought_m, types=SIZED, asked=("size",))
+        assert got["attributes"] == [] and "inferred" not in got["text"]
+    # Another value, or another system, is no repeat: it stays (and the sizes clash).
+    eu = [attribute("a", "person.clothing_size", "M", system="EU")]
+    got = block(attributes=eu, inferences=bought_m, types=SIZED, asked=("size",))
+    assert [r["id"] for r in got["attributes"]] == ["m", "a"]
+    refuse = [pref("n", COLOR, "not_in", ("black",), "must_not")]
+    skip = inference("b", "affinity", COLOR, "black", polarity="avoid")
+    assert block(refuse, inferences=[skip], types=TYPES, language="pt")["text"] == (
+        "Obrigatório: cor que não seja preto"
+    )
