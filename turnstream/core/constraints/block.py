@@ -837,6 +837,15 @@ def build_block(
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}
+    # A statement on an object field (``item_variant.ref``) names objects too.
+    refs |= {
+        v for r in [*hard_rows, *soft_rows] if str(r["attr"]).endswith(".ref") for v in r["values"]
+    }
+    if types is not None:  # the object field by its type's words (``variante``)
+        for type_name in {str(r["attr"]).split(".", 1)[0] for r in [*hard_rows, *soft_rows]}:
+            label = types.type_label(type_name, language)
+            if label is not None:
+                words.setdefault(f"{type_name}.ref", label)
     names = object_names((str(r) for r in refs), shown, types, language)
     value_labels = types.value_labels(language) if types else None
     block["text"] = render_text(block, request.language, words, names=names, values=value_labels)

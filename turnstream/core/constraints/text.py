@@ -257,10 +257,15 @@ def _condition(
     values: list[Scalar],
     attr: str = "",
     value_labels: ValueWords | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> str:
+    """A condition in words; on an object field (``type.ref``) the objects by ``names``,
+    never a raw ref (:func:`_objects`)."""
     if op in ("between", "not_between"):
         low, high = format_value(values[0]), format_value(values[1])
         return words[op].format(field=field, low=low, high=high)
+    if attr.endswith(".ref"):
+        return words[op].format(field=field, values=_objects(words, values, names or {}))
     return words[op].format(field=field, values=_joined(words, values, attr, value_labels))
 
 
@@ -347,7 +352,7 @@ def _soft_lines(
         lead = lead or (words["avoid_inferred"] if kind == "affinity" else words[polarity])
         field = field_words(entry["attr"], labels)
         condition = _condition(
-            words, field, entry["op"], entry["values"], entry["attr"], value_labels
+            words, field, entry["op"], entry["values"], entry["attr"], value_labels, names
         )
         lines.append(f"{lead} {condition}")
     for kind, refs in objects.items():
@@ -355,7 +360,12 @@ def _soft_lines(
     return lines
 
 
-def _what(words: Mapping[str, str], row: Mapping[str, Any], values: ValueWords | None) -> str:
+def _what(
+    words: Mapping[str, str],
+    row: Mapping[str, Any],
+    values: ValueWords | None,
+    names: Mapping[str, str],
+) -> str:
     """What one entry of a conflict says, without its field (``M``, ``que não seja
     preto``), and who said it: the person (the newer, kept), the person before, or an
     inference."""
@@ -367,7 +377,7 @@ def _what(words: Mapping[str, str], row: Mapping[str, Any], values: ValueWords |
         op = row["op"]
         if row.get("polarity") == "avoid" and op in ("in", "eq"):
             op = "not_in"
-        what = _condition(words, "", op, row["values"], row["attr"], values).strip()
+        what = _condition(words, "", op, row["values"], row["attr"], values, names).strip()
     who = "inferred" if row.get("inferred") else "earlier" if row.get("lost") else "said"
     return words[who].format(what=what)
 
@@ -378,6 +388,7 @@ def _question(
     block: Mapping[str, Any],
     labels: Mapping[str, str] | None,
     values: ValueWords | None,
+    names: Mapping[str, str],
 ) -> str:
     """``Pergunte antes: tamanho``; for the conflicts that name it as their ``ask``, what
     each side says, the standing first (``Pergunte antes: tamanho (disse M; inferido
@@ -389,7 +400,7 @@ def _question(
     sides = sorted(
         (rows[i] for i in dict.fromkeys(ids) if i in rows), key=lambda r: bool(r.get("lost"))
     )
-    said = list(dict.fromkeys(_what(words, row, values) for row in sides))
+    said = list(dict.fromkeys(_what(words, row, values, names) for row in sides))
     return f"{question} ({'; '.join(said)})" if said else question
 
 
@@ -415,7 +426,9 @@ def render_text(
             lines.append(f"{words['required']} {entry['label']}")
             continue
         field = field_words(entry["attr"], labels)
-        condition = _condition(words, field, entry["op"], entry["values"], entry["attr"], values)
+        condition = _condition(
+            words, field, entry["op"], entry["values"], entry["attr"], values, names
+        )
         lines.append(f"{words['required']} {condition}")
     lines.extend(_soft_lines(words, _standing(block, "soft"), labels, names, values))
     for entry in _standing(block, "attributes"):
@@ -431,5 +444,5 @@ def render_text(
     rules = (one_line(rule["text"], None) for rule in _standing(block, "rules"))
     lines.extend(text for text in rules if text)
     for asked in block.get("ask", ()):
-        lines.append(_question(words, asked, block, labels, values))
+        lines.append(_question(words, asked, block, labels, values, names))
     return "\n".join(dict.fromkeys(lines))

@@ -181,3 +181,15 @@ def test_said_absorbs_inferred_across_a_family_and_for_a_refusal() -> None:
     assert block(refuse, inferences=[skip], types=TYPES, language="pt")["text"] == (
         "Obrigatório: cor que não seja preto"
     )
+
+
+def test_a_statement_on_an_object_field_names_the_object_never_its_ref() -> None:
+    """A space without types takes a preference on ``item_variant.ref``: its line, and
+    the question of its conflict with an inferred interest, name the object."""
+    named, unnamed = "item_variant:acme:1", "item_variant:acme:2"
+    said = [pref("n", "item_variant.ref", "in", (named, unnamed), "must_not")]
+    seen = [inference("i", "interest", "item_variant.ref", named)]
+    got = block(said, inferences=seen, types=TYPES, language="pt",
+                shown={named: {"name": "Tênis Duna"}})  # fmt: skip
+    assert not REF.search(got["text"]), got["text"]
+    assert got["text"].split("\n")[0] == "Obrigatório: variante que não seja “Tênis Duna” e mais 1"
