@@ -62,11 +62,14 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
     people = [
         row[0]
         for row in store.query(
-            "SELECT DISTINCT profile_id FROM inferences FINAL "
-            "WHERE space_id = 'acme' AND status = 'active' ORDER BY profile_id"
+            # Everyone with an entry: an inference, a statement, a presentation, feedback.
+            "SELECT DISTINCT profile_id FROM (SELECT space_id, profile_id FROM inferences "
+            "FINAL WHERE status = 'active' UNION ALL SELECT space_id, profile_id FROM stated "
+            "FINAL UNION ALL SELECT space_id, profile_id FROM interactions) "
+            "WHERE space_id = 'acme' ORDER BY profile_id"
         ).rows
     ]
-    assert len(people) > 10
+    assert len(people) > 10, len(people)
     named = asked_sizes = 0
     for profile_id in people:
         inputs = load_inputs(store, "acme", profile_id, "self")
