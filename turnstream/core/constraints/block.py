@@ -302,6 +302,12 @@ def _family(types: _Types, attr: str) -> str | None:
     return None if types is None else types.family(attr)
 
 
+def _notion(types: _Types, attr: str) -> str:
+    """What a field says of the person: its attribute family (``size`` for both
+    ``item_variant.size`` and ``person.clothing_size``), else the field itself."""
+    return _family(types, attr) or attr
+
+
 def _said_already(
     inf: Inference,
     system: str | None,
@@ -312,13 +318,13 @@ def _said_already(
     """Whether the person said what ``inf`` infers, on its field or one of its family: an
     attribute of the same value (in a system that does not differ), or a requirement
     naming it (``size = M`` absorbs an inferred size M)."""
-    notion, value = _family(types, inf.attr) or inf.attr, canonical(inf.value)
+    notion, value = _notion(types, inf.attr), canonical(inf.value)
     for attr, said_value, said_system in said:
         same_system = said_system is None or system is None or said_system == system
-        if (_family(types, attr) or attr) == notion and said_value == value and same_system:
+        if _notion(types, attr) == notion and said_value == value and same_system:
             return True
     return any(
-        (_family(types, p.attr) or p.attr) == notion
+        _notion(types, p.attr) == notion
         and p.op in ("in", "eq")
         and value in {canonical(v) for v in p.values}
         for p in required
@@ -645,12 +651,6 @@ def object_names(
     for name in names.values():
         counted[name] = counted.get(name, 0) + 1
     return {ref: name for ref, name in names.items() if counted[name] == 1}
-
-
-def _notion(types: _Types, attr: str) -> str:
-    """What a field says of the person: its attribute family (``size`` for both
-    ``item_variant.size`` and ``person.clothing_size``), else the field itself."""
-    return _family(types, attr) or attr
 
 
 def _field_asked(name: str, types: _Types) -> str:
