@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench import taste_calibrated, taste_heldout, taste_recovery, taste_verify
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import derive, field_counts
-from turnstream.core.derivation.field_prior import FieldPrior, fit_field_prior
 from turnstream.core.derivation.events import events_from_accepted
+from turnstream.core.derivation.field_prior import FieldPrior, fit_field_prior
 from turnstream.core.derivation.state import ProfileState, fold
 from turnstream.models.object_types import load_types
 

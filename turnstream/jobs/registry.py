@@ -49,6 +49,7 @@ def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[st
         floor=jobs.priors_floor,
         sensitive=sensitive_names(settings),
         limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
+        signals=settings.signals,
     ).as_dict()
 
 

@@ -69,7 +69,9 @@ def fit_field_prior(
     :func:`field_posterior` takes them). None below ``floor`` people with evidence on the
     field (engagement and exposure on two values or more)."""
     terms = [
-        _person_terms(bfs) for counts in people if (bfs := favour_log_bfs(counts, lifts)) is not None
+        _person_terms(bfs)
+        for counts in people
+        if (bfs := favour_log_bfs(counts, lifts)) is not None
     ]
     n = len(terms)
     if n < max(floor, 1):
@@ -91,7 +93,9 @@ def fit_field_prior(
                 lift_mass[j] += favour[j] / total
         new_pi = (taste_mass + 1.0) / (n + 2.0)
         new_weights = [(m + 1.0) / (taste_mass + size) for m in lift_mass]
-        change = abs(new_pi - pi) + sum(abs(a - b) for a, b in zip(new_weights, weights, strict=True))
+        change = abs(new_pi - pi) + sum(
+            abs(a - b) for a, b in zip(new_weights, weights, strict=True)
+        )
         pi, weights = new_pi, new_weights
         if change < _TOLERANCE:
             break
