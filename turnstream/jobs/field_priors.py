@@ -25,6 +25,7 @@ from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import field_counts
 from turnstream.core.derivation.field_prior import FIT_FLOOR, FieldPrior, fit_field_prior
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["MAX_PEOPLE", "fit_space", "write_field_priors"]
 
@@ -51,9 +52,11 @@ def fit_space(
     config: SignalsConfig,
     floor: int = FIT_FLOOR,
     max_people: int = MAX_PEOPLE,
+    types: ObjectTypes | None = None,
 ) -> dict[str, FieldPrior]:
     """Each field's prior fitted on (at most ``max_people`` of) the space's people's
-    folded states; fields below ``floor`` people with evidence left out."""
+    folded states: the taste fields of ``types`` (every field without); fields below
+    ``floor`` people with evidence left out."""
     people = [
         pid
         for (pid,) in store.query(
@@ -72,7 +75,8 @@ def fit_space(
             if state is None or state.opted_out:
                 continue
             for attr, counts in field_counts(state, priors, config).items():
-                by_field.setdefault(attr, []).append(counts)
+                if types is None or types.is_taste(attr):
+                    by_field.setdefault(attr, []).append(counts)
     return {
         attr: fitted
         for attr, counts in sorted(by_field.items())

@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -101,6 +101,7 @@ from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.errors import StoreError
 from turnstream.jobs.field_priors import fit_space, write_field_priors
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
     "KEPT_DAYS",
@@ -619,6 +620,7 @@ def recompute_priors(
     sensitive: frozenset[str] = frozenset(),
     limits: PriorsLimits | None = None,
     signals: SignalsConfig | None = None,
+    types_for: Callable[[str], ObjectTypes | None] | None = None,
 ) -> PriorsReport:
     """Compute the priors as of ``as_of`` from the daily aggregates and write them.
 
@@ -628,7 +630,9 @@ def recompute_priors(
     The version is ``as_of`` as ``yyyymmdd``: a second run for the same date writes
     nothing for a space whose content is the same, and otherwise replaces that space's
     version. Then each space with folded states gets its fields' priors fitted
-    (``signals``: the derivation settings the counts are taken with), same version.
+    (``signals``: the derivation settings the counts are taken with), same version:
+    the taste fields of its types document (``types_for``; a space without one has no
+    taste, so no fit; no ``types_for``: every field).
     """
     check_floor(floor)
     limits = limits or PriorsLimits()
@@ -699,7 +703,12 @@ def recompute_priors(
         ).rows
     }
     for space_id in sorted(fit_spaces):
-        fitted = fit_space(store, space_id, value_priors.get(space_id, {}), config)
+        types = None if types_for is None else types_for(space_id)
+        fitted = (
+            {}
+            if types_for is not None and types is None
+            else fit_space(store, space_id, value_priors.get(space_id, {}), config, types=types)
+        )
         same = write_field_priors(store, space_id, as_of, version, fitted)
         unchanged = unchanged and same
         if fitted:
