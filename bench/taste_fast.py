@@ -77,16 +77,10 @@ def fit(
     persons: list, lines_of: Any, sessions: int, config: SignalsConfig
 ) -> dict[str, FieldPrior]:
     """Each taste field's prior fitted across ``persons`` after ``sessions`` sessions."""
-    tastes = frozenset(
-        f"{name}.{field}"
-        for name, declared in TYPES.types.items()
-        for field, spec in declared.fields.items()
-        if spec.role == "taste"
-    )
     by_field: dict[str, list[dict[str, tuple[float, float]]]] = {}
     for person in persons:
         for attr, counts in field_counts(
-            folded(person, lines_of, sessions, config), {}, config, tastes
+            folded(person, lines_of, sessions, config), {}, config, TYPES
         ).items():
             by_field.setdefault(attr, []).append(counts)
     return {a: f for a, c in sorted(by_field.items()) if (f := fit_field_prior(c)) is not None}

@@ -2,7 +2,7 @@
 
 Run by :func:`turnstream.jobs.priors.recompute_priors` after a space's value priors, on
 the people's folded states (``signal_state``, their newest version each): every person's
-own counts per field, as derivation's first pass gives them to the field posterior
+own counts per field, as derivation's second pass gives them to the field posterior
 (:func:`~turnstream.core.derivation.derive.field_counts`, with the value priors just
 written), then :func:`~turnstream.core.derivation.field_prior.fit_field_prior` per field.
 A field with evidence from fewer than ``floor`` people gets no row (derivation keeps the
@@ -74,9 +74,8 @@ def fit_space(
             state = states.get(key)
             if state is None or state.opted_out:
                 continue
-            for attr, counts in field_counts(state, priors, config).items():
-                if types is None or types.is_taste(attr):
-                    by_field.setdefault(attr, []).append(counts)
+            for attr, counts in field_counts(state, priors, config, types).items():
+                by_field.setdefault(attr, []).append(counts)
     return {
         attr: fitted
         for attr, counts in sorted(by_field.items())

@@ -147,23 +147,31 @@ def field_counts(
     state: ProfileState,
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
-    attrs: frozenset[str] | None = None,
+    types: ObjectTypes | None = None,
 ) -> dict[str, dict[str, tuple[float, float]]]:
-    """The person's own counts per field (``self`` bucket; ``attrs``, or every field not
-    sensitive), as the first pass of :func:`_affinities` gives them to
-    :func:`~turnstream.core.derivation.taste.field_posterior`: what a space's field priors
-    are fitted on (:mod:`~turnstream.core.derivation.field_prior`)."""
+    """The person's own counts per taste field of ``types`` (every field not sensitive
+    without), ``self`` bucket, as the second pass of :func:`_affinities` gives them to
+    :func:`~turnstream.core.derivation.taste.field_posterior` under the configured
+    ``taste_prior`` (explained away by the other fields' first posteriors): what a
+    space's field priors are fitted on (:mod:`~turnstream.core.derivation.field_prior`)."""
     bucket = resolved(state, config).buckets.get("self")
     if bucket is None:
         return {}
     fields = frozenset(
         attr
         for attr in bucket.values
-        if (attrs is None or attr in attrs) and not config.is_sensitive(attr)
+        if (types is None or types.is_taste(attr)) and not config.is_sensitive(attr)
     )
     objects = _objects(bucket, fields)
     scaled = _scaler(priors)
-    out = {attr: scaled(attr, _counts(objects, attr, {})) for attr in sorted(fields)}
+    posts: dict[str, FieldPosterior] = {}
+    for attr in sorted(fields):
+        first = field_posterior(
+            scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
+        )
+        if first is not None:
+            posts[attr] = first
+    out = {attr: scaled(attr, _counts(objects, attr, posts)) for attr in sorted(fields)}
     return {attr: counts for attr, counts in out.items() if counts}
 
 

@@ -161,12 +161,16 @@ def test_a_field_fitted_to_a_strong_taste_names_it_sooner() -> None:
         assert all(f in ([], red) for f in fitted)
 
 
-def test_field_counts_are_the_persons_own_per_field() -> None:
-    state = sessions(2, _red, seed=1)
-    counts = field_counts(state, {}, CONFIG)
+def test_field_counts_are_the_persons_own_per_taste_field_explained_away() -> None:
+    counts = field_counts(sessions(2, _red, seed=1), {}, CONFIG)
     assert {"item_variant.color", "item_variant.brand", "item_variant.badge"} <= set(counts)
     engaged = sum(n for n, _ in counts["item_variant.color"].values())
     assert engaged == sum(n for n, _ in counts["item_variant.brand"].values()) > 0
-    assert field_counts(
-        sessions(2, _red, seed=1), {}, CONFIG, frozenset({"item_variant.color"})
-    ).keys() == {"item_variant.color"}
+    tastes = field_counts(sessions(2, _red, seed=1), {}, CONFIG, TYPES)
+    assert tastes.keys() == {"item_variant.color", "item_variant.brand"}
+    # Explained away: a brand's exposure is scaled by what the colour's first posterior
+    # expects of its objects (red clicked: red objects count as more exposure).
+    assert tastes["item_variant.brand"] != counts["item_variant.brand"]
+    assert {v: n for v, (n, _) in tastes["item_variant.brand"].items()} == {
+        v: n for v, (n, _) in counts["item_variant.brand"].items()
+    }
