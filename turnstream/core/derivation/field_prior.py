@@ -13,7 +13,8 @@ counts: it maximizes ``sum_j log[(1 - pi) + pi / K_j * sum_v sum_L w_L BF_jv(L)]
 (:func:`~turnstream.core.derivation.taste.favour_log_bfs`). By EM, with a Beta(2, 2)
 prior on ``pi`` and a Dirichlet(2, ...) on the weights (MAP: never exactly 0 or 1), from
 fixed starting values, so the same counts give the same fit. Below ``floor`` people with
-evidence on the field there is no fit: the defaults stand.
+evidence on the field (:data:`MIN_ENGAGED` engaged objects each) there is no fit: the
+defaults stand.
 """
 
 from __future__ import annotations
@@ -24,10 +25,16 @@ from dataclasses import dataclass
 
 from turnstream.core.derivation.taste import FAVOUR_LIFTS, favour_log_bfs
 
-__all__ = ["FIT_FLOOR", "FieldPrior", "fit_field_prior"]
+__all__ = ["FIT_FLOOR", "MIN_ENGAGED", "FieldPrior", "fit_field_prior"]
 
 #: No fit rests on fewer people with evidence on the field (the value priors' floor).
 FIT_FLOOR = 10
+#: A person's counts on a field enter the fit from this many engaged objects on it: fewer
+#: say little about a share and, the common rate's prior being centred on the person's
+#: own rate, lean to "no taste" (a history of 1 to 3 sessions a person fitted a strong
+#: colour taste at 0.08 to 0.27 on bench/taste_calibrated.py); a space whose people have
+#: less keeps the defaults.
+MIN_ENGAGED = 8.0
 _ITERATIONS = 500
 _TOLERANCE = 1e-10
 
@@ -64,14 +71,16 @@ def fit_field_prior(
     people: Sequence[Counts],
     floor: int = FIT_FLOOR,
     lifts: Sequence[float] = FAVOUR_LIFTS,
+    min_engaged: float = MIN_ENGAGED,
 ) -> FieldPrior | None:
     """The field's prior fitted on ``people`` (one person's counts each, as
     :func:`field_posterior` takes them). None below ``floor`` people with evidence on the
-    field (engagement and exposure on two values or more)."""
+    field: ``min_engaged`` engaged objects or more, exposure on two values or more."""
     terms = [
         _person_terms(bfs)
         for counts in people
-        if (bfs := favour_log_bfs(counts, lifts)) is not None
+        if sum(n for n, _ in counts.values()) >= min_engaged
+        and (bfs := favour_log_bfs(counts, lifts)) is not None
     ]
     n = len(terms)
     if n < max(floor, 1):

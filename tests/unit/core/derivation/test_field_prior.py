@@ -28,7 +28,7 @@ def _poisson(rand: random.Random, mean: float) -> int:
 
 
 def _people(
-    n: int, share: float, lift: float, seed: int = 1, exposure: float = 6.0, rate: float = 0.3
+    n: int, share: float, lift: float, seed: int = 1, exposure: float = 10.0, rate: float = 0.3
 ) -> list[dict[str, tuple[float, float]]]:
     """``n`` people's counts on a field of six values, each exposed ``exposure``; a share
     ``share`` of them engage ``lift`` times more with one value of their own."""
@@ -64,7 +64,7 @@ def test_a_planted_taste_field_fits_a_share_near_one_and_its_lift() -> None:
 
 
 def test_half_the_people_with_a_taste_fit_about_half() -> None:
-    fit = fit_field_prior(_people(400, share=0.5, lift=8.0, exposure=10.0))
+    fit = fit_field_prior(_people(400, share=0.5, lift=8.0, exposure=15.0))
     assert fit is not None
     assert 0.3 <= fit.taste_prior <= 0.7
 
@@ -72,9 +72,12 @@ def test_half_the_people_with_a_taste_fit_about_half() -> None:
 def test_below_the_floor_of_people_with_evidence_there_is_no_fit() -> None:
     people = _people(9, share=1.0, lift=6.0)
     assert fit_field_prior(people) is None
-    # people without evidence on the field (no engagement) do not count toward it
+    # people without evidence on the field (no engagement, or fewer than MIN_ENGAGED
+    # engaged objects) do not count toward it
     idle = [{v: (0.0, 5.0) for v in VALUES}] * 20
-    assert fit_field_prior([*people, *idle]) is None
+    few = [{v: (1.0 if v in "abc" else 0.0, 5.0) for v in VALUES}] * 20
+    assert fit_field_prior([*people, *idle, *few]) is None
+    assert fit_field_prior([*people, *few], min_engaged=3) is not None
     assert fit_field_prior(people, floor=5) is not None
 
 
