@@ -334,7 +334,7 @@ def history(args: argparse.Namespace, home: Path, env: dict[str, str]) -> Path:
     if args.no_field_fit:
         _run(["-c", DROP_FIT, str(home / "store")], env, home)
     else:
-        print(_run(["-c", SHOW_FIT, str(home / "store")], env, home).stdout.strip())
+        print(_run(["-c", SHOW_FIT, str(home / "store")], env, home).stdout.rstrip())
     return home / "store"
 
 

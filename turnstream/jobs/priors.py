@@ -694,14 +694,20 @@ def recompute_priors(
         )
     config = (signals or SignalsConfig()).with_sensitive(sensitive)
     fitted_fields: dict[str, int] = {}
-    fit_spaces = {
-        s
-        for (s,) in store.query(
-            "SELECT DISTINCT space_id FROM signal_state UNION DISTINCT "
-            "SELECT DISTINCT space_id FROM field_priors WHERE version = {version:UInt32}",
-            {"version": version},
-        ).rows
-    }
+    # A store not yet migrated to field_priors (migration 30) gets none.
+    fitted_table = bool(store.query("EXISTS TABLE field_priors").rows[0][0])
+    fit_spaces = (
+        set()
+        if not fitted_table
+        else {
+            s
+            for (s,) in store.query(
+                "SELECT DISTINCT space_id FROM signal_state UNION DISTINCT "
+                "SELECT DISTINCT space_id FROM field_priors WHERE version = {version:UInt32}",
+                {"version": version},
+            ).rows
+        }
+    )
     for space_id in sorted(fit_spaces):
         types = None if types_for is None else types_for(space_id)
         fitted = (
