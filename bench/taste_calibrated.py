@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/taste_calibrated.py [--checkout DIR] [--strength 6] [--seed 101]
         [--sessions 1,2,3,5,10] [--people 80] [--signal key=value ...]
+        [--fit-seed 404 [--fit-sessions 10] [--no-field-fit]]
 
 The issue's judges measured, with a simulation not in the repository (80 people, one
 true colour and one true brand each, three sessions of lists, clicks and carts), the
@@ -26,7 +27,12 @@ Each N of ``--sessions``: the first N sessions of everyone into a file, run thro
 ``examples/types.toml``) into a fresh embedded store, then the active affinities read
 in a subprocess (``inferences`` FINAL): precision of the `prefer` ones, recall of the
 true colours and brands (2 per person), how many rest on a noise, state or attribute
-field, and how many `avoid` name a true taste. Imports nothing from the checkout, so the
+field, and how many `avoid` name a true taste. ``--fit-seed``: the store first gets a
+history, another population (that seed, other ids, ``--fit-sessions`` sessions each)
+replayed and ``turnstream priors recompute`` run on it (value priors and the field priors
+fitted on its people, docs/signals.md), and each N is replayed into a copy of that store;
+``--no-field-fit`` drops the field priors after the job (the same history and value
+priors, the defaults for fields). Imports nothing from the checkout, so the
 same lines run on any tree (49ab1d8 imports `edlib`, which the venv lacks, for claims
 only: ``--extra-path`` a directory holding a stub ``edlib.py``). ``--ceiling`` prints
 instead what the Bayes classifier that knows the click model reaches from the lines
@@ -41,12 +47,13 @@ import json
 import math
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -297,13 +304,64 @@ print(json.dumps([list(r) for r in rows]))
 """
 
 
+def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, check=True, capture_output=True, text=True
+    )
+
+
+def history(args: argparse.Namespace, home: Path, env: dict[str, str]) -> Path:
+    """A store holding the space's history (the ``--fit-seed`` population replayed, the
+    priors job run on it); its directory, copied for each measure."""
+    rand = random.Random(args.fit_seed)
+    items = catalogue(rand)
+    persons = [replace(p, pid=f"h_{i:032x}") for i, p in enumerate(people(rand, args.people), 1)]
+    lines = sorted(
+        (pair for p in persons for n in range(1, args.fit_sessions + 1)
+         for pair in session_lines(p, n, items, args.fit_seed, args.strength)),
+        key=lambda pair: pair[0],
+    )  # fmt: skip
+    events = home / "history.jsonl"
+    events.write_text("\n".join(raw for _, raw in lines) + "\n")
+    signals = dict(s.split("=", 1) for s in args.signal)
+    config = write_config(home, Path(args.checkout).resolve(), signals)
+    dsn = f"chdb://{home / 'store'}"
+    _run(["-m", "turnstream", "replay", "--config", str(config), "--dsn", dsn, str(events)],
+         env, home)  # fmt: skip
+    out = _run(["-m", "turnstream", "priors", "recompute", "--config", str(config), "--dsn", dsn],
+               env, home)  # fmt: skip
+    print(f"history: seed {args.fit_seed}, {args.fit_sessions} sessions; {out.stdout.strip()}")
+    if args.no_field_fit:
+        _run(["-c", DROP_FIT, str(home / "store")], env, home)
+    else:
+        print(_run(["-c", SHOW_FIT, str(home / "store")], env, home).stdout.rstrip())
+    return home / "store"
+
+
+DROP_FIT = """
+import sys, clickhouse_connect
+client = clickhouse_connect.get_client(interface="chdb", path=sys.argv[1], database="turnstream")
+client.command("TRUNCATE TABLE field_priors")
+"""
+SHOW_FIT = """
+import sys, clickhouse_connect
+client = clickhouse_connect.get_client(interface="chdb", path=sys.argv[1], database="turnstream")
+for row in client.query(
+    "SELECT attr, people, round(taste_prior, 3), weights FROM field_priors_latest ORDER BY attr"
+).result_rows:
+    print("  fit", *row)
+"""
+
+
 def measure(
     persons: list[Person],
     items: list[dict[str, Any]],
     sessions: int,
     args: argparse.Namespace,
+    base: Path | None = None,
 ) -> dict[str, Any]:
-    """Replay the first ``sessions`` sessions on the checkout; score its affinities."""
+    """Replay the first ``sessions`` sessions on the checkout (into a copy of ``base``, a
+    store with a history, if given); score its affinities."""
     lines = [
         pair
         for person in persons
@@ -316,6 +374,8 @@ def measure(
     signals = dict(s.split("=", 1) for s in args.signal)
     with tempfile.TemporaryDirectory(prefix="tastecal-") as tmp:
         home = Path(tmp)
+        if base is not None:
+            shutil.copytree(base, home / "store", symlinks=True)
         events = home / "events.jsonl"
         events.write_text("\n".join(raw for _, raw in lines) + "\n")
         config = write_config(home, checkout, signals)
@@ -334,6 +394,8 @@ def measure(
     prefer = hits = off_field = avoids = bad_avoids = 0
     named: set[tuple[str, str, str]] = set()
     for pid, attr, value, polarity in json.loads(out.stdout):
+        if pid not in truth:
+            continue  # the history's people
         field = attr.split(".", 1)[-1]
         if polarity == "avoid":
             avoids += 1
@@ -366,6 +428,9 @@ def main() -> None:
     parser.add_argument("--signal", action="append", default=[], help="[signals] key=value")
     parser.add_argument("--ceiling", action="store_true", help="the oracle's bound only")
     parser.add_argument("--extra-path", action="append", default=[], help="more PYTHONPATH")
+    parser.add_argument("--fit-seed", type=int, help="replay this seed's history first")
+    parser.add_argument("--fit-sessions", type=int, default=10)
+    parser.add_argument("--no-field-fit", action="store_true", help="drop the field priors")
     args = parser.parse_args()
     rand = random.Random(args.seed)
     items = catalogue(rand)
@@ -374,6 +439,12 @@ def main() -> None:
         f"checkout {args.checkout}, strength {args.strength}, seed {args.seed}, "
         f"{args.people} people, signals {args.signal}, load {os.getloadavg()[0]:.1f}"
     )
+    keep = tempfile.TemporaryDirectory(prefix="tastehist-")
+    base = None
+    if args.fit_seed is not None and not args.ceiling:
+        checkout = Path(args.checkout).resolve()
+        env = os.environ | {"PYTHONPATH": os.pathsep.join([str(checkout), *args.extra_path])}
+        base = history(args, Path(keep.name), env)
     if not args.ceiling:
         print("sessions  lines  affinities  precision  recall  off-field  bad-avoid  replay s")
     for n in (int(x) for x in args.sessions.split(",")):
@@ -383,12 +454,13 @@ def main() -> None:
                 name = "oracle" if oracle else "ceiling"
                 print(f"{n:>8}  {name}: recall {recall:.3f} at precision {precision:.3f}")
             continue
-        r = measure(persons, items, n, args)
+        r = measure(persons, items, n, args, base)
         print(
             f"{r['sessions']:>8}  {r['lines']:>5}  {r['affinities']:>10}  {r['precision']:>9.3f}"
             f"  {r['recall']:>6.3f}  {r['off_field']:>9}  {r['avoids']:>9}  {r['replay_s']:>8.1f}",
             flush=True,
         )
+    keep.cleanup()
 
 
 if __name__ == "__main__":

@@ -72,7 +72,8 @@ class SignalsConfig(BaseModel):
     # P(favours v) >= ``affinity_min_confidence``, ``affinity_min_events`` engaged objects
     # with the value over ``affinity_min_sessions`` sessions and a lift of
     # ``affinity_min_lift``; ``taste_prior`` is the prior mass of "the person favours or
-    # avoids one value of the field".
+    # avoids one value of the field" on a field without a prior fitted across the space's
+    # people by the nightly job (core/derivation/field_prior.py).
     affinity_min_signal: Positive = 3.0  # kept for old configuration files; not read
     affinity_min_events: AtLeastOne = 2
     affinity_min_sessions: AtLeastOne = 1

@@ -24,6 +24,7 @@ from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, RAW_KEEP_DAYS
 __all__ = [
     "DIMS",
     "ENVELOPE",
+    "FIELD_PRIOR_COLUMNS",
     "INSERT",
     "PRIOR_COLUMNS",
     "RETENTION",
@@ -121,6 +122,17 @@ PRIOR_COLUMNS: tuple[Column, ...] = (
     Column("prior", "Float64", "signal / exposure: the rate lift is measured against"),
     Column("window_start", "Date", "first day of the 90-day window"),
     Column("window_end", "Date", "day after the window (the as-of day)"),
+    Column("version", "UInt32", "the as-of day as yyyymmdd"),
+)
+#: The columns of ``field_priors`` (and its latest view).
+FIELD_PRIOR_COLUMNS: tuple[Column, ...] = (
+    Column("space_id", "LowCardinality(String)", "the space"),
+    Column("attr", "String", "type.field"),
+    Column("people", "UInt64", "people with evidence on the field the fit rests on"),
+    Column("taste_prior", "Float64", "the fitted share of people with a favourite value"),
+    Column("lifts", "Array(Float64)", "the lift grid of the fit"),
+    Column("weights", "Array(Float64)", "the fitted weight of each lift (sum 1)"),
+    Column("window_end", "Date", "the as-of day of the priors run"),
     Column("version", "UInt32", "the as-of day as yyyymmdd"),
 )
 #: The sink's insert that wrote a raw row (after the source columns).
@@ -756,6 +768,21 @@ TABLES: tuple[Table, ...] = (
         "view",
         "The latest version of each space's priors: what derivation uses.",
         (*PRIOR_COLUMNS,),
+    ),
+    Table(
+        "field_priors",
+        "table",
+        "Per taste field, its prior fitted across the space's people (a share with a "
+        "favourite, lift weights), by version: only fields with evidence from at least 10 "
+        "people (core/derivation/field_prior.py).",
+        (*FIELD_PRIOR_COLUMNS,),
+        retention=Retention("window_end", 400, "TTL", ttl=True),
+    ),
+    Table(
+        "field_priors_latest",
+        "view",
+        "The latest version of each space's field priors: what derivation uses.",
+        (*FIELD_PRIOR_COLUMNS,),
     ),
     Table(
         "experiment_assignments",

@@ -104,9 +104,11 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
     check_spaces(settings)
     topology = topology_of(settings)
     derived = DerivationSink(store.store)
+    priors = PriorsCache(store.store)
     engine = SignalsEngine(
         settings.signals,
-        priors_for=PriorsCache(store.store).get,
+        priors_for=priors.get,
+        field_priors_for=priors.fields,
         types_for=_types_for(settings),
         load_states=derived.load_states,
         load_tombstones=derived.load_tombstones,
@@ -150,9 +152,11 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     read once (a replay is one moment) and every state kept in memory."""
     check_spaces(settings)
     derived = DerivationSink(store)
+    priors = PriorsCache(store, ttl_seconds=float("inf"))
     engine = SignalsEngine(
         settings.signals,
-        priors_for=PriorsCache(store, ttl_seconds=float("inf")).get,
+        priors_for=priors.get,
+        field_priors_for=priors.fields,
         types_for=_types_for(settings),
         load_states=derived.load_states,
         load_tombstones=derived.load_tombstones,

@@ -33,6 +33,9 @@ What feeds what (migrations 4, 11, 12, 23 and 24 in
         written and their rows deleted; then per space (per attribute when large):
         value_daily (people) + ref_values_daily (shares) over [as_of - 90, as_of)
         ─► priors
+      then per space with folded states: signal_state (the people's own counts per
+        field, with those priors) ─► field_priors (each field's share of people with a
+        favourite and its lift weights; :mod:`turnstream.jobs.field_priors`)
 
 Why this shape:
 
@@ -85,16 +88,20 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from turnstream.adapters.clickhouse.erasure import purge_erased
 from turnstream.adapters.clickhouse.people_sets import CAP, LEVELS, count_people, merged_size
+from turnstream.adapters.clickhouse.priors import priors_by_key
 from turnstream.adapters.clickhouse.sensitivity import is_sensitive_name, write_sensitive
 from turnstream.adapters.clickhouse.store import Store
+from turnstream.config.derivation import SignalsConfig
 from turnstream.errors import StoreError
+from turnstream.jobs.field_priors import fit_space, write_field_priors
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
     "KEPT_DAYS",
@@ -497,6 +504,8 @@ class PriorsReport:
     purged: dict[str, int] = field(default_factory=dict)
     sensitive_rows: dict[str, int] = field(default_factory=dict)
     weeks: bool = False
+    #: Per space, the fields given a fitted prior (:mod:`turnstream.jobs.field_priors`).
+    field_priors: dict[str, int] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON-able values."""
@@ -516,6 +525,7 @@ class PriorsReport:
             "purged": dict(self.purged),
             "sensitive_rows": dict(self.sensitive_rows),
             "weeks": self.weeks,
+            "field_priors": dict(self.field_priors),
         }
 
 
@@ -609,6 +619,8 @@ def recompute_priors(
     *,
     sensitive: frozenset[str] = frozenset(),
     limits: PriorsLimits | None = None,
+    signals: SignalsConfig | None = None,
+    types_for: Callable[[str], ObjectTypes | None] | None = None,
 ) -> PriorsReport:
     """Compute the priors as of ``as_of`` from the daily aggregates and write them.
 
@@ -617,7 +629,10 @@ def recompute_priors(
     each space runs on its own (one attribute at a time when large), within ``limits``.
     The version is ``as_of`` as ``yyyymmdd``: a second run for the same date writes
     nothing for a space whose content is the same, and otherwise replaces that space's
-    version.
+    version. Then each space with folded states gets its fields' priors fitted
+    (``signals``: the derivation settings the counts are taken with), same version:
+    the taste fields of its types document (``types_for``; a space without one has no
+    taste, so no fit; no ``types_for``: every field).
     """
     check_floor(floor)
     limits = limits or PriorsLimits()
@@ -648,6 +663,7 @@ def recompute_priors(
     values = found_total = written = 0
     unchanged = True
     every = sorted(set(spaces) | set(old_spaces))
+    value_priors: dict[str, dict[tuple[str, str], float]] = {}
     for n, space_id in enumerate(every, 1):
         started = time.monotonic()
         found, space_values, space_runs = _aggregates(
@@ -658,6 +674,7 @@ def recompute_priors(
         rows = priors_from(kept, as_of, floor, window_days)
         same = _write_space(store, space_id, version, [row.as_tuple() for row in rows])
         unchanged = unchanged and same
+        value_priors[space_id] = priors_by_key((r.attr, r.value, r.prior) for r in rows)
         values += space_values
         found_total += len(found)
         written += len(rows)
@@ -675,6 +692,34 @@ def recompute_priors(
             len(space_runs),
             time.monotonic() - started,
         )
+    config = (signals or SignalsConfig()).with_sensitive(sensitive)
+    fitted_fields: dict[str, int] = {}
+    # A store not yet migrated to field_priors (migration 30) gets none.
+    fitted_table = bool(store.query("EXISTS TABLE field_priors").rows[0][0])
+    fit_spaces = (
+        set()
+        if not fitted_table
+        else {
+            s
+            for (s,) in store.query(
+                "SELECT DISTINCT space_id FROM signal_state UNION DISTINCT "
+                "SELECT DISTINCT space_id FROM field_priors WHERE version = {version:UInt32}",
+                {"version": version},
+            ).rows
+        }
+    )
+    for space_id in sorted(fit_spaces):
+        types = None if types_for is None else types_for(space_id)
+        fitted = (
+            {}
+            if types_for is not None and types is None
+            else fit_space(store, space_id, value_priors.get(space_id, {}), config, types=types)
+        )
+        same = write_field_priors(store, space_id, as_of, version, fitted)
+        unchanged = unchanged and same
+        if fitted:
+            fitted_fields[space_id] = len(fitted)
+        log.info("field priors: space %s, %d fields", space_id, len(fitted))
     return PriorsReport(
         as_of=as_of,
         version=version,
@@ -691,6 +736,7 @@ def recompute_priors(
         purged=purged,
         sensitive_rows=sensitive_rows,
         weeks=weeks,
+        field_priors=fitted_fields,
     )
 
 

@@ -17,7 +17,7 @@ from turnstream.adapters.clickhouse.retention import enforce_retention
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import Settings
 from turnstream.core.experiment_warnings import AnalysisWarning
-from turnstream.core.object_types import sensitive_names
+from turnstream.core.object_types import sensitive_names, types_for_space
 from turnstream.errors import ConfigError, DataError
 from turnstream.jobs.experiments import compare_experiment, write_results
 from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
@@ -49,6 +49,8 @@ def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[st
         floor=jobs.priors_floor,
         sensitive=sensitive_names(settings),
         limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
+        signals=settings.signals,
+        types_for=lambda space_id: types_for_space(settings.space(space_id)),
     ).as_dict()
 
 

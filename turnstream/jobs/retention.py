@@ -56,6 +56,7 @@ AGGREGATE_TABLES: dict[str, str] = {
     "interactions_daily": "day",
     "sensitive_daily": "day",
     "priors": "window_end",
+    "field_priors": "window_end",
 }
 _INGESTED = frozenset({"dead_letters", "idempotency_keys"})
 #: The per-person evidence and the outboxes, checked beside the raw tables and aggregates.

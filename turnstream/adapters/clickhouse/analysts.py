@@ -26,7 +26,8 @@ ANALYST_TABLES: tuple[str, ...] = (
 #: Views an analyst reads (each reads the tables above as the analyst: the policies hold).
 ANALYST_VIEWS: tuple[str, ...] = (
     *(current_view(t) for t in CURRENT_VIEWS if t != "erase_tombstones"),
-    "effective_exposure", "already_presented", "priors_latest", "context_use_claims",
+    "effective_exposure", "already_presented", "priors_latest", "field_priors_latest",
+    "context_use_claims",
     "context_use_constraints", "context_use_constraint_rates", "context_use_turns",
     "contract_versions",
 )  # fmt: skip

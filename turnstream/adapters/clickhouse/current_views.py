@@ -23,6 +23,7 @@ CURRENT_VIEWS: dict[str, str] = {
     "experiment_assignments": "one row per person and experiment",
     "experiment_results": "one row per experiment, arm and day (the latest computation)",
     "priors": "one row per space, priors version, attribute and value",
+    "field_priors": "one row per space, priors version and field",
     "erase_tombstones": "one row per erased person",
     "webhook_events": "one row per webhook event",
     "claims_minute": "one summed row per claim key and minute",

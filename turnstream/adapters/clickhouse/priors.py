@@ -1,6 +1,7 @@
 """The priors derivation reads: the latest version of each space, under every spelling the
-derivation rules may use for a value, cached so the nightly job's new version is picked
-up without a restart. The job that writes them is :mod:`turnstream.jobs.priors`."""
+derivation rules may use for a value, and its fields' fitted priors, cached so the
+nightly job's new version is picked up without a restart. The job that writes them is
+:mod:`turnstream.jobs.priors`."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from turnstream.adapters.clickhouse.store import Store
+from turnstream.core.derivation.field_prior import FieldPrior
 
-__all__ = ["PriorsCache", "engine_keys", "latest_priors", "priors_by_key"]
+__all__ = ["PriorsCache", "engine_keys", "latest_field_priors", "latest_priors", "priors_by_key"]
 
 
 def engine_keys(value: str) -> tuple[str, ...]:
@@ -63,20 +65,50 @@ def latest_priors(store: Store, space_id: str) -> dict[tuple[str, str], float]:
     return priors_by_key(rows)
 
 
+def latest_field_priors(store: Store, space_id: str) -> dict[str, FieldPrior]:
+    """The latest fitted prior of each field of a space (``type.field`` -> prior); a
+    field without one takes the configured ``taste_prior``."""
+    rows = store.query(
+        "SELECT attr, taste_prior, lifts, weights, people FROM field_priors_latest "
+        "WHERE space_id = {space_id:String} ORDER BY attr",
+        {"space_id": space_id},
+    ).rows
+    return {
+        attr: FieldPrior(float(pi), tuple(map(float, lifts)), tuple(map(float, weights)), people)
+        for attr, pi, lifts, weights, people in rows
+    }
+
+
 class PriorsCache:
-    """The latest priors of each space, read again after ``ttl_seconds`` (the nightly job
-    writes a new version; derivation picks it up without a restart). Blocking."""
+    """The latest priors and field priors of each space, read again after
+    ``ttl_seconds`` (the nightly job writes a new version; derivation picks it up without
+    a restart). Blocking."""
 
     def __init__(self, store: Store, ttl_seconds: float = 600.0) -> None:
         self.store = store
         self.ttl_seconds = ttl_seconds
-        self._cache: dict[str, tuple[float, dict[tuple[str, str], float]]] = {}
+        self._cache: dict[
+            str, tuple[float, dict[tuple[str, str], float], dict[str, FieldPrior]]
+        ] = {}
 
-    def get(self, space_id: str) -> dict[tuple[str, str], float]:
-        """The space's latest priors."""
+    def _hit(
+        self, space_id: str
+    ) -> tuple[float, dict[tuple[str, str], float], dict[str, FieldPrior]]:
         now = time.monotonic()
         hit = self._cache.get(space_id)
         if hit is None or now - hit[0] > self.ttl_seconds:
-            hit = (now, latest_priors(self.store, space_id))
+            hit = (
+                now,
+                latest_priors(self.store, space_id),
+                latest_field_priors(self.store, space_id),
+            )
             self._cache[space_id] = hit
-        return hit[1]
+        return hit
+
+    def get(self, space_id: str) -> dict[tuple[str, str], float]:
+        """The space's latest priors."""
+        return self._hit(space_id)[1]
+
+    def fields(self, space_id: str) -> dict[str, FieldPrior]:
+        """The space's latest field priors (read with its priors)."""
+        return self._hit(space_id)[2]

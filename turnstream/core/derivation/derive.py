@@ -8,12 +8,13 @@ tombstoned one stays listed as deleted.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.evidence import MICRO, Keyed
+from turnstream.core.derivation.field_prior import FieldPrior
 from turnstream.core.derivation.inference import (
     Evidence,
     Inference,
@@ -26,7 +27,7 @@ from turnstream.core.derivation.taste import FieldPosterior, field_posterior
 from turnstream.core.derivation.values import attr_of, ref_type, value_key
 from turnstream.models.object_types import ObjectTypes
 
-__all__ = ["derive"]
+__all__ = ["derive", "field_counts"]
 
 #: Digits weights, confidences, lifts and evidence figures are rounded to.
 _DIGITS = 6
@@ -122,27 +123,12 @@ def _counts(
     return {v: (n, e, k) for v, (n, e, k) in counts.items()}
 
 
-def _affinities(
-    bucket: BucketState,
+def _scaler(
     priors: Mapping[tuple[str, str], float],
-    config: SignalsConfig,
-    types: ObjectTypes | None,
-) -> Iterator[_Draft]:
-    """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
-    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
-
-    Counted per object (:func:`_engagement`), in two passes: in the second, each
-    object's exposure in a field is scaled by what the other fields' first posteriors
-    expect of it (:func:`_counts`)."""
-    if types is None:
-        return  # without a types document no field is a taste
-    tastes = frozenset(
-        attr for attr in bucket.values if types.is_taste(attr) and not config.is_sensitive(attr)
-    )
-    if not tastes:
-        return
+) -> Callable[[str, Mapping[str, tuple[float, float, float]]], dict[str, tuple[float, float]]]:
+    """``scaled(attr, counts)``: ``(n, e)`` per value, each exposure scaled by how much the
+    space engages with the value anyway (its prior over the field's mean prior)."""
     means = field_means(priors)
-    objects = _objects(bucket, tastes)
 
     def scaled(
         attr: str, counts: Mapping[str, tuple[float, float, float]]
@@ -154,16 +140,88 @@ def _affinities(
             out[v] = (n, e * (prior / mean if mean and prior and prior > 0 else 1.0))
         return out
 
+    return scaled
+
+
+def field_counts(
+    state: ProfileState,
+    priors: Mapping[tuple[str, str], float],
+    config: SignalsConfig,
+    types: ObjectTypes | None = None,
+) -> dict[str, dict[str, tuple[float, float]]]:
+    """The person's own counts per taste field of ``types`` (every field not sensitive
+    without), ``self`` bucket, as the second pass of :func:`_affinities` gives them to
+    :func:`~turnstream.core.derivation.taste.field_posterior` under the configured
+    ``taste_prior`` (explained away by the other fields' first posteriors): what a
+    space's field priors are fitted on (:mod:`~turnstream.core.derivation.field_prior`)."""
+    bucket = resolved(state, config).buckets.get("self")
+    if bucket is None:
+        return {}
+    fields = frozenset(
+        attr
+        for attr in bucket.values
+        if (types is None or types.is_taste(attr)) and not config.is_sensitive(attr)
+    )
+    objects = _objects(bucket, fields)
+    scaled = _scaler(priors)
     posts: dict[str, FieldPosterior] = {}
-    for attr in sorted(tastes):
+    for attr in sorted(fields):
         first = field_posterior(
             scaled(attr, _counts(objects, attr, {})), config.taste_prior, config.avoid_prior
         )
         if first is not None:
             posts[attr] = first
+    out = {attr: scaled(attr, _counts(objects, attr, posts)) for attr in sorted(fields)}
+    return {attr: counts for attr, counts in out.items() if counts}
+
+
+def _affinities(
+    bucket: BucketState,
+    priors: Mapping[tuple[str, str], float],
+    config: SignalsConfig,
+    types: ObjectTypes | None,
+    field_priors: Mapping[str, FieldPrior],
+) -> Iterator[_Draft]:
+    """Affinities on taste fields, from one posterior per field (:mod:`.taste`): a value
+    the person favours (``prefer``) or keeps skipping where others are engaged (``avoid``).
+
+    Counted per object (:func:`_engagement`), in two passes: in the second, each
+    object's exposure in a field is scaled by what the other fields' first posteriors
+    expect of it (:func:`_counts`). A field with a fitted prior in ``field_priors``
+    (:mod:`.field_prior`) takes its share of people with a taste and its lift weights;
+    any other the configured ``taste_prior`` and the grid alike."""
+    if types is None:
+        return  # without a types document no field is a taste
+    tastes = frozenset(
+        attr for attr in bucket.values if types.is_taste(attr) and not config.is_sensitive(attr)
+    )
+    if not tastes:
+        return
+    objects = _objects(bucket, tastes)
+    scaled = _scaler(priors)
+
+    def posterior(
+        attr: str, counts: Mapping[str, tuple[float, float, float]]
+    ) -> FieldPosterior | None:
+        fitted = field_priors.get(attr)
+        if fitted is None:
+            return field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
+        return field_posterior(
+            scaled(attr, counts),
+            fitted.taste_prior,
+            config.avoid_prior,
+            favour_lifts=fitted.lifts,
+            lift_weights=fitted.weights,
+        )
+
+    posts: dict[str, FieldPosterior] = {}
+    for attr in sorted(tastes):
+        first = posterior(attr, _counts(objects, attr, {}))
+        if first is not None:
+            posts[attr] = first
     for attr in sorted(tastes):
         counts = _counts(objects, attr, posts)
-        post = field_posterior(scaled(attr, counts), config.taste_prior, config.avoid_prior)
+        post = posterior(attr, counts)
         if post is None:
             continue
         for value, (_, _, engaged) in sorted(counts.items()):
@@ -302,8 +360,9 @@ def _drafts(
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
     types: ObjectTypes | None,
+    field_priors: Mapping[str, FieldPrior],
 ) -> Iterator[_Draft]:
-    yield from _affinities(bucket, priors, config, types)
+    yield from _affinities(bucket, priors, config, types, field_priors)
     yield from _per_ref(bucket, config, types)
     if for_ != "gift":  # a gift never becomes an attribute of anyone
         yield from _sizes(bucket, config, types)
@@ -333,6 +392,7 @@ def derive(
     priors: Mapping[tuple[str, str], float],
     config: SignalsConfig,
     types: ObjectTypes | None = None,
+    field_priors: Mapping[str, FieldPrior] | None = None,
 ) -> list[Inference]:
     """The current inferences of the person: active ones from the rules, and deleted ones.
 
@@ -340,7 +400,9 @@ def derive(
     the mean prior of its field; each is scaled by the person's activity on the field
     (:func:`~turnstream.core.derivation.shrinkage.reference_rates`). ``types`` is the
     space's object types document: only its taste fields get affinities, only its
-    attribute fields inferred sizes (none without a document).
+    attribute fields inferred sizes (none without a document). ``field_priors`` maps a
+    taste field to the space's fitted prior for it (:mod:`.field_prior`); a field without
+    one takes ``config.taste_prior``.
 
     An inference is stamped with the ``occurred_at`` of the newest folded event when it
     first appears (``created_at``) and when any of its
@@ -367,7 +429,7 @@ def derive(
         if iid in state.tombstones and old.kind == "affinity" and old.polarity == "prefer"
     }
     for for_, bucket in sorted(resolved(state, config).buckets.items()):
-        for draft in _drafts(bucket, for_, priors, config, types):
+        for draft in _drafts(bucket, for_, priors, config, types, field_priors or {}):
             iid = inference_id(
                 state.space_id, state.profile_id, for_, draft.kind, draft.attr, draft.value
             )

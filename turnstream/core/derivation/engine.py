@@ -19,6 +19,7 @@ from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.events import SignalEvent, parse_time
 from turnstream.core.derivation.exposure import ExposedItem
+from turnstream.core.derivation.field_prior import FieldPrior
 from turnstream.core.derivation.inference import Inference
 from turnstream.core.derivation.state import ProfileState, dispose_gift, fold
 from turnstream.core.derivation.triggers import PendingSession, add_pending, due, next_due_at
@@ -82,6 +83,8 @@ class SignalsEngine:
     config: SignalsConfig
     #: The latest priors of a space ((attr, value) -> rate); none: the neutral prior.
     priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
+    #: The fitted priors of a space's fields (type.field -> prior); none: ``taste_prior``.
+    field_priors_for: Callable[[str], Mapping[str, FieldPrior]] = lambda _space: {}
     #: The object types document of a space; none: nothing is a taste (docs/signals.md).
     types_for: Callable[[str], ObjectTypes | None] = lambda _space: None
     #: The saved states of the people asked for (those who have one), all in one call:
@@ -326,6 +329,7 @@ class SignalsEngine:
                 self.priors_for(space_id),
                 self.config_for(space_id),
                 self.types_for(space_id),
+                self.field_priors_for(space_id),
             )
             current = {i.id for i in inferences}
             # An inference whose rule no longer holds (or whose person opted out) is

@@ -62,6 +62,7 @@ def priors_recompute(as_of: AsOfOpt = None, config: ConfigOpt = None, dsn: DsnOp
         f"priors v{report['version']} over {report['window_start']}..{report['window_end']}: "
         f"{report['priors']} priors from {report['values']} values "
         f"({report['below_floor']} under the floor of {report['floor']} people)"
+        + f"; {sum(report.get('field_priors', {}).values())} fitted field priors"
         + (", unchanged" if report.get("unchanged") else "")
         + f" in {report['seconds']}s"
     )
