@@ -1,0 +1,70 @@
+"""A batch's rows as tuples in column order (``add_row_values``, what the prepare child
+builds its blocks from) are the dict rows ``add_rows`` gives, value for value, and their
+block is the block of those dicts: the same columns (times in ticks) and spans. Pure."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from turnstream.config import Settings
+from turnstream.core.ingest import Gate, Source, judge
+from turnstream.core.rows import (
+    COLUMNS,
+    Block,
+    ValueRows,
+    add_row_values,
+    add_rows,
+    named,
+)
+from turnstream_dev.sample import mixed_items
+
+SETTINGS = Settings.model_validate(
+    {
+        "identity": {"secret": "k"},
+        "signals": {"sensitive": ["person.carrier"]},
+        "spaces": {
+            "acme": {"features": ["signals", "turns", "claims"]},
+            "lumen": {"features": ["signals", "turns"]},
+        },
+    }
+)
+#: When the batch is taken: its items occurred in the day before (inside the time edges).
+AT = datetime.now(UTC).replace(microsecond=123_456)
+
+
+def _rows() -> tuple[ValueRows, dict[str, list[dict[str, Any]]]]:
+    lines = mixed_items(n=800, bad=80, seed=4, start=AT - timedelta(hours=1)).lines
+    gate = Gate(SETTINGS)
+    values: ValueRows = defaultdict(list)
+    dicts: defaultdict[str, list[dict[str, Any]]] = defaultdict(list)
+    for offset, raw in enumerate(lines):
+        decision = judge(raw, Source("t", offset % 3, offset), SETTINGS, gate, now=AT)
+        add_row_values(values, decision, SETTINGS, AT)
+        add_rows(dicts, decision, SETTINGS, AT)
+    return values, dict(dicts)
+
+
+def test_the_tuples_are_the_dict_rows_and_their_block_the_dicts_block() -> None:
+    values, dicts = _rows()
+    # Not trivially equal: a mixed batch fills every raw table (a carrier is sensitive).
+    assert set(values) == set(dicts) == set(COLUMNS)
+    for table, rows in values.items():
+        assert named(table, rows) == dicts[table], table
+        assert all(len(row) == len(COLUMNS[table]) for row in rows), table
+        block, expected = Block.of_values(table, rows), Block.of(table, dicts[table])
+        assert block.columns == expected.columns, table
+        assert block.spans == expected.spans, table
+        assert all(isinstance(v, int) for v in block.columns[COLUMNS[table].index("ingested_at")])
+
+
+def test_a_row_of_the_wrong_width_is_refused() -> None:
+    values, _ = _rows()
+    rows = values["idempotency_keys"]
+    with pytest.raises(ValueError, match="idempotency_keys"):
+        Block.of_values("idempotency_keys", [row[:-1] for row in rows])
+    with pytest.raises(ValueError):
+        Block.of_values("idempotency_keys", [rows[0], rows[1][:-1]])
