@@ -333,7 +333,9 @@ class PrepareStage:
     ) -> Prepared:
         if self.process is not None and messages:
             return self.process.prepare(messages, fanout_max_bytes, received_at)
-        return prepare_batch(messages, self.settings, self.names, fanout_max_bytes, received_at)
+        return prepare_batch(
+            messages, self.settings, self.names, fanout_max_bytes, received_at, blocks=True
+        )
 
     def start(self) -> None:
         """Start the prepare process, if there is one (else the first batch does)."""
