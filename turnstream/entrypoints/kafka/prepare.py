@@ -18,6 +18,7 @@ from turnstream.core.liveness import first_offsets
 from turnstream.core.messages import accepted_for, dead_letter_for
 from turnstream.core.rows import BatchRows, Block, ValueRows, add_row_values, named
 from turnstream.core.signing import signature_in
+from turnstream.models import Command
 from turnstream.service.ports import Message
 
 __all__ = ["Prepared", "prepare_batch", "signatures_of"]
@@ -123,5 +124,6 @@ def prepare_batch(
         rows = {table: named(table, batch) for table, batch in values.items()}
     accepted_items = [d.item is not None for d in judged]
     facts = [facts_of(d) for d in judged]
-    erasing = [erases(d) is not None for d in judged]
+    # Only a command can erase: the rule is not called for the other items.
+    erasing = [isinstance(d.item, Command) and erases(d) is not None for d in judged]
     return Prepared(messages, judged, rows, sends, accepted_items, facts, erasing, received_at)
