@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
+from itertools import compress
 from typing import Any
 
 import pytest
@@ -20,9 +21,12 @@ from turnstream.core.rows import (
     add_row_values,
     add_rows,
     named,
+    rows_for,
     spans_of,
 )
-from turnstream_dev.sample import mixed_items
+from turnstream.models import InteractionItem, Turn
+from turnstream.models.interactions import INTERACTION_KINDS
+from turnstream_dev.sample import mixed_items, sample_day
 
 SETTINGS = Settings.model_validate(
     {
@@ -88,3 +92,26 @@ def test_the_spans_are_each_sources_lowest_and_highest_offset(topics: list[str])
     one = spans_of(rows[:1])
     assert one == {(rows[0]["_topic"], rows[0]["_partition"]): (rows[0]["_offset"],) * 2}
     assert spans_of([]) == {}
+
+
+def test_an_interactions_payload_is_its_model_dumped_without_whose_it_is() -> None:
+    lines = sample_day(AT.date() - timedelta(days=1))
+    gate = Gate(SETTINGS)
+    kinds: set[str] = set()
+    for offset, raw in enumerate(lines):
+        decision = judge(raw, Source("t", 0, offset), SETTINGS, gate)
+        item = decision.item
+        if isinstance(item, Turn) and decision.keep_interactions:
+            interactions = item.interactions
+        elif isinstance(item, InteractionItem):
+            interactions = [item.interaction]
+        else:
+            continue
+        rows = rows_for(decision, SETTINGS, AT)["interactions"]
+        # A sensitive stated value's payload is withheld (test_sensitive_stated.py).
+        plain = [one.__dict__.get("attr") != "person.carrier" for one in interactions]
+        payloads = list(compress((r["payload"] for r in rows), plain))
+        expected = [one.model_dump_json(exclude={"for_"}) for one in interactions]
+        assert payloads == list(compress(expected, plain))
+        kinds.update(one.kind for one in interactions)
+    assert kinds == INTERACTION_KINDS
