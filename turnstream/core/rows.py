@@ -510,7 +510,7 @@ def add_row_values(
     order of its messages), each row a tuple of its table's values in the order of
     :data:`COLUMNS` (times as ``datetime``): what :func:`Block.of_values` turns into
     columns. A tuple in column order, not a dict per row read back column by column:
-    the prepare child's rows cost less than half as much (docs/performance.md, issue 35)."""
+    rows and blocks cost 0.55 of what they did (docs/performance.md, issue 35)."""
     if decision.duplicate:
         return
     src = decision.source
