@@ -108,9 +108,9 @@ def main() -> None:
         lines = list(mixed_items(n=args.items, bad=args.items // 100, seed=7).lines)
         runs = []
         for r in range(args.rounds):
-            recs = records(lines, loop.names.input("turn"), start=r * args.items)
+            recs = records(lines, loop.stage.names.input("turn"), start=r * args.items)
             batches = [recs[i : i + args.batch_size] for i in range(0, len(recs), args.batch_size)]
-            runs.append(_round(batches, loop.names, loop.fanout_max_bytes))
+            runs.append(_round(batches, loop.stage.names, loop.fanout_max_bytes))
     us = {step: statistics.median(r[step] for r in runs) * 1e6 / args.items for step in runs[0]}
     print(f"{args.items} items in batches of {args.batch_size}, median of {args.rounds} rounds")
     print(f"{'step':<20} µs CPU per item")

@@ -37,7 +37,7 @@ PHASES: list[tuple[str, tuple[str, ...]]] = [
     ("settle: other", ("IngestBatch.settle",)),
     ("prepare: pydantic validation", ("parse_item",)),
     ("prepare: profile id (HMAC)", ("resolve_profile",)),
-    ("prepare: rows (rows_for)", ("rows_for",)),
+    ("prepare: rows (add_row_values, blocks)", ("add_row_values", "Block.of_values", "rows_for")),
     ("prepare: accepted_for / dead_letter_for", ("accepted_for", "dead_letter_for")),
     ("prepare: other", ("IngestDriver.prepare",)),
     ("fan-out: aiokafka producer", ("AIOKafkaProducer", "Sender.", "message_accumulator")),

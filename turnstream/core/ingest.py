@@ -13,7 +13,7 @@ from turnstream.core.exposure_tokens import TokenCheck, check_token
 from turnstream.core.identity import resolve_profile
 from turnstream.core.object_types import types_for_space
 from turnstream.core.signing import verify
-from turnstream.core.time_edges import Edge, time_edge
+from turnstream.core.time_edges import Edge, inside, time_edge
 from turnstream.errors import InvalidItem
 from turnstream.models import (
     Command,
@@ -276,6 +276,7 @@ class Gate:
         self._spaces: dict[str, SpaceGate | None] = {}
         self._secret: bytes | None = None
         self._max_ahead = timedelta(seconds=settings.worker.occurred_at_max_ahead)
+        self._edges: tuple[datetime, tuple[datetime, datetime]] | None = None
 
     def space(self, space_id: str) -> SpaceGate | None:
         """The space's gate, or None for a space not configured."""
@@ -301,6 +302,13 @@ class Gate:
     def max_ahead(self) -> timedelta:
         """How far ahead of its received time an item's ``occurred_at`` may be."""
         return self._max_ahead
+
+    def edges(self, now: datetime) -> tuple[datetime, datetime]:
+        """The time edges judged at ``now`` (``core/time_edges.inside``), worked out once
+        for a batch's received time, not per item (two datetime sums and a timedelta)."""
+        if self._edges is None or self._edges[0] is not now:
+            self._edges = (now, inside(now, self._max_ahead))
+        return self._edges[1]
 
     def secret(self) -> bytes:
         """The hashing secret (ConfigError when it is not configured)."""
@@ -385,10 +393,12 @@ def judge(
         refusal = Refusal(Reason.turns_disabled, "type", "the space's turns feature is off")
         return Decision(source, raw, key, refusal=refusal)
     if now is not None:
-        edge = time_edge(item.occurred_at, now, gate.max_ahead())
-        if edge is not None:
-            refusal = Refusal(Reason(edge[0]), "occurred_at", edge[1])
-            return Decision(source, raw, key, refusal=refusal)
+        oldest, latest = gate.edges(now)
+        if not oldest < item.occurred_at <= latest:
+            edge = time_edge(item.occurred_at, now, gate.max_ahead())
+            if edge is not None:
+                refusal = Refusal(Reason(edge[0]), "occurred_at", edge[1])
+                return Decision(source, raw, key, refusal=refusal)
     partial = None
     if isinstance(item, Turn) and item.interactions and not space.signals:
         partial = Refusal(

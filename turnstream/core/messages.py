@@ -16,7 +16,7 @@ from turnstream.core.ingest import Decision, Reason
 from turnstream.models import Turn
 from turnstream.models.deadletter import MAX_ORIGINAL_BYTES, DeadLetter
 
-__all__ = ["accepted_for", "dead_letter_for"]
+__all__ = ["accepted_for", "dead_letter_for", "fields_serializer"]
 
 
 def dead_letter_for(decision: Decision, received_at: datetime) -> bytes:
@@ -57,7 +57,7 @@ def accepted_for(decision: Decision) -> bytes:
     token = decision.token
     if token is not None and not token.attributes:
         exclude = exclude | {"exposure_token"}
-    body = _serializer(type(item), exclude).to_json(item.__dict__, by_alias=True)
+    body = fields_serializer(type(item), exclude).to_json(item.__dict__, by_alias=True)
     tail = b',"profile_id":' + to_json(decision.profile_id)
     if token is not None:
         tail += b',"token_status":' + to_json(token.status)
@@ -71,7 +71,7 @@ _EXCLUDED_WITH_INTERACTIONS = _EXCLUDED | {"interactions"}
 
 
 @lru_cache(maxsize=64)
-def _serializer(cls: type[BaseModel], exclude: frozenset[str]) -> SchemaSerializer:
+def fields_serializer(cls: type[BaseModel], exclude: frozenset[str]) -> SchemaSerializer:
     """A serializer of ``cls``'s fields (its instance's ``__dict__``) that leaves out
     ``exclude`` by itself: the same bytes as ``model_dump_json(by_alias=True,
     exclude=exclude)``, without the exclude set converted on every call nor pydantic's

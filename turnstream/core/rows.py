@@ -11,7 +11,7 @@ import hashlib
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from itertools import compress
 from operator import itemgetter
@@ -23,6 +23,7 @@ from turnstream.config import Feature, Settings
 from turnstream.core.constraints.sensitive import withheld
 from turnstream.core.exposure_tokens import TokenCheck
 from turnstream.core.ingest import Decision
+from turnstream.core.messages import fields_serializer
 from turnstream.core.object_types import types_for_space
 from turnstream.core.tables import ENVELOPE, SOURCE
 from turnstream.models import (
@@ -33,7 +34,6 @@ from turnstream.models import (
     Outcome,
     Turn,
     Verdict,
-    field_of,
 )
 from turnstream.models.common import Envelope
 
@@ -42,18 +42,26 @@ __all__ = [
     "MS_TIMES",
     "BatchRows",
     "Block",
+    "Row",
     "Rows",
     "Spans",
     "TableRows",
+    "ValueRows",
+    "add_row_values",
     "add_rows",
     "as_dicts",
     "ms_ticks",
+    "named",
     "rows_for",
     "spans_of",
     "table_columns",
 ]
 
 Rows = dict[str, list[dict[str, Any]]]
+#: A row as a tuple of its table's values, in the order of :data:`COLUMNS`.
+Row = tuple[Any, ...]
+#: A batch's rows per table, a tuple per row (:func:`add_row_values`).
+ValueRows = defaultdict[str, list[Row]]
 #: Each source (topic, partition)'s lowest and highest offset in some rows.
 Spans = dict[tuple[str, int], tuple[int, int]]
 
@@ -195,20 +203,32 @@ def ms_ticks(times: list[datetime | int]) -> list[int]:
 
 
 def _spans(topics: Iterable[str], partitions: Iterable[int], offsets: Iterable[int]) -> Spans:
-    """The spans of rows given by their source columns (see :func:`spans_of`)."""
-    pairs = sorted(zip(zip(topics, partitions, strict=True), offsets, strict=True))
-    highest = dict(pairs)
-    lowest = dict(reversed(pairs))
-    return {tp: (lowest[tp], hi) for tp, hi in highest.items()}
+    """The spans of rows given by their source columns (see :func:`spans_of`).
+
+    Each source's offsets picked out by ``compress`` and their ``min`` and ``max``, all in
+    C: a batch holds a few topics and partitions. Sorting ``((topic, partition), offset)``
+    pairs took ~490 ns a row; this, ~135 (10,000 rows on four partitions)."""
+    topics, partitions, offsets = list(topics), list(partitions), list(offsets)
+    if not len(topics) == len(partitions) == len(offsets):
+        raise ValueError("the source columns differ in length")
+    spans: Spans = {}
+    names = set(topics)
+    for topic in sorted(names):
+        if len(names) == 1:
+            ps, os = partitions, offsets
+        else:
+            mask = list(map(topic.__eq__, topics))
+            ps, os = list(compress(partitions, mask)), list(compress(offsets, mask))
+        numbers = set(ps)
+        for partition in sorted(numbers):
+            of = os if len(numbers) == 1 else list(compress(os, map(partition.__eq__, ps)))
+            spans[(topic, partition)] = (min(of), max(of))
+    return spans
 
 
 def spans_of(rows: list[dict[str, Any]]) -> Spans:
-    """Each source (topic, partition)'s lowest and highest offset in ``rows``.
-
-    Sorted in C, not min/max per row in Python (0.19 s of cProfile per 20,000 items):
-    a batch's rows come in offset order per partition, which the sort finds as runs;
-    of the sorted pairs, a dict keeps each partition's last (highest), built backwards
-    its first (lowest)."""
+    """Each source (topic, partition)'s lowest and highest offset in ``rows``: in C, not
+    min/max per row in Python (0.19 s of cProfile per 20,000 items)."""
     return _spans(
         map(itemgetter("_topic"), rows),
         map(itemgetter("_partition"), rows),
@@ -236,6 +256,13 @@ _SOURCE_AT = {
 }
 
 
+#: Where each table's times of :data:`MS_TIMES` are in :data:`COLUMNS`.
+_TIMES_AT = {
+    table: [at for at, name in enumerate(names) if name in MS_TIMES]
+    for table, names in COLUMNS.items()
+}
+
+
 class Block:
     """One table's rows as the store inserts them: :func:`table_columns`, and their
     :data:`Spans`. Built in the prepare process, whose hand-back it is: unpickling
@@ -253,6 +280,19 @@ class Block:
     def of(cls, table: str, rows: list[dict[str, Any]]) -> Block:
         """``rows`` (not empty) of ``table`` as a block."""
         return cls(table, table_columns(table, rows), spans_of(rows))
+
+    @classmethod
+    def of_values(cls, table: str, rows: list[Row]) -> Block:
+        """``rows`` (not empty) of ``table``, a tuple per row (:func:`add_row_values`), as
+        a block: the same columns and spans as :meth:`of` on those rows as dicts, the
+        columns turned by ``zip`` (C) instead of read by name from each row."""
+        columns = [list(column) for column in zip(*rows, strict=True)]
+        if len(columns) != len(COLUMNS[table]):
+            raise ValueError(f"{table}: {len(columns)} values a row, not {len(COLUMNS[table])}")
+        for at in _TIMES_AT[table]:
+            columns[at] = ms_ticks(columns[at])
+        t, p, o = _SOURCE_AT[table]
+        return cls(table, columns, _spans(columns[t], columns[p], columns[o]))
 
     def __reduce__(self) -> tuple[type[Block], tuple[str, list[list[Any]], Spans]]:
         return (Block, (self.table, self.columns, self.spans))
@@ -308,16 +348,17 @@ def _json(value: Any) -> str:
     return to_json(value).decode()
 
 
-def _envelope(item: Envelope, profile_id: str) -> dict[str, Any]:
-    return {
-        "space_id": item.space_id,
-        "profile_id": profile_id,
-        "source": item.source,
-        "conversation_id": item.conversation_id or "",
-        "session_id": item.session or "",
-        "idempotency_key": item.idempotency_key,
-        "occurred_at": item.occurred_at,
-    }
+def _envelope(item: Envelope, profile_id: str) -> Row:
+    """The envelope's columns (:data:`~turnstream.core.tables.ENVELOPE`), in order."""
+    return (
+        item.space_id,
+        profile_id,
+        item.source,
+        item.conversation_id or "",
+        item.session_id or item.conversation_id or "",
+        item.idempotency_key,
+        item.occurred_at,
+    )
 
 
 #: (id of the settings, space) -> (the settings, the space's sensitive names): a stated
@@ -343,75 +384,73 @@ def _sensitive_names(settings: Settings, space_id: str) -> frozenset[str]:
     return names
 
 
-def _sensitive(settings: Settings, space_id: str) -> Callable[[str], bool]:
-    """Whether a ``type.field`` is sensitive in the space."""
-    names = _sensitive_names(settings, space_id)
-    return lambda attr: attr in names or attr.split(".", 1)[0] in names
+def _is_sensitive(names: frozenset[str], attr: str) -> bool:
+    """Whether a ``type.field`` is sensitive, given the space's sensitive names."""
+    return attr in names or attr.split(".", 1)[0] in names
 
 
 def _apart(
-    rows: Rows,
-    base: dict[str, Any],
+    rows: ValueRows,
+    envelope: Row,
+    source: Row,
     row_id: str,
     for_: str,
     payload: dict[str, Any],
-    settings: Settings,
+    names: frozenset[str],
 ) -> str | None:
     """The payload without the words of a sensitive stated value (``None``: nothing
     sensitive), the words written apart to ``stated_sensitive``."""
-    found = withheld(payload, _sensitive(settings, base["space_id"]))
+    found = withheld(payload, lambda attr: _is_sensitive(names, attr))
     if found is None:
         return None
     kept, words = found
+    space_id, profile_id, *_, occurred_at = envelope
     rows["stated_sensitive"].append(
-        {
-            "id": row_id,
-            "space_id": base["space_id"],
-            "profile_id": base["profile_id"],
-            "for": for_,
-            "attr": payload["attr"],
-            "value": words,
-            "occurred_at": base["occurred_at"],
-            **{k: base[k] for k in _SOURCE},
-        }
+        (row_id, space_id, profile_id, for_, payload["attr"], words, occurred_at, *source)
     )
     return _json(kept)
 
 
 def _interaction_row(
-    base: dict[str, Any],
+    rows: ValueRows,
+    envelope: Row,
+    source: Row,
     interaction: Interaction,
     for_: str,
     turn_id: str,
     index: int,
-    rows: Rows | None = None,
-    settings: Settings | None = None,
-) -> dict[str, Any]:
+    settings: Settings,
+) -> Row:
+    fields = interaction.__dict__  # field_of: a kind's missing fields read as a default
+    kind = interaction.kind
+    attr = fields.get("attr", "")
     payload = None
-    if (
-        rows is not None
-        and settings is not None
-        and interaction.kind in _STATED
-        and _sensitive(settings, base["space_id"])(field_of(interaction, "attr", ""))
-    ):
-        row_id = f"{base['idempotency_key']}#{index}"
-        dumped = interaction.model_dump(mode="json", exclude={"for_"})
-        payload = _apart(rows, base, row_id, for_, dumped, settings)
-    return {
-        **base,
-        "for": for_,
-        "turn_id": turn_id,
-        "item_index": index,
-        "kind": interaction.kind,
-        "exposure_id": field_of(interaction, "exposure_id") or "",
-        "list_id": field_of(interaction, "list_id", ""),
-        "ref": field_of(interaction, "ref", ""),
-        "attr": field_of(interaction, "attr", ""),
-        # Serialized by the model in one call: model_dump + json.dumps took 4 times as long.
-        "payload": payload or interaction.model_dump_json(exclude={"for_"}),
-    }
+    if kind in _STATED:
+        names = _sensitive_names(settings, envelope[0])
+        if _is_sensitive(names, attr):
+            row_id = f"{envelope[5]}#{index}"
+            dumped = interaction.model_dump(mode="json", exclude={"for_"})
+            payload = _apart(rows, envelope, source, row_id, for_, dumped, names)
+    return (
+        *envelope,
+        for_,
+        turn_id,
+        index,
+        kind,
+        fields.get("exposure_id") or "",
+        fields.get("list_id", ""),
+        fields.get("ref", ""),
+        attr,
+        # The bytes of ``model_dump_json(exclude={"for_"})``, by the kind's own serializer
+        # (``fields_serializer``): without pydantic's Python wrapper and the exclude set
+        # converted on every call.
+        payload or fields_serializer(type(interaction), _NOT_FOR).to_json(fields).decode(),
+        *source,
+    )
 
 
+#: What an interaction's payload leaves out: whose signal it is has its own column.
+_NOT_FOR = frozenset({"for_"})
 #: The kinds that state a value: a sensitive one is kept apart.
 _STATED = frozenset({"attribute", "preference"})
 
@@ -450,21 +489,34 @@ def add_rows(
     ingested_at: datetime,
 ) -> None:
     """Append the raw-table rows one decision writes to ``rows`` (a batch's, in the
-    order of its messages): what :func:`rows_for` returns, without a mapping per
-    decision merged into the batch's (~6.5 ``setdefault`` and ``extend`` per item)."""
+    order of its messages), a dict per row: :func:`add_row_values`, each row named by
+    :data:`COLUMNS`."""
+    values: ValueRows = defaultdict(list)
+    add_row_values(values, decision, settings, ingested_at)
+    for table, batch in values.items():
+        rows[table].extend(named(table, batch))
+
+
+def named(table: str, rows: list[Row]) -> list[dict[str, Any]]:
+    """``rows`` of ``table`` (a tuple per row, :func:`add_row_values`), a dict per row."""
+    names = COLUMNS[table]
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def add_row_values(
+    rows: ValueRows, decision: Decision, settings: Settings, ingested_at: datetime
+) -> None:
+    """Append the raw-table rows one decision writes to ``rows`` (a batch's, in the
+    order of its messages), each row a tuple of its table's values in the order of
+    :data:`COLUMNS` (times as ``datetime``): what :func:`Block.of_values` turns into
+    columns. A tuple in column order, not a dict per row read back column by column:
+    rows and blocks cost 0.55 of what they did (docs/performance.md, issue 35)."""
     if decision.duplicate:
         return
     src = decision.source
-    source_cols = {
-        "ingested_at": ingested_at,
-        "_topic": src.topic,
-        "_partition": src.partition,
-        "_offset": src.offset,
-    }
+    source = (ingested_at, src.topic, src.partition, src.offset)
     item = decision.item
-    rows["idempotency_keys"].append(
-        {"dedup_key": decision.dedup_key, "space_id": item.space_id if item else "", **source_cols}
-    )
+    rows["idempotency_keys"].append((decision.dedup_key, item.space_id if item else "", *source))
     if decision.refusal is not None:
         header = (
             _header(decision.raw)
@@ -477,47 +529,48 @@ def add_rows(
             }
         )
         rows["dead_letters"].append(
-            {
-                "reason": decision.refusal.reason.value,
-                "field_path": _clean(decision.refusal.field_path[:512]),
-                "message": _clean(decision.refusal.message[:2048]),
-                "item_type": _clean(header.get("type", "")),
-                "space_id": _clean(header.get("space_id", "")),
-                "source": _clean(header.get("source", "")),
-                "idempotency_key": _clean(header.get("idempotency_key", "")),
-                "raw_sha256": hashlib.sha256(decision.raw).hexdigest(),
-                "raw_bytes": len(decision.raw),
-                **source_cols,
-            }
+            (
+                decision.refusal.reason.value,
+                _clean(decision.refusal.field_path[:512]),
+                _clean(decision.refusal.message[:2048]),
+                _clean(header.get("type", "")),
+                _clean(header.get("space_id", "")),
+                _clean(header.get("source", "")),
+                _clean(header.get("idempotency_key", "")),
+                hashlib.sha256(decision.raw).hexdigest(),
+                len(decision.raw),
+                *source,
+            )
         )
     if item is None or decision.profile_id is None:
         return
-    base = {**_envelope(item, decision.profile_id), **source_cols}
+    envelope = _envelope(item, decision.profile_id)
     if isinstance(item, InteractionItem):
         rows["interactions"].append(
-            _interaction_row(base, item.interaction, item.for_, "", 0, rows, settings)
+            _interaction_row(rows, envelope, source, item.interaction, item.for_, "", 0, settings)
         )
     elif isinstance(item, Turn):
-        _turn_rows(rows, base, item, decision, settings, source_cols)
+        _turn_rows(rows, envelope, source, item, decision, settings)
     elif isinstance(item, Outcome):
         token = decision.token
         if token is None:  # a decision not made by ``judge``: its token was never verified
             token = TokenCheck("absent" if item.exposure_token is None else "invalid")
         rows["outcomes"].append(
-            {
-                **base,
-                "outcome": item.outcome,
-                "ref": item.ref,
-                "order_id": item.order_id,
-                "exposure_token": _clean(item.exposure_token or ""),
+            (
+                *envelope,
+                item.outcome,
+                item.ref,
+                item.order_id,
+                _clean(item.exposure_token or ""),
                 # Filled only from a token the space's keys verify (core/exposure_tokens).
-                "exposure_id": token.exposure_id,
-                "exposure_pos": token.pos,
-                "token_status": token.status,
-                "attrs": {k: str(v) for k, v in item.attrs.items()},
-                "reason": item.reason or "",
-                "for": item.for_ or "self",
-            }
+                token.exposure_id,
+                token.pos,
+                token.status,
+                {k: str(v) for k, v in item.attrs.items()},
+                item.reason or "",
+                item.for_ or "self",
+                *source,
+            )
         )
     elif isinstance(item, Command):
         # By alias: the stated view reads the correction's bucket from ``for``.
@@ -525,95 +578,113 @@ def add_rows(
         if item.replacement is not None:
             dumped = item.replacement.model_dump(mode="json", by_alias=True)
             bucket = dumped.get("for") or "self"
+            names = _sensitive_names(settings, item.space_id)
             replacement = (
-                _apart(rows, base, item.idempotency_key, bucket, dumped, settings) or replacement
+                _apart(rows, envelope, source, item.idempotency_key, bucket, dumped, names)
+                or replacement
             )
         rows["commands"].append(
-            {
-                **base,
-                "command": item.command,
-                "inference_id": item.inference_id or "",
-                "replacement": replacement,
-            }
+            (*envelope, item.command, item.inference_id or "", replacement, *source)
         )
+
+
+#: Each verdict's value, looked up by the member: ``.value`` and ``Verdict.x`` go through
+#: the enum's descriptor (~0.4 µs under cProfile, once per claim).
+_VERDICT_VALUE = {verdict: verdict.value for verdict in Verdict}
+_INTERNAL_TEXT = Verdict.internal_text_found
 
 
 def _turn_rows(
-    rows: Rows,
-    base: dict[str, Any],
+    rows: ValueRows,
+    envelope: Row,
+    source: Row,
     turn: Turn,
     decision: Decision,
     settings: Settings,
-    source_cols: dict[str, Any],
 ) -> None:
     keep = decision.keep_interactions
+    experiment = turn.experiment
+    contract = turn.contract_version or ""
+    language = turn.language or ""
+    claims = turn.claims
+    interactions = turn.interactions
     rows["turns"].append(
-        {
-            **base,
-            "turn_id": turn.turn_id,
-            "agent": turn.agent,
-            "build": turn.build or "",
-            "contract_version": turn.contract_version or "",
-            "constraints_version": turn.constraints_version or "",
-            "experiment_id": turn.experiment.id if turn.experiment else "",
-            "experiment_arm": turn.experiment.arm if turn.experiment else "",
-            "guard_acted": turn.guard_acted,
-            "guard_budget_exceeded": turn.guard_budget_exceeded,
-            "internal_text_found": sum(
-                c.verdict is Verdict.internal_text_found for c in turn.claims
-            ),
-            "interactions": len(turn.interactions) if keep else 0,
-            "interactions_refused": 0 if keep else len(turn.interactions),
-            "claims": len(turn.claims),
-            "constraints": len(turn.constraints),
-            "language": turn.language or "",
-        }
+        (
+            *envelope,
+            turn.turn_id,
+            turn.agent,
+            turn.build or "",
+            contract,
+            turn.constraints_version or "",
+            experiment.id if experiment else "",
+            experiment.arm if experiment else "",
+            turn.guard_acted,
+            turn.guard_budget_exceeded,
+            sum(c.verdict is _INTERNAL_TEXT for c in claims),
+            len(interactions) if keep else 0,
+            0 if keep else len(interactions),
+            len(claims),
+            len(turn.constraints),
+            language,
+            *source,
+        )
     )
-    if keep:
-        for i, interaction in enumerate(turn.interactions):
-            rows["interactions"].append(
+    if keep and interactions:
+        add = rows["interactions"].append
+        for i, interaction in enumerate(interactions):
+            add(
                 _interaction_row(
-                    base, interaction, interaction.for_ or "self", turn.turn_id, i, rows, settings
+                    rows,
+                    envelope,
+                    source,
+                    interaction,
+                    interaction.for_ or "self",
+                    turn.turn_id,
+                    i,
+                    settings,
                 )
             )
-    space = settings.space(turn.space_id)
-    common = {
-        "space_id": turn.space_id,
-        "source": turn.source,
-        "agent": turn.agent,
-        "turn_id": turn.turn_id,
-        "occurred_at": turn.occurred_at,
-        **source_cols,
-    }
-    if space is not None and space.has(Feature.claims):
-        for i, claim in enumerate(turn.claims):
-            rows["turn_claims"].append(
-                {
-                    **common,
-                    "claim_index": i,
-                    "contract_version": turn.contract_version or "",
-                    "category": claim.category,
-                    "class": claim.class_ or "",
-                    "nature": claim.nature,
-                    "role": claim.role or "",
-                    "verdict": claim.verdict.value,
-                    "action": claim.action,
-                    "evidenced": claim.verdict in EVIDENCED_VERDICTS,
-                    "value": claim.value or "",
-                    "evidence": _json(claim.evidence) if claim.evidence else "",
-                    "language": turn.language or "",
-                }
+    common = (turn.space_id, turn.source, turn.agent, turn.turn_id)
+    occurred_at = turn.occurred_at
+    if claims:
+        space = settings.space(turn.space_id)
+        if space is not None and space.has(Feature.claims):
+            add = rows["turn_claims"].append
+            for i, claim in enumerate(claims):
+                verdict = claim.verdict
+                add(
+                    (
+                        *common,
+                        i,
+                        contract,
+                        claim.category,
+                        claim.class_ or "",
+                        claim.nature,
+                        claim.role or "",
+                        _VERDICT_VALUE[verdict],
+                        claim.action,
+                        verdict in EVIDENCED_VERDICTS,
+                        claim.value or "",
+                        _json(claim.evidence) if claim.evidence else "",
+                        occurred_at,
+                        language,
+                        *source,
+                    )
+                )
+    if turn.constraints:
+        add = rows["turn_constraints"].append
+        for i, call in enumerate(turn.constraints):
+            add(
+                (
+                    *common,
+                    i,
+                    call.tool,
+                    call.sent,
+                    call.results_checked,
+                    call.violations,
+                    call.unverifiable,
+                    call.relaxed,
+                    occurred_at,
+                    *source,
+                )
             )
-    for i, call in enumerate(turn.constraints):
-        rows["turn_constraints"].append(
-            {
-                **common,
-                "call_index": i,
-                "tool": call.tool,
-                "sent": call.sent,
-                "results_checked": call.results_checked,
-                "violations": call.violations,
-                "unverifiable": call.unverifiable,
-                "relaxed": call.relaxed,
-            }
-        )

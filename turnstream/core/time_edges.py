@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-__all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "time_edge"]
+__all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "inside", "time_edge"]
 
 #: Days the raw tables keep an item after its ``occurred_at`` (the ``interactions``
 #: TTL, ``core/tables.py``; a test holds the two together).
@@ -47,7 +47,7 @@ def time_edge(
     Too old: ``occurred_at`` at or before ``now - keep_days`` (a row the TTL would
     delete at once). Too far ahead: after ``now + max_ahead``. Both datetimes must be
     aware (the models parse every ``occurred_at`` to UTC)."""
-    oldest = now - timedelta(days=keep_days)
+    oldest, latest = inside(now, max_ahead, keep_days)
     if occurred_at <= oldest:
         age = now - occurred_at
         return Edge.too_old, (
@@ -55,7 +55,7 @@ def time_edge(
             f"({_iso(now)}); the raw tables keep {keep_days} days after occurred_at, "
             "so its rows would be deleted on insert"
         )
-    if occurred_at > now + max_ahead:
+    if occurred_at > latest:
         ahead = occurred_at - now
         return Edge.too_far_ahead, (
             f"occurred_at {_iso(occurred_at)} is {_span(ahead)} after it was received "
@@ -63,6 +63,14 @@ def time_edge(
             "(worker.occurred_at_max_ahead): check the producer's clock"
         )
     return None
+
+
+def inside(
+    now: datetime, max_ahead: timedelta, keep_days: int = RAW_KEEP_DAYS
+) -> tuple[datetime, datetime]:
+    """The edges judged at ``now``: an ``occurred_at`` after the first and at or before
+    the second falls past neither (:func:`time_edge` is ``None``)."""
+    return now - timedelta(days=keep_days), now + max_ahead
 
 
 def _iso(at: datetime) -> str:

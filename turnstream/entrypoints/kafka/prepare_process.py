@@ -287,6 +287,8 @@ def _prepare_in_child(
         SimpleNamespace(topic=t, partition=p, offset=o, value=v, key=k)
         for t, p, o, v, k in zip(*fields, strict=True)
     ]
+    # The rows as the store inserts them, built here: the parent's Python is the worker's
+    # bottleneck, this process has time to spare (docs/performance.md, round eight).
     prepared = prepare_batch(
         messages,
         _child["settings"],
@@ -294,15 +296,10 @@ def _prepare_in_child(
         fanout_max_bytes,
         received_at=received_at,
         signatures=signatures,
+        blocks=True,
     )
     judged = prepared.judged
-    # The rows as the store inserts them, built here: the parent's Python is the worker's
-    # bottleneck, this process has time to spare (docs/performance.md, round eight).
-    blocks = {
-        table: Block.of(table, batch)  # type: ignore[arg-type]
-        for table, batch in prepared.rows.items()
-        if batch
-    }
+    blocks: dict[str, Block] = prepared.rows  # type: ignore[assignment]
     return (
         [d.dedup_key for d in judged],
         [d.profile_id for d in judged],
@@ -336,7 +333,9 @@ class PrepareStage:
     ) -> Prepared:
         if self.process is not None and messages:
             return self.process.prepare(messages, fanout_max_bytes, received_at)
-        return prepare_batch(messages, self.settings, self.names, fanout_max_bytes, received_at)
+        return prepare_batch(
+            messages, self.settings, self.names, fanout_max_bytes, received_at, blocks=True
+        )
 
     def start(self) -> None:
         """Start the prepare process, if there is one (else the first batch does)."""
