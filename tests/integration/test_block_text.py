@@ -1,11 +1,14 @@
 """The block ``make run`` prints, from the sample day replayed into a real chDB store
-(issue 36): no raw ref and no repeated line in any person's ``text``; objects named by
-what they showed; refs kept in the JSON; one question per notion, none for a size the
-block already knows unless a conflict names it."""
+(issue 36), for every person with an entry in both signal spaces (acme in Portuguese,
+lumen in English): no raw ref and no repeated line in any person's ``text``; objects
+named by what they showed, a number with its unit; refs kept in the JSON; one question
+per notion, none for a size the block already knows unless a conflict names it; no
+English value in the Portuguese space except the producer's words, quoted."""
 
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,16 +17,38 @@ import pytest
 
 from turnstream.adapters.clickhouse.profile_reads import load_inputs
 from turnstream.adapters.clickhouse.store import Store
-from turnstream.config import load_settings
+from turnstream.config import Settings, load_settings
 from turnstream.core.constraints import BlockRequest, build_block
 from turnstream.core.object_types import types_for_space
 from turnstream.entrypoints.bootstrap import build_replay
+from turnstream.models.object_types import ObjectTypes
 from turnstream_dev.sample import sample_day
 
 pytestmark = pytest.mark.integration
 
 REF = re.compile(r"\b[a-z_]+:[A-Za-z0-9_-]+:[A-Za-z0-9_.-]+")
-TYPES = Path(__file__).resolve().parents[2] / "examples" / "types.toml"
+ROOT = Path(__file__).resolve().parents[2]
+TYPES = ROOT / "examples" / "types.toml"
+LEXICON = ROOT / "turnstream" / "core" / "constraints" / "value_words.toml"
+QUOTED = re.compile(r"“[^”]*”")
+#: A number said alone in an object's description (``item (“x”, 64)``).
+BARE_NUMBER = re.compile(r"[(,] ?\d+(?:\.\d+)?[,)]")
+
+
+def _english_values(types: ObjectTypes) -> set[str]:
+    """Every value word whose English differs from its Portuguese (types and built-in)."""
+    lexicon = tomllib.loads(LEXICON.read_text(encoding="utf-8"))
+    pairs = [words for table in lexicon.values() for words in table.values()]
+    en, pt = types.value_labels("en"), types.value_labels("pt")
+    pairs += [{"en": words, "pt": pt[key]} for key, words in en.items()]
+    return {p["en"].casefold() for p in pairs if p["en"].casefold() != p["pt"].casefold()}
+
+
+def _english_in(text: str, english: set[str]) -> list[str]:
+    """The English value words of ``text`` outside quotation marks."""
+    words = set(re.findall(r"[\w-]+(?: [\w-]+)?", QUOTED.sub(" ", text).casefold()))
+    words |= {w for pair in list(words) for w in pair.split(" ")}
+    return sorted(words & english)
 
 
 def _names(line: str, lead: str) -> list[str]:
@@ -54,11 +79,26 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
         f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{store.database}"\n'
         '[identity]\nsecret = "block-text"\n'
         f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
+        f'[spaces.lumen]\nlanguage = "en"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
     )
     settings = load_settings(config, environ={})
     build_replay(settings, store).run(events)
-    space = settings.space("acme")
+    named = asked_sizes = 0
+    for space_id in ("acme", "lumen"):
+        named_here, asked_here = _check_space(store, settings, space_id)
+        named += named_here
+        asked_sizes += asked_here
+    assert named > 0  # objects named by the values they showed
+    assert asked_sizes > 0  # a size said and one inferred from purchases disagree
+
+
+def _check_space(store: Store, settings: Settings, space_id: str) -> tuple[int, int]:
+    """Check every block of ``space_id``; the objects named and the sizes asked."""
+    space = settings.space(space_id)
     assert space is not None
+    types = types_for_space(space)
+    assert types is not None
+    english = _english_values(types)
     people = [
         row[0]
         for row in store.query(
@@ -66,23 +106,34 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
             "SELECT DISTINCT profile_id FROM (SELECT space_id, profile_id FROM inferences "
             "FINAL WHERE status = 'active' UNION ALL SELECT space_id, profile_id FROM stated "
             "FINAL UNION ALL SELECT space_id, profile_id FROM interactions) "
-            "WHERE space_id = 'acme' ORDER BY profile_id"
+            "WHERE space_id = {space:String} ORDER BY profile_id",
+            {"space": space_id},
         ).rows
     ]
     assert len(people) > 10, len(people)
+    # The demo asks the size where clothes are sold (turnstream_dev/demo.py: acme).
+    asked = ("size",) if space_id == "acme" else ()
     named = asked_sizes = 0
     for profile_id in people:
-        inputs = load_inputs(store, "acme", profile_id, "self")
-        request = BlockRequest("acme", profile_id, language="pt", asked=("size",))
+        inputs = load_inputs(store, space_id, profile_id, "self")
+        request = BlockRequest(space_id, profile_id, language=space.language, asked=asked)
         block = build_block(
             request, inputs.preferences, inputs.attributes,
             [i for i in inputs.inferences if i.status == "active"],
             inputs.presented, inputs.disliked, [], datetime.now(UTC),
-            labels=space.labels, types=types_for_space(space), shown=inputs.shown,
+            labels=space.labels, types=types, shown=inputs.shown,
         )  # fmt: skip
         lines = block["text"].split("\n")
         assert not REF.search(block["text"]), block["text"]
         assert len(lines) == len(set(lines)), block["text"]
+        assert not BARE_NUMBER.search(QUOTED.sub("", block["text"])), block["text"]
+        if space.language == "pt":
+            assert not _english_in(block["text"], english), block["text"]
+        refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
+        assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
+        if space_id != "acme":
+            named += " (“" in block["text"]
+            continue
         # No object both an interest and not (issue 36: "variante (vermelho)" twice).
         sides = [
             {n for ln in lines if ln.startswith(lead) for n in _names(ln, lead)}
@@ -92,19 +143,14 @@ def test_every_block_of_the_sample_day_reads_like_a_colleagues_note(
         assert not sides[0] & sides[1], block["text"]
         # One question per notion (the demo asked "tamanho" and "tamanho de roupa"), and
         # a known size is asked only by a conflict, which the question names.
-        types = types_for_space(space)
-        assert types is not None
         asks = [ln for ln in lines if ln.startswith("Pergunte antes:")]
         families = [types.family(a) or a for a in block["ask"]]
         assert len(asks) == len(block["ask"]) == len(set(families)), block["text"]
         sized = any(r["attr"] and types.family(r["attr"]) == "size" and not r.get("lost")
                     for r in block["attributes"] + block["hard"])  # fmt: skip
         if sized and "item_variant.size" in block["ask"]:
-            [asked] = [ln for ln in asks if ln.startswith("Pergunte antes: tamanho")]
-            assert " (disse " in asked and "; inferido " in asked, block["text"]
+            [asked_line] = [ln for ln in asks if ln.startswith("Pergunte antes: tamanho")]
+            assert " (disse " in asked_line and "; inferido " in asked_line, block["text"]
             asked_sizes += 1
         named += "variante (" in block["text"]
-        refs = [r["values"][0] for r in block["soft"] if r["kind"] == "interest"]
-        assert all(REF.fullmatch(str(r)) for r in refs)  # refs stay in the JSON
-    assert named > 0  # objects named by the values they showed
-    assert asked_sizes > 0  # a size said and one inferred from purchases disagree
+    return named, asked_sizes

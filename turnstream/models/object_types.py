@@ -58,6 +58,9 @@ CLAIM_CLASSES: tuple[str, ...] = (
 )  # fmt: skip
 LANGUAGES: tuple[str, ...] = ("pt", "en", "es")
 
+#: The classes whose numbers are in a unit (``unit``).
+_MEASURED = ("quantity", "count", "dosage")
+
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 Label = Annotated[str, StringConstraints(min_length=1, max_length=80, strip_whitespace=True)]
 
@@ -114,6 +117,12 @@ class FieldType(_Doc):
     system: Annotated[str, StringConstraints(max_length=16)] | None = None
     #: Only the type and a count are kept; never an inference.
     sensitive: bool = False
+    #: The unit its numbers are in (``GB``, ``cm``), said after each number in the block's
+    #: text (``64 GB``); only on a field of class ``quantity``, ``count`` or ``dosage``.
+    unit: (
+        Annotated[str, StringConstraints(min_length=1, max_length=16, pattern=r"^\S(.*\S)?$")]
+        | None
+    ) = None
     #: The words for some of its values per language (``navy = { pt = "azul-marinho",
     #: ... }``); a value without one is written as it is.
     values: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], Labels] = Field(
@@ -129,6 +138,8 @@ class FieldType(_Doc):
 
     @model_validator(mode="after")
     def _attribute_family(self) -> FieldType:
+        if self.unit is not None and self.class_ not in _MEASURED:
+            raise ValueError("a unit belongs to a field of class quantity, count or dosage")
         if self.acts and not self.sensitive:
             raise ValueError("acts belong to sensitive fields only")
         if self.role == "attribute" and self.family is None:
@@ -199,6 +210,15 @@ class ObjectTypes(_Doc):
             for t, declared in self.types.items()
             for f, spec in declared.fields.items()
             for value, words in spec.values.items()
+        }
+
+    def units(self) -> dict[str, str]:
+        """``type.field`` -> its unit (``GB``), for every field that declares one."""
+        return {
+            f"{t}.{f}": spec.unit
+            for t, declared in self.types.items()
+            for f, spec in declared.fields.items()
+            if spec.unit is not None
         }
 
     def type_label(self, type_name: str, language: str) -> str | None:

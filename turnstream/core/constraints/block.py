@@ -26,7 +26,7 @@ from turnstream.core.constraints.inputs import (
     StatedPreference,
 )
 from turnstream.core.constraints.sensitive import acts_for
-from turnstream.core.constraints.text import format_value, language_of, quoted, render_text
+from turnstream.core.constraints.text import ValueWords, language_of, quoted, render_text
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
 from turnstream.models.object_types import ObjectTypes
@@ -542,10 +542,22 @@ _NAME_FIELDS = ("name", "title")
 _DESCRIBED = 2
 
 
-def _value_text(types: ObjectTypes, attr: str, value: Any, language: str) -> str:
-    if isinstance(value, str):
-        return types.value_labels(language).get((attr, value), value)
-    return format_value(value)
+def value_words_of(types: _Types, language: str) -> ValueWords:
+    """How values read in ``language`` with ``types`` (its value labels and units)."""
+    if types is None:
+        return ValueWords(language)
+    return ValueWords(language, types.value_labels(language), types.units())
+
+
+def _described(
+    types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str
+) -> str:
+    """One value of an object's description: a number with its field's unit (``64 GB``),
+    else after its field's label (``armazenamento 64``); other values alone."""
+    words = values.word(attr, value)
+    if isinstance(value, str) or attr in values.units:
+        return words
+    return f"{types.label(attr, language) or attr.split('.', 1)[1]} {words}"
 
 
 def _object_name(
@@ -554,18 +566,21 @@ def _object_name(
     types: _Types,
     language: str,
     telling: Sequence[str] = (),
+    values: ValueWords | None = None,
 ) -> str | None:
     """What a colleague calls an object: the name or title it showed, quoted (words from
     outside: :func:`~turnstream.core.constraints.text.quoted`); else its type's
     label and a short description from its taste values (``variante (azul-marinho,
     aurora)``); else None (the text counts it). ``telling``: fields whose values tell
     it apart from another object described the same way, added to the description
-    (``variante (vermelho, preço 199.9)``)."""
+    (``variante (vermelho, preço 199.9)``). A number is said with its field's unit
+    or after its label (``item (“nova”, 64 GB)``), never bare."""
     shown = shown or {}
     type_name = ref.split(":", 1)[0]
+    values = values or value_words_of(types, language)
     extra = [
         f"{types.label(f'{type_name}.{k}', language) or k} "
-        f"{_value_text(types, f'{type_name}.{k}', shown[k], language)}"
+        f"{values.word(f'{type_name}.{k}', shown[k])}"
         for k in telling
         if types is not None and k in shown and shown[k] is not None
     ]
@@ -577,7 +592,7 @@ def _object_name(
     if label is None or types is None:
         return None
     described = [
-        _value_text(types, f"{type_name}.{k}", v, language)
+        _described(types, values, f"{type_name}.{k}", v, language)
         for k, v in sorted(shown.items())
         if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
     ][:_DESCRIBED]
@@ -633,10 +648,11 @@ def object_names(
     them), so no two objects ever share words."""
     shown = shown or {}
     ordered = sorted(set(refs))
+    values = value_words_of(types, language)
     names = {
         ref: name
         for ref in ordered
-        if (name := _object_name(ref, shown.get(ref), types, language)) is not None
+        if (name := _object_name(ref, shown.get(ref), types, language, (), values)) is not None
     }
     alike: dict[str, list[str]] = {}
     for ref, name in names.items():
@@ -644,7 +660,7 @@ def object_names(
     for group in (g for g in alike.values() if len(g) > 1):
         telling = [] if types is None else _telling_fields(group, shown, types)
         for ref in group:
-            told = _object_name(ref, shown.get(ref), types, language, telling)
+            told = _object_name(ref, shown.get(ref), types, language, telling, values)
             if told is not None:
                 names[ref] = told
     counted: dict[str, int] = {}
@@ -695,13 +711,16 @@ def _ask(
     (a delivery elsewhere); each asked notion no standing entry knows a value of (a
     ``person.clothing_size`` M, or a hard ``size = M``, knows the ``size``); each notion
     of a conflict, which names its question as ``ask`` (the text says what each side
-    said)."""
+    said). An ``asked`` name the space's types document does not declare (``size`` in
+    a phone store's) asks nothing."""
     ask = ["for_whom"] if request.delivery_elsewhere else []
     by_notion: dict[str, str] = {}
     known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
     known_attrs = [row["attr"] for row in known_rows if _knows(row)]
     for name in request.asked:
         attr = _field_asked(name, types)
+        if types is not None and types.field(attr) is None:
+            continue  # the space's objects have no such field: nothing to ask
         notion = _notion(types, attr)
         if notion in by_notion:
             continue
@@ -847,7 +866,7 @@ def build_block(
             if label is not None:
                 words.setdefault(f"{type_name}.ref", label)
     names = object_names((str(r) for r in refs), shown, types, language)
-    value_labels = types.value_labels(language) if types else None
-    block["text"] = render_text(block, request.language, words, names=names, values=value_labels)
+    values = value_words_of(types, language)
+    block["text"] = render_text(block, request.language, words, names=names, values=values)
     block["version"] = version_of(block)
     return block

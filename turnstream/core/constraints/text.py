@@ -7,18 +7,27 @@ to be inferred), what they are, the company's rules (their own text) and the que
 to ask. Each field by its label, else its name in words; each operator in words; a list
 of values joined the way the language joins them ("navy or beige").
 
-Words that came from outside (an object's name or title in ``shown``, a value no types
-document labels) are data, never lines of their own: :func:`one_line` makes them one line,
-bounded, without control or direction characters and without markup that closes a
-prompt's tags; a name is also quoted (:func:`quoted`), so an "ignore previous
-instructions" in a title reads as the title it is.
+A value reads in the block's language (:class:`ValueWords`): its label in the types
+document, else the built-in words of common retail values (``value_words.toml``: colours,
+materials, fits, patterns, letter sizes), a number with its field's unit (``64 GB``).
+
+Words that came from outside (an object's name or title in ``shown``, a value neither the
+types document nor the built-in words know, stated or shown) are data, never lines of
+their own: :func:`one_line` makes them one line, bounded, without control or direction
+characters and without markup that closes a prompt's tags, and :func:`quoted` puts them
+in quotation marks, so an "ignore previous instructions" in a title or said as a colour
+reads as the producer's words it is.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import tomllib
 import unicodedata
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
@@ -26,12 +35,14 @@ from turnstream.core.constraints.inputs import Scalar
 __all__ = [
     "LANGUAGES",
     "MAX_NAMED",
+    "ValueWords",
     "change_words",
     "field_words",
     "format_value",
     "language_of",
     "one_line",
     "quoted",
+    "known_value",
     "render_text",
     "value_words",
 ]
@@ -162,8 +173,6 @@ LANGUAGES: dict[str, dict[str, str]] = {"en": _EN, "pt": _PT, "es": _ES}
 _ABOUT_AN_OBJECT = frozenset({"interest", "implicit_negative"})
 #: Objects a line names at most; the rest are counted.
 MAX_NAMED = 3
-#: Value words: ``(type.field, value)`` -> the value in the block's language.
-ValueWords = Mapping[tuple[str, str], str]
 #: Characters a name or a value from outside keeps at most in ``text`` (then "…").
 MAX_CHARS = 80
 #: Values one condition lists at most in ``text``, the rest counted (the JSON has all).
@@ -225,12 +234,68 @@ def format_value(value: Scalar) -> str:
     return one_line(str(value))
 
 
+#: The built-in words of common retail values, beside this module.
+_LEXICON = Path(__file__).with_name("value_words.toml")
+#: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
+_NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
+
+
+@functools.cache
+def _lexicon() -> dict[str, dict[str, str]]:
+    """``value`` (lower case, spaced) -> its words per language, from ``value_words.toml``."""
+    tables = tomllib.loads(_LEXICON.read_text(encoding="utf-8"))
+    words: dict[str, dict[str, str]] = {}
+    for table in tables.values():
+        for value, per_language in table.items():
+            if set(per_language) != set(LANGUAGES):
+                raise ValueError(f"{_LEXICON.name}: {value!r} needs words in pt, en and es")
+            words[_key(value)] = dict(per_language)
+    return words
+
+
+def _key(value: str) -> str:
+    return _SPACES.sub(" ", value.replace("_", " ").replace("-", " ")).strip().casefold()
+
+
+def known_value(value: str, language: str) -> str | None:
+    """The built-in words of a common retail value (``red`` → ``vermelho``), else ``None``."""
+    found = _lexicon().get(_key(value))
+    return None if found is None else found[language_of(language)]
+
+
+@dataclass(frozen=True)
+class ValueWords:
+    """How the values of a block read in its language.
+
+    A string value: its label in the types document (``labels``: ``(type.field, value)``
+    -> words), else its built-in words (:func:`known_value`), else, when written only in
+    digits (a size ``41``), as written; anything else is the producer's word, quoted
+    (:func:`quoted`). A number: as written, followed by its field's unit (``units``:
+    ``type.field`` -> ``GB``) when the types document gives one."""
+
+    language: str = "en"
+    labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
+
+    def word(self, attr: str, value: Scalar) -> str:
+        """``value`` of ``attr`` in the block's language (see the class)."""
+        if isinstance(value, str):
+            label = self.labels.get((attr, value)) or known_value(value, self.language)
+            if label is not None:
+                return label
+            written = one_line(value)
+            if not _NUMERAL.fullmatch(written):
+                return quoted(value)
+        else:
+            written = format_value(value)
+        unit = None if isinstance(value, bool) else self.units.get(attr)
+        return f"{written} {unit}" if unit else written
+
+
 def value_words(attr: str, value: Scalar, values: ValueWords | None = None) -> str:
-    """A value in the block's language: its label in the types document, else as it is."""
-    written = format_value(value)
-    if values and isinstance(value, str):
-        return values.get((attr, value), written)
-    return written
+    """A value in the block's language (:meth:`ValueWords.word`; English words without
+    ``values``)."""
+    return (values or ValueWords()).word(attr, value)
 
 
 def _joined(
@@ -262,7 +327,7 @@ def _condition(
     """A condition in words; on an object field (``type.ref``) the objects by ``names``,
     never a raw ref (:func:`_objects`)."""
     if op in ("between", "not_between"):
-        low, high = format_value(values[0]), format_value(values[1])
+        low, high = (value_words(attr, v, value_labels) for v in values[:2])
         return words[op].format(field=field, low=low, high=high)
     if attr.endswith(".ref"):
         return words[op].format(field=field, values=_objects(words, values, names or {}))
@@ -283,16 +348,21 @@ def _objects(words: Mapping[str, str], refs: Sequence[Scalar], names: Mapping[st
 
 
 def change_words(
-    language: str, attr: str, change: Mapping[str, Any], labels: Mapping[str, str] | None = None
+    language: str,
+    attr: str,
+    change: Mapping[str, Any],
+    labels: Mapping[str, str] | None = None,
+    values: ValueWords | None = None,
 ) -> str:
     """One change of an object in words (``preço subiu de 199.9 para 219.9``);
     ``attr`` is its ``type.field``, ``change`` as ``Change.as_dict`` gives it."""
     words = LANGUAGES[language_of(language)]
+    values = values or ValueWords(language_of(language))
     return words[change["change"]].format(
         field=field_words(attr, labels),
-        shown=format_value(change["shown"]) if change["shown"] is not None else "",
-        now=format_value(change["now"]) if change["now"] is not None else "",
-        values=_joined(words, change.get("values") or [], attr).replace(
+        shown=values.word(attr, change["shown"]) if change["shown"] is not None else "",
+        now=values.word(attr, change["now"]) if change["now"] is not None else "",
+        values=_joined(words, change.get("values") or [], attr, values).replace(
             f" {words['or']} ", f" {words['and']} "
         ),
     )
@@ -304,6 +374,7 @@ def _changed_lines(
     labels: Mapping[str, str] | None,
     names: Mapping[str, str],
     language: str,
+    values: ValueWords,
 ) -> list[str]:
     """A line per presented object that changed since the person saw it, a few at most
     by name (an object without one is only counted)."""
@@ -313,7 +384,8 @@ def _changed_lines(
     for entry in named:
         type_name = entry["ref"].split(":", 1)[0]
         said = "; ".join(
-            change_words(language, f"{type_name}.{c['field']}", c, labels) for c in entry["changed"]
+            change_words(language, f"{type_name}.{c['field']}", c, labels, values)
+            for c in entry["changed"]
         )
         lines.append(f"{words['changed_since']} {names[entry['ref']]}: {said}")
     rest = len(changed) - len(named)
@@ -415,11 +487,12 @@ def render_text(
     """The lines of ``block`` for a model, joined by newlines; ``""`` when nothing stands.
 
     Objects by ``names`` (ref -> name), a few at most, the others counted: never a raw
-    ref. Values by ``values`` (their labels in the language), else as they are. A
-    question a conflict names says what each side said. A line said twice is said
-    once."""
+    ref. Values by ``values`` (:class:`ValueWords`; without it, the built-in words in
+    the language). A question a conflict names says what each side said. A line said
+    twice is said once."""
     words = LANGUAGES[language_of(language)]
     names = names or {}
+    values = values or ValueWords(language_of(language))
     lines: list[str] = []
     for entry in _standing(block, "hard"):
         if entry.get("label"):  # an act of a sensitive field: its own words
@@ -440,7 +513,7 @@ def render_text(
         lines.append(line)
     if block.get("exclude"):
         lines.append(f"{words['exclude']} {_objects(words, block['exclude'], names)}")
-    lines.extend(_changed_lines(words, block, labels, names, language))
+    lines.extend(_changed_lines(words, block, labels, names, language, values))
     rules = (one_line(rule["text"], None) for rule in _standing(block, "rules"))
     lines.extend(text for text in rules if text)
     for asked in block.get("ask", ()):

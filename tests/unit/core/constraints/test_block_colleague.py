@@ -76,7 +76,7 @@ def test_objects_by_name_a_few_at_most_and_never_a_raw_ref() -> None:
     got = block(inferences=_interests(7), types=TYPES, language="pt", shown=shown)
     [line] = [x for x in got["text"].split("\n") if x.startswith("Demonstrou")]
     assert line == (
-        "Demonstrou interesse em (inferido): “Tênis 0”, “Tênis 1”, variante (aurora, azul-marinho)"
+        "Demonstrou interesse em (inferido): “Tênis 0”, “Tênis 1”, variante (“aurora”, azul-marinho)"
         " e mais 4"
     )
     assert not REF.search(got["text"])
@@ -110,18 +110,18 @@ def test_a_stated_entry_absorbs_an_inferred_one_on_the_same_value() -> None:
     got = block(said, inferences=[navy, red], types=TYPES, language="pt")
     assert [r["id"] for r in got["soft"]] == ["p1", "a2"]
     assert got["text"].split("\n") == [
-        "Prefere: cor azul-marinho ou beige",
-        "Parece gostar de (inferido): cor red",
+        "Prefere: cor azul-marinho ou bege",
+        "Parece gostar de (inferido): cor vermelho",
     ]
 
 
 def test_values_in_the_spaces_language_with_a_fallback() -> None:
     said = [pref("p1", COLOR, "not_in", ("black", "ochre"), "must_not")]
     assert block(said, types=TYPES, language="pt")["text"] == (
-        "Obrigatório: cor que não seja preto ou ochre"
+        "Obrigatório: cor que não seja preto ou “ochre”"
     )
     assert block(said, types=TYPES, language="es")["text"] == (
-        "Obligatorio: color que no sea negro o ochre"
+        "Obligatorio: color que no sea negro o “ochre”"
     )
 
 

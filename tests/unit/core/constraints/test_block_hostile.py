@@ -53,15 +53,15 @@ def test_stated_values_and_systems_from_outside_stay_on_their_line() -> None:
     person = [attribute("a", "person.shoe_size", "9\nIgnore", system="US\n# x")]
     lines = block(said, person, types=TYPES, language="pt")["text"].split("\n")
     assert lines == [
-        "Prefere: cor navy Obrigatório: nada ou " + "y" * (MAX_CHARS - 1) + "…",
-        "A pessoa: número do calçado 9 Ignore (US # x)",
+        "Prefere: cor “navy Obrigatório: nada” ou “" + "y" * (MAX_CHARS - 1) + "…”",
+        "A pessoa: número do calçado “9 Ignore” (US # x)",
     ]
 
 
 def test_a_long_list_of_values_is_counted_past_the_bound() -> None:
     colours = tuple(f"c{i}" for i in range(MAX_VALUES + 5))
     [line] = block([pref("p", COLOR, "in", colours, "must")], language="en")["text"].split("\n")
-    assert line.endswith(f"c{MAX_VALUES - 1} and 5 more") and f"c{MAX_VALUES}," not in line
+    assert line.endswith(f"“c{MAX_VALUES - 1}” and 5 more") and f"c{MAX_VALUES}”," not in line
 
 
 def test_one_line_and_quoted() -> None:

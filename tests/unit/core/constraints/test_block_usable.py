@@ -117,9 +117,9 @@ def test_labels_come_from_the_types_in_the_spaces_language() -> None:
         pref("p2", SIZE, "eq", ("M",), "must", hours_ago=2),
     ]
     lines = {lang: block(prefs, language=lang)["text"].split("\n") for lang in ("pt", "en", "es")}
-    assert lines["pt"] == ["Obrigatório: cor que não seja black", "Obrigatório: tamanho M"]
+    assert lines["pt"] == ["Obrigatório: cor que não seja preto", "Obrigatório: tamanho M"]
     assert lines["en"] == ["Required: colour other than black", "Required: size M"]
-    assert lines["es"] == ["Obligatorio: color que no sea black", "Obligatorio: talla M"]
+    assert lines["es"] == ["Obligatorio: color que no sea negro", "Obligatorio: talla M"]
     # The space's own labels win over the types'.
     own = block(prefs, language="pt", labels={COLOR: "tom"})["text"]
-    assert own.startswith("Obrigatório: tom que não seja black")
+    assert own.startswith("Obrigatório: tom que não seja preto")

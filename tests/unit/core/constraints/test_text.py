@@ -50,25 +50,25 @@ def test_english_lines() -> None:
 def test_portuguese_lines_with_labels() -> None:
     labels = {"item_variant.material": "material", "person.size": "manequim"}
     assert _text("pt", labels) == [
-        "Obrigatório: cor que não seja black",
+        "Obrigatório: cor que não seja preto",
         "Obrigatório: mensalidade até 700",
-        "Prefere: cor navy",
-        "Prefere evitar: material wool",
+        "Prefere: cor azul-marinho",
+        "Prefere evitar: material lã",
         "A pessoa: manequim M (BR)",
         "Never offer discontinued plans.",
-        "Pergunte antes: cor (disse que não seja black; antes black)",
+        "Pergunte antes: cor (disse que não seja preto; antes preto)",
     ]
 
 
 def test_spanish_lines() -> None:
     assert _text("es") == [
-        "Obligatorio: color que no sea black",
+        "Obligatorio: color que no sea negro",
         "Obligatorio: cuota mensual hasta 700",
-        "Prefiere: color navy",
-        "Prefiere evitar: material wool",
+        "Prefiere: color azul marino",
+        "Prefiere evitar: material lana",
         "La persona: talla M (BR)",
         "Never offer discontinued plans.",
-        "Pregunte antes: color (dijo que no sea black; antes black)",
+        "Pregunte antes: color (dijo que no sea negro; antes negro)",
     ]
 
 
@@ -85,19 +85,19 @@ def test_inferred_entries_say_they_are_inferred_in_each_language() -> None:
         for lang in ("en", "pt", "es")
     }
     assert got["en"] == [
-        "Seems to like (inferred): brand brisa",
+        "Seems to like (inferred): brand “brisa”",
         "Showed interest in (inferred): 1 item",
         "Showed no interest in (inferred): 1 item",
         "The person, from what they bought (inferred): size L (BR)",
     ]
     assert got["pt"] == [
-        "Parece gostar de (inferido): marca brisa",
+        "Parece gostar de (inferido): marca “brisa”",
         "Demonstrou interesse em (inferido): 1 item",
         "Não demonstrou interesse em (inferido): 1 item",
         "A pessoa, pelo que comprou (inferido): tamanho L (BR)",
     ]
     assert got["es"] == [
-        "Parece gustarle (inferido): marca brisa",
+        "Parece gustarle (inferido): marca “brisa”",
         "Mostró interés en (inferido): 1 artículo",
         "No mostró interés en (inferido): 1 artículo",
         "La persona, por lo que compró (inferido): talla L (BR)",
@@ -107,8 +107,8 @@ def test_inferred_entries_say_they_are_inferred_in_each_language() -> None:
 def test_a_list_of_values_is_joined_as_the_language_joins_it() -> None:
     prefs = [pref("p1", COLOR, "in", ("navy", "beige", "red"), "prefer")]
     assert block(prefs, language="en")["text"] == "Prefers: colour navy, beige or red"
-    assert block(prefs, language="pt")["text"] == "Prefere: cor navy, beige ou red"
-    assert block(prefs, language="es")["text"] == "Prefiere: color navy, beige o red"
+    assert block(prefs, language="pt")["text"] == "Prefere: cor azul-marinho, bege ou vermelho"
+    assert block(prefs, language="es")["text"] == "Prefiere: color azul marino, beige o rojo"
 
 
 def test_the_loser_of_a_conflict_is_left_out_but_stays_in_the_block() -> None:
@@ -136,13 +136,13 @@ def test_between_in_words(language: str, line: str) -> None:
     ("op", "values", "strength", "line"),
     [
         ("eq", (False,), "must", "Required: copay false"),
-        ("eq", ("x",), "must_not", "Required: copay other than x"),
+        ("eq", ("x",), "must_not", "Required: copay other than “x”"),
         ("gt", (10,), "must", "Required: copay over 10"),
         ("lte", (10,), "must_not", "Required: copay over 10"),
         ("lt", (10,), "must", "Required: copay under 10"),
         ("gte", (10,), "must", "Required: copay from 10"),
         ("between", (1, 5), "must_not", "Required: copay outside 1 to 5"),
-        ("in", ("a", "b"), "must", "Required: copay a or b"),
+        ("in", ("a", "b"), "must", "Required: copay “a” or “b”"),
     ],
 )
 def test_operators_in_english_words(op: str, values: tuple, strength: str, line: str) -> None:
@@ -173,5 +173,5 @@ def test_objects_of_one_kind_share_a_line() -> None:
     ]
     assert block(inferences=inferred)["text"].split("\n") == [
         "Showed interest in (inferred): 2 items",
-        "Seems to like (inferred): brand brisa",
+        "Seems to like (inferred): brand “brisa”",
     ]
