@@ -124,7 +124,8 @@ class FieldType(_Doc):
         | None
     ) = None
     #: The words for some of its values per language (``navy = { pt = "azul-marinho",
-    #: ... }``); a value without one is written as it is.
+    #: ... }``); a value without one takes the block's built-in words of common retail
+    #: values, else is quoted as the producer's word (``core/constraints/text.ValueWords``).
     values: dict[Annotated[str, StringConstraints(min_length=1, max_length=80)], Labels] = Field(
         default_factory=dict
     )

@@ -549,9 +549,7 @@ def value_words_of(types: _Types, language: str) -> ValueWords:
     return ValueWords(language, types.value_labels(language), types.units())
 
 
-def _described(
-    types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str
-) -> str:
+def _described(types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str) -> str:
     """One value of an object's description: a number with its field's unit (``64 GB``),
     else after its field's label (``armazenamento 64``); other values alone."""
     words = values.word(attr, value)

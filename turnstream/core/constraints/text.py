@@ -39,10 +39,10 @@ __all__ = [
     "change_words",
     "field_words",
     "format_value",
+    "known_value",
     "language_of",
     "one_line",
     "quoted",
-    "known_value",
     "render_text",
     "value_words",
 ]

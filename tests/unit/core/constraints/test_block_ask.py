@@ -80,7 +80,9 @@ def test_a_conflict_between_two_statements_names_the_newer_and_the_earlier() -> 
         pref("new", COLOR, "not_in", ("navy",), "must_not", hours_ago=1),
     ]
     got = block(said, language="es")
-    assert _asks(got["text"]) == ["Pregunte antes: color (dijo que no sea azul marino; antes azul marino)"]
+    assert _asks(got["text"]) == [
+        "Pregunte antes: color (dijo que no sea azul marino; antes azul marino)"
+    ]
 
 
 def test_company_rules_that_clash_ask_the_person_nothing() -> None:
