@@ -165,10 +165,10 @@ def test_opt_out_stops_inferences(worker) -> None:  # type: ignore[no-untyped-de
 @pytest.mark.parametrize(
     ("space", "line"),
     # acme and lumen label the field (and the value) from the types document; sol has
-    # none: its name, the value as it is.
+    # none: its name, the value by the block's built-in words of common values.
     [("acme", "Obrigatório: cor que não seja preto"),
      ("lumen", "Required: colour other than black"),
-     ("sol", "Obligatorio: color que no sea black")],
+     ("sol", "Obligatorio: color que no sea negro")],
 )  # fmt: skip
 def test_three_languages_render(worker, space: str, line: str) -> None:  # type: ignore[no-untyped-def]
     eve = Person(worker, space, f"p_eve_{space}")
