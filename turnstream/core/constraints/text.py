@@ -241,16 +241,27 @@ _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
 
 
 @functools.cache
-def _lexicon() -> dict[str, dict[str, str]]:
-    """``value`` (lower case, spaced) -> its words per language, from ``value_words.toml``."""
+def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
+    """``value`` (lower case, spaced) -> the entries it can name, each its words per
+    language, from ``value_words.toml``: a key names its own entry alone; a word of an
+    entry in any language (``preto``, ``negro``) names every entry that has it, unless
+    it is a key itself."""
     tables = tomllib.loads(_LEXICON.read_text(encoding="utf-8"))
-    words: dict[str, dict[str, str]] = {}
+    keys: dict[str, dict[str, str]] = {}
     for table in tables.values():
         for value, per_language in table.items():
             if set(per_language) != set(LANGUAGES):
                 raise ValueError(f"{_LEXICON.name}: {value!r} needs words in pt, en and es")
-            words[_key(value)] = dict(per_language)
-    return words
+            keys[_key(value)] = dict(per_language)
+    words: dict[str, list[dict[str, str]]] = {}
+    for entry in keys.values():
+        for word in entry.values():
+            found = words.setdefault(_key(word), [])
+            if entry not in found:
+                found.append(entry)
+    lexicon = {word: tuple(entries) for word, entries in words.items()}
+    lexicon.update({key: (entry,) for key, entry in keys.items()})
+    return lexicon
 
 
 def _key(value: str) -> str:
@@ -258,9 +269,12 @@ def _key(value: str) -> str:
 
 
 def known_value(value: str, language: str) -> str | None:
-    """The built-in words of a common retail value (``red`` → ``vermelho``), else ``None``."""
-    found = _lexicon().get(_key(value))
-    return None if found is None else found[language_of(language)]
+    """The built-in words of a common retail value in ``language``: ``red`` → ``vermelho``,
+    and from another language's word too, ``negro`` → ``preto``; ``None`` when unknown or
+    when the word's entries disagree in ``language`` (``liso``: ``plain`` or ``solid``)."""
+    entries = _lexicon().get(_key(value), ())
+    said = {entry[language_of(language)] for entry in entries}
+    return said.pop() if len(said) == 1 else None
 
 
 @dataclass(frozen=True)

@@ -158,6 +158,24 @@ def test_every_built_in_value_has_words_in_each_language() -> None:
     assert known_value("ochre", "pt") is None
 
 
+def test_a_value_a_producer_wrote_in_another_language_is_said_in_the_blocks() -> None:
+    """A catalogue in Portuguese (``preto``) or Spanish (``negro``) reads in the block's
+    language like the English one; a word whose entries disagree is not guessed."""
+    assert known_value("Preto", "en") == "black"
+    assert known_value("negro", "pt") == "preto"
+    assert known_value("azul-marinho", "es") == "azul marino"
+    assert known_value("cinza", "es") == "gris"  # grey and gray: the same words
+    assert known_value("liso", "en") is None  # plain or solid
+    assert known_value("liso", "pt") == "lisa"  # both entries say it so in Portuguese
+    black = inference("a", "affinity", COLOR, "preto", weight=0.9)
+    assert block(inferences=[black], language="en")["text"] == (
+        "Seems to like (inferred): colour black"
+    )
+    assert block(inferences=[black], language="pt")["text"] == (
+        "Parece gostar de (inferido): cor preto"
+    )
+
+
 def test_the_example_types_label_every_value_the_sample_uses() -> None:
     """``examples/types.toml`` says its own values (sample day, both signal spaces) in
     each language without falling back to quotes."""
