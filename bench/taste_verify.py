@@ -64,8 +64,12 @@ def people(rand: random.Random, n: int) -> list[Person]:
     ]
 
 
-def session_lines(person: Person, number: int, items: list[dict[str, Any]], seed: int) -> list:
-    """Session ``number`` of ``person``: the same for a given seed, whatever N."""
+def session_lines(
+    person: Person, number: int, items: list[dict[str, Any]], seed: int, strength: float = 1.0
+) -> list:
+    """Session ``number`` of ``person``: the same for a given seed, whatever N.
+    ``strength`` multiplies the colour's and the brand's weights in the click utility
+    (1: the generator as built; ``bench/taste_fast.py --strength`` sweeps it)."""
     rand = random.Random(f"verify:{seed}:{person.pid}:{number}")
     offset = random.Random(f"verify-offset:{seed}:{person.pid}").gauss(0, 0.4)
     at = START + timedelta(days=number, minutes=rand.randrange(800))
@@ -100,8 +104,8 @@ def session_lines(person: Person, number: int, items: list[dict[str, Any]], seed
             utility = (
                 -3.2
                 + offset
-                + 1.7 * (it["color"] == person.color)
-                + 1.4 * (it["brand"] == person.brand)
+                + 1.7 * strength * (it["color"] == person.color)
+                + 1.4 * strength * (it["brand"] == person.brand)
                 + rand.gauss(0, 0.6)
             )
             if rand.random() < 1 / (1 + math.exp(-utility)):

@@ -29,6 +29,12 @@ from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["derive", "field_counts"]
 
+#: A field whose fitted prior (:mod:`.field_prior`) says at least this share of the space's
+#: people has a taste on it is judged against the others' refined posteriors
+#: (:func:`_refined`); any other field, as without a fit, against their first ones: on a
+#: field few have a taste on, what sharper explaining away lays bare that no taste
+#: explains (a popular object's pull, a recommender's ranking) would pass for a taste.
+COMMON_TASTE = 0.5
 #: Digits weights, confidences, lifts and evidence figures are rounded to.
 _DIGITS = 6
 
@@ -175,6 +181,28 @@ def field_counts(
     return {attr: counts for attr, counts in out.items() if counts}
 
 
+def _refined(
+    objects: list[_Object],
+    fields: frozenset[str],
+    posts: Mapping[str, FieldPosterior],
+    posterior: Callable[[str, Mapping[str, tuple[float, float, float]]], FieldPosterior | None],
+    common: frozenset[str],
+) -> dict[str, FieldPosterior]:
+    """The first posteriors, those of the ``common`` fields (see :data:`COMMON_TASTE`)
+    taken once more from counts explained away by the others' first posteriors: a field's
+    first posterior is diluted by the engagement another field's taste brings to its other
+    values, so what it explains away of the others is sharper the second time. Only
+    those: a field on the default prior may be one no one has a taste on, and its chance
+    favourite would take credit from a true one. Without such fields, ``posts``."""
+    out = dict(posts)
+    for attr in sorted(fields):
+        if attr in common:
+            post = posterior(attr, _counts(objects, attr, posts))
+            if post is not None:
+                out[attr] = post
+    return out
+
+
 def _affinities(
     bucket: BucketState,
     priors: Mapping[tuple[str, str], float],
@@ -187,7 +215,9 @@ def _affinities(
 
     Counted per object (:func:`_engagement`), in two passes: in the second, each
     object's exposure in a field is scaled by what the other fields' first posteriors
-    expect of it (:func:`_counts`). A field with a fitted prior in ``field_priors``
+    expect of it (:func:`_counts`); a field most of the space's people have a taste on
+    (fitted, :data:`COMMON_TASTE`) is judged against the others' posteriors refined once
+    more (:func:`_refined`). A field with a fitted prior in ``field_priors``
     (:mod:`.field_prior`) takes its share of people with a taste and its lift weights;
     any other the configured ``taste_prior`` and the grid alike."""
     if types is None:
@@ -219,8 +249,10 @@ def _affinities(
         first = posterior(attr, _counts(objects, attr, {}))
         if first is not None:
             posts[attr] = first
+    common = frozenset(a for a, f in field_priors.items() if f.taste_prior >= COMMON_TASTE)
+    sharp = _refined(objects, tastes, posts, posterior, common)
     for attr in sorted(tastes):
-        counts = _counts(objects, attr, posts)
+        counts = _counts(objects, attr, sharp if attr in common else posts)
         post = posterior(attr, counts)
         if post is None:
             continue

@@ -4,6 +4,7 @@ is deterministic, and derivation takes it in place of ``taste_prior``."""
 
 from __future__ import annotations
 
+import importlib
 import math
 import random
 
@@ -177,3 +178,71 @@ def test_field_counts_are_the_persons_own_per_taste_field_explained_away() -> No
     assert {v: n for v, (n, _) in tastes["item_variant.brand"].items()} == {
         v: n for v, (n, _) in counts["item_variant.brand"].items()
     }
+
+
+def _both(rand: random.Random, shown: dict) -> list[int]:
+    """A person who favours red and brand b1, each on its own."""
+    return [
+        pos
+        for pos, v in shown.items()
+        if pos <= 8
+        and rand.random()
+        < (0.6 if v["color"] == "red" else 0.03) + (0.5 if v["brand"] == "b1" else 0.0)
+    ]
+
+
+TRUTH = {("item_variant.color", "red"), ("item_variant.brand", "b1")}
+#: The derive module itself (the package's ``derive`` is the function).
+DERIVE = importlib.import_module("turnstream.core.derivation.derive")
+
+
+def _found(states: list[ProfileState], field_priors: dict[str, FieldPrior] | None) -> list:
+    """Per person, the active ``prefer`` affinities and their confidence."""
+    return [
+        [
+            (i.attr, i.value, i.confidence)
+            for i in derive(state, {}, CONFIG, TYPES, field_priors)
+            if i.kind == "affinity" and i.polarity == "prefer" and i.status == "active"
+        ]
+        for state in states
+    ]
+
+
+def test_two_fields_fitted_to_a_common_taste_are_refined_and_name_more(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    fitted = {"item_variant.color": STRONG, "item_variant.brand": STRONG}
+    states = [sessions(1, _both, seed=seed) for seed in range(30)]
+    refined = _found(states, fitted)
+    monkeypatch.setattr(DERIVE, "COMMON_TASTE", 2.0)  # no field is common: no refinement
+    plain = _found(states, fitted)
+    assert refined != plain
+    assert sum(len(found) for found in refined) == 33
+    assert sum(len(found) for found in plain) == 32
+    assert all({(a, v) for a, v, _ in found} <= TRUTH for found in refined + plain)
+
+
+def test_a_field_fitted_below_the_common_share_is_judged_as_without_refinement(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    below = FieldPrior(0.4, FAVOUR_LIFTS, STRONG.weights, people=100)
+    above = FieldPrior(0.6, FAVOUR_LIFTS, STRONG.weights, people=100)
+    states = [sessions(1, _both, seed=seed) for seed in range(30)]
+    one_common = {"item_variant.color": STRONG, "item_variant.brand": below}
+    both_common = {"item_variant.color": STRONG, "item_variant.brand": above}
+    found = _found(states, one_common), _found(states, both_common)
+    monkeypatch.setattr(DERIVE, "COMMON_TASTE", 2.0)
+    # One common field has no other common field to be refined against: as before.
+    assert found[0] == _found(states, one_common)
+    assert found[1] != _found(states, both_common)
+
+
+def test_without_field_priors_nothing_is_refined(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A fitted prior equal to the defaults (share 0.5, the grid alike) derives as no fit
+    # does when it is not refined, and otherwise when it is: no fit is never refined.
+    as_default = FieldPrior(CONFIG.taste_prior, FAVOUR_LIFTS, (0.2,) * 5, people=100)
+    fitted = {"item_variant.color": as_default, "item_variant.brand": as_default}
+    states = [sessions(1, _both, seed=seed) for seed in range(30)]
+    default, refined = _found(states, None), _found(states, fitted)
+    monkeypatch.setattr(DERIVE, "COMMON_TASTE", 2.0)
+    assert _found(states, fitted) == default != refined
