@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import os
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from tests.fixtures.http import call
 from turnstream.adapters.api_key_file import KeyFile
 from turnstream.core.access import ALL_SPACES, Role, mint_key
 from turnstream.entrypoints.cli.main import app
@@ -25,26 +24,6 @@ from turnstream.entrypoints.http.route_table import ROUTE_TABLE, Space
 from turnstream_dev.deployment import Deployment, new_deployment
 
 pytestmark = pytest.mark.integration
-
-
-def call(
-    deployment: Deployment, method: str, path: str, body: Any = None, key: str | None = None
-) -> tuple[int, Any, dict[str, str]]:
-    headers = {"Content-Type": "application/json"}
-    if key is not None:
-        headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{deployment.worker.web_port}{path}",
-        data=None if body is None else json.dumps(body).encode(),
-        headers=headers,
-        method=method,
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read()), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        return exc.code, json.loads(raw) if raw else None, dict(exc.headers)
 
 
 @dataclass(frozen=True)

@@ -10,8 +10,6 @@ import http.server
 import json
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.fixtures.http import call
 from turnstream.adapters.worker_client import read_query
 from turnstream.core.access import ALL_SPACES, Role
 from turnstream_dev.deployment import Deployment
@@ -78,27 +77,6 @@ def _hostile(deployment: Deployment, out: Path, url: str) -> list[tuple[str, str
         ("SELECT * FROM system.processes", "system.processes"),
         ("SELECT * FROM remote('127.0.0.1', system.one)", "remote()"),
     ]  # fmt: skip
-
-
-def call(
-    deployment: Deployment, method: str, path: str, body: Any = None, key: str | None = None
-) -> tuple[int, Any, dict[str, str]]:
-    """One request to the worker: status, JSON answer, headers."""
-    headers = {"Content-Type": "application/json"}
-    if key is not None:
-        headers["Authorization"] = f"Bearer {key}"
-    request = urllib.request.Request(
-        f"http://127.0.0.1:{deployment.worker.web_port}{path}",
-        data=None if body is None else json.dumps(body).encode(),
-        headers=headers,
-        method=method,
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read()), dict(response.headers)
-    except urllib.error.HTTPError as exc:
-        raw = exc.read()
-        return exc.code, json.loads(raw) if raw else None, dict(exc.headers)
 
 
 def _click(profile: str, i: int, at: datetime) -> bytes:
