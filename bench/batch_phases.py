@@ -42,7 +42,7 @@ from bench._harness import (
 from turnstream.adapters.clickhouse.schema import RAW_TABLES
 from turnstream.adapters.clickhouse.writer import token_for
 from turnstream.adapters.kafka.topology import TopicNames
-from turnstream.core.rows import COLUMNS
+from turnstream.core.rows import COLUMNS, as_dicts
 from turnstream.entrypoints.kafka.ingest_driver import FANOUT_BATCH_BYTES
 from turnstream.service.ingest import rows_to_write
 from turnstream_dev.sample import mixed_items
@@ -123,9 +123,9 @@ def insert_costs(items: int) -> None:
                 prepared = loop.prepare(batch)
                 rows = rows_to_write(prepared, settle(loop, prepared))
                 for table in RAW_TABLES:
-                    fresh = rows.get(table)
-                    if not fresh:
+                    if not rows.get(table):
                         continue
+                    fresh = as_dicts(rows[table])
                     columns = COLUMNS[table]
                     data = [[r[c] for c in columns] for r in fresh]
                     started = time.perf_counter()

@@ -32,7 +32,7 @@ from bench._harness import in_process_loop, load, machine, raw_sink, records, se
 from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.adapters.kafka.topology import TopicNames
-from turnstream.core.rows import COLUMNS
+from turnstream.core.rows import COLUMNS, as_dicts
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
 from turnstream_dev.sample import mixed_items
@@ -79,7 +79,7 @@ def _views(loop: IngestDriver, batch: list[Any], against: int, rounds: int) -> d
     try:
         apply_migrations(old, until=against)
         prepared = loop.prepare(batch)
-        rows = rows_to_write(prepared, settle(loop, prepared))["interactions"]
+        rows = as_dicts(rows_to_write(prepared, settle(loop, prepared))["interactions"])
         columns = [*COLUMNS["interactions"], "_insert"]
         data = [[*(r[c] for c in COLUMNS["interactions"]), 1] for r in rows]
         for store in (old, new):

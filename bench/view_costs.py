@@ -31,7 +31,7 @@ from bench._harness import in_process_loop, load, machine, records, settle
 from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.adapters.kafka.topology import TopicNames
-from turnstream.core.rows import COLUMNS
+from turnstream.core.rows import COLUMNS, as_dicts
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.service.ingest import rows_to_write
 from turnstream_dev.sample import mixed_items
@@ -79,7 +79,7 @@ def _measure(
 ) -> None:
     main = loop.store.store
     prepared = loop.prepare(batch)
-    rows = rows_to_write(prepared, settle(loop, prepared))["interactions"]
+    rows = as_dicts(rows_to_write(prepared, settle(loop, prepared))["interactions"])
     columns = [*COLUMNS["interactions"], "_insert"]
     data = [[*(r[c] for c in COLUMNS["interactions"]), 1] for r in rows]
     probe = Store(main.dsn, "views_probe")
