@@ -32,7 +32,7 @@ TYPES = ROOT / "examples" / "types.toml"
 LEXICON = ROOT / "turnstream" / "core" / "constraints" / "value_words.toml"
 QUOTED = re.compile(r"“[^”]*”")
 #: A number said alone in an object's description (``item (“x”, 64)``).
-BARE_NUMBER = re.compile(r"[(,] ?\d+(?:\.\d+)?[,)]")
+BARE_NUMBER = re.compile(r"(?:\(|, )\d+(?:[.,]\d+)?(?:, |\))")
 
 
 def _english_values(types: ObjectTypes) -> set[str]:

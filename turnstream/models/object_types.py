@@ -222,6 +222,15 @@ class ObjectTypes(_Doc):
             if spec.unit is not None
         }
 
+    def money(self) -> frozenset[str]:
+        """Every ``type.field`` of class ``money`` (a price: written with cents)."""
+        return frozenset(
+            f"{t}.{f}"
+            for t, declared in self.types.items()
+            for f, spec in declared.fields.items()
+            if spec.class_ == "money"
+        )
+
     def type_label(self, type_name: str, language: str) -> str | None:
         """The words for a type (``variante``) in ``language``, or ``None``."""
         declared = self.types.get(type_name)

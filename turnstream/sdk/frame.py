@@ -19,8 +19,9 @@ from typing import Any, Protocol
 
 from pydantic import TypeAdapter, ValidationError
 
+from turnstream.core.constraints.block import value_words_of
 from turnstream.core.constraints.changes import changes_since_shown, state_shown
-from turnstream.core.constraints.text import LANGUAGES, ValueWords, change_words, language_of
+from turnstream.core.constraints.text import LANGUAGES, change_words, language_of
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
 from turnstream.models.object_types import ObjectTypes
@@ -244,7 +245,7 @@ class TurnFrame:
         language = self.language or getattr(self.conversation, "language", None) or "en"
         type_name = object.split(":", 1)[0]
         lang = language_of(language)
-        values = ValueWords(lang, types.value_labels(lang), types.units())
+        values = value_words_of(types, lang)
         said = "; ".join(
             change_words(language, f"{type_name}.{c['field']}", c, types.labels(lang), values)
             for c in changes

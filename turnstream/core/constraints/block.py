@@ -546,7 +546,7 @@ def value_words_of(types: _Types, language: str) -> ValueWords:
     """How values read in ``language`` with ``types`` (its value labels and units)."""
     if types is None:
         return ValueWords(language)
-    return ValueWords(language, types.value_labels(language), types.units())
+    return ValueWords(language, types.value_labels(language), types.units(), types.money())
 
 
 def _described(types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str) -> str:

@@ -22,6 +22,7 @@ reads as the producer's words it is.
 from __future__ import annotations
 
 import functools
+import math
 import re
 import tomllib
 import unicodedata
@@ -41,6 +42,7 @@ __all__ = [
     "format_value",
     "known_value",
     "language_of",
+    "localized_number",
     "one_line",
     "quoted",
     "render_text",
@@ -284,12 +286,15 @@ class ValueWords:
     A string value: its label in the types document (``labels``: ``(type.field, value)``
     -> words), else its built-in words (:func:`known_value`), else, when written only in
     digits (a size ``41``), as written; anything else is the producer's word, quoted
-    (:func:`quoted`). A number: as written, followed by its field's unit (``units``:
-    ``type.field`` -> ``GB``) when the types document gives one."""
+    (:func:`quoted`). A number: in the language's way (:func:`localized_number`: ``9,5``
+    in pt and es), a price (``money``: the ``type.field`` names of class money) with its
+    cents (``479,90``), followed by its field's unit (``units``: ``type.field`` -> ``GB``)
+    when the types document gives one."""
 
     language: str = "en"
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
+    money: frozenset[str] = frozenset()
 
     def word(self, attr: str, value: Scalar) -> str:
         """``value`` of ``attr`` in the block's language (see the class)."""
@@ -300,10 +305,33 @@ class ValueWords:
             written = one_line(value)
             if not _NUMERAL.fullmatch(written):
                 return quoted(value)
-        else:
+        elif isinstance(value, bool) or not isinstance(value, int | float):
             written = format_value(value)
+        else:
+            written = localized_number(value, self.language, attr in self.money)
         unit = None if isinstance(value, bool) else self.units.get(attr)
         return f"{written} {unit}" if unit else written
+
+
+def localized_number(value: float, language: str, money: bool = False) -> str:
+    """A number as the language writes it: a decimal comma in pt and es (``9,5``), a
+    point in en; a price (``money``) with its cents unless whole (``479,90``, ``100``)
+    and its thousands grouped (``1.299,90``; ``1,299.90`` in en). Not finite: as
+    written."""
+    if not math.isfinite(value):
+        return format_value(value)
+    if money:
+        whole = float(value).is_integer()
+        text = f"{value:,.0f}" if whole else f"{value:,.2f}"
+    else:
+        text = format_value(value)
+    if language_of(language) == "en":
+        return text
+    return text.translate(_COMMA_POINT)
+
+
+#: English number marks to those of pt and es: 1,299.90 -> 1.299,90.
+_COMMA_POINT = str.maketrans({",": ".", ".": ","})
 
 
 def value_words(attr: str, value: Scalar, values: ValueWords | None = None) -> str:

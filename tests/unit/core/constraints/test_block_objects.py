@@ -110,7 +110,7 @@ def test_two_objects_alike_are_told_apart_by_what_differs() -> None:
         "item_variant:acme:3": {"color": "red", "price_sale": 249.9},
     }
     names = object_names(shown, shown, TYPES, "pt")
-    assert names == {"item_variant:acme:1": "variante (vermelho, preço 199.9)"}
+    assert names == {"item_variant:acme:1": "variante (vermelho, preço 199,90)"}
     got = block(
         inferences=[
             inference("a", "interest", "item_variant.ref", "item_variant:acme:1"),
@@ -122,7 +122,7 @@ def test_two_objects_alike_are_told_apart_by_what_differs() -> None:
         types=TYPES, language="pt", shown=shown,
     )  # fmt: skip
     assert got["text"].split("\n") == [
-        "Demonstrou interesse em (inferido): variante (vermelho, preço 199.9)",
+        "Demonstrou interesse em (inferido): variante (vermelho, preço 199,90)",
         "Não demonstrou interesse em (inferido): 2 itens",
     ]
 

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from tests.unit.core.constraints.builders import COLOR, SIZE, attribute, block, inference, pref
 from tests.unit.core.constraints.builders import TYPES as UNLABELLED
+from turnstream.core.constraints.block import value_words_of
 from turnstream.core.constraints.text import LANGUAGES, ValueWords, known_value
 from turnstream.models.object_types import load_types, parse_types
 from turnstream_dev import sample
@@ -198,3 +199,26 @@ def test_the_example_types_label_every_value_the_sample_uses() -> None:
             if EXAMPLE.field(attr) is not None and "“" in words.word(attr, value)
         }
         assert not unsaid, (language, sorted(unsaid))
+
+
+@pytest.mark.parametrize(
+    ("language", "price", "size", "big"),
+    [
+        ("pt", "479,90", "9,5", "1.299,90"),
+        ("en", "479.90", "9.5", "1,299.90"),
+        ("es", "479,90", "9,5", "1.299,90"),
+    ],
+)
+def test_numbers_read_as_the_language_writes_them(
+    language: str, price: str, size: str, big: str
+) -> None:
+    """A decimal comma in pt and es; a price (a field of class money) with its cents and
+    its thousands grouped, a whole price bare; a size without cents; a flag as it is."""
+    values = value_words_of(EXAMPLE, language)
+    assert values.word("item_variant.price_list", 479.9) == price
+    assert values.word("item_variant.price_list", 1299.9) == big
+    assert values.word("item_variant.price_sale", 100) == "100"
+    assert values.word("person.shoe_size", 9.5) == size
+    assert values.word("item_variant.storage_gb", 128) == "128 GB"
+    assert values.word("item_variant.in_stock", True) == "true"
+    assert values.word("item_variant.price_list", float("nan")) == "nan"

@@ -72,11 +72,11 @@ def test_a_field_missing_on_either_side_is_not_a_change() -> None:
 
 
 LINES = {
-    "pt": "Mudou desde que viu: “Tênis Duna”: preço subiu de 199.9 para 219.9; "
+    "pt": "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90; "
     "tamanhos em estoque agora também 41",
-    "en": "Changed since they saw it: “Tênis Duna”: price up from 199.9 to 219.9; "
+    "en": "Changed since they saw it: “Tênis Duna”: price up from 199.90 to 219.90; "
     "sizes in stock now also 41",
-    "es": "Cambió desde que lo vio: “Tênis Duna”: precio subió de 199.9 a 219.9; "
+    "es": "Cambió desde que lo vio: “Tênis Duna”: precio subió de 199,90 a 219,90; "
     "tallas en stock ahora también 41",
 }
 

@@ -122,8 +122,8 @@ def test_the_loser_of_a_conflict_is_left_out_but_stays_in_the_block() -> None:
     ("language", "line"),
     [
         ("en", "Required: monthly price between 100 and 250.5"),
-        ("pt-BR", "Obrigatório: mensalidade entre 100 e 250.5"),
-        ("es", "Obligatorio: cuota mensual entre 100 y 250.5"),
+        ("pt-BR", "Obrigatório: mensalidade entre 100 e 250,5"),
+        ("es", "Obligatorio: cuota mensual entre 100 y 250,5"),
         ("de", "Required: monthly price between 100 and 250.5"),
     ],
 )
