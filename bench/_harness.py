@@ -14,6 +14,7 @@ import json
 import math
 import os
 import platform
+import signal
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -71,10 +72,18 @@ class Broker:
     pid: int | None = None
 
 
+def _exit_on_term(signum: int, _frame: Any) -> None:
+    raise SystemExit(128 + signum)
+
+
 @contextmanager
 def run_broker() -> Iterator[Broker]:
     """A single-node Kafka 4.1.1 on free ports in a temporary directory, stopped and
-    removed at the end, together with every deployment made under its ``home``."""
+    removed at the end, together with every deployment made under its ``home``. A SIGTERM
+    (``timeout``, ``kill``) ends the script through this cleanup too: Python's default
+    would leave the broker's JVM running."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _exit_on_term)
     with tempfile.TemporaryDirectory(prefix="turnstream-bench-") as tmp:
         port, controller = free_ports(2)
         kafka = LocalKafka(home=Path(tmp) / "kafka", port=port, controller_port=controller)
