@@ -52,6 +52,11 @@ def _exact(store: Store) -> None:
     assert found == dict.fromkeys(found, 0)
 
 
+def _target(create: str) -> str:
+    """The table a materialized view writes, from its ``CREATE`` statement."""
+    return re.search(r"\bTO\s+(?:\w+\.)?(\w+)", create).group(1)
+
+
 def _cut(rows: Rows, lo: int, hi: int) -> Rows:
     return {t: [r for r in rs if lo <= r["_offset"] < hi] for t, rs in rows.items()}
 
@@ -105,7 +110,7 @@ def test_every_view_on_a_raw_table_writes_a_summary_the_repair_knows(store: Stor
                 "WHERE database = currentDatabase() AND name = {name:String}",
                 {"name": view},
             )
-            target = re.search(r"\bTO\s+(?:\w+\.)?(\w+)", create).group(1)
+            target = _target(create)
             found.add((target, raw))
             sources.append((raw, target))
     found.discard(("interaction_values", "interactions"))  # a Null table: nothing stored
@@ -238,7 +243,7 @@ def test_every_view_target_keeps_a_deduplication_window(store: Store) -> None:
         ).rows
     )
     targets = {
-        re.search(r"\bTO\s+(?:\w+\.)?(\w+)", create).group(1)
+        _target(create)
         for create in creates.values()
         if create.startswith("CREATE MATERIALIZED VIEW")
     }
