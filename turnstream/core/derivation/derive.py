@@ -195,11 +195,10 @@ def _refined(
     those: a field on the default prior may be one no one has a taste on, and its chance
     favourite would take credit from a true one. Without such fields, ``posts``."""
     out = dict(posts)
-    for attr in sorted(fields):
-        if attr in common:
-            post = posterior(attr, _counts(objects, attr, posts))
-            if post is not None:
-                out[attr] = post
+    for attr in sorted(fields & common):
+        post = posterior(attr, _counts(objects, attr, posts))
+        if post is not None:
+            out[attr] = post
     return out
 
 
