@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from turnstream.core.constraints.changes import changes_since_shown, state_shown
-from turnstream.core.constraints.conditions import canonical, clashes, refusing, signs
+from turnstream.core.constraints.conditions import canonical, clashes, holds, refusing, signs
 from turnstream.core.constraints.inputs import (
     BlockRequest,
     CompanyRule,
@@ -125,6 +125,25 @@ def _deduplicated(
         if pref.origin not in origins.setdefault(key, []):
             origins[key].append(pref.origin)
     return list(kept.values()), {kept[k].id: origins[k] for k in kept}
+
+
+def _breaks(
+    ref: str, showed: Mapping[str, Any] | None, hard_rows: Sequence[Mapping[str, Any]]
+) -> bool:
+    """Whether the object ``ref``, by the values it showed, fails a hard row of its type
+    (a value it showed that the row's condition refuses; a value it did not show, or one
+    the condition cannot judge, fails nothing)."""
+    if not showed:
+        return False
+    type_name = ref.split(":", 1)[0]
+    for row in hard_rows:
+        owner, _, field_name = str(row["attr"]).partition(".")
+        value = showed.get(field_name)
+        if owner != type_name or not isinstance(value, str | int | float):
+            continue
+        if holds(row["op"], row["values"], value) is False:
+            return True
+    return False
 
 
 def _hard(
@@ -771,9 +790,10 @@ def build_block(
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
     description, a few at most (never a raw ref: refs stay in the JSON), two objects
     never in the same words (:func:`object_names`). An object the person disliked is
-    excluded, and neither an interest nor a no-interest; an object is never both; a
-    stated entry absorbs an inferred one on the same value; ``ask`` holds the asked
-    fields no entry knows and the fields of each conflict. ``already_presented`` carries
+    excluded, and neither an interest nor a no-interest; an object is never both; an
+    object whose shown values break a hard entry is no interest; a stated entry absorbs
+    an inferred one on the same value; ``ask`` holds the asked fields no entry knows and
+    the fields of each conflict. ``already_presented`` carries
     each object's state as it was shown; with ``current`` (ref -> its state read now)
     it says what changed since, and ``text`` says it too.
     """
@@ -813,6 +833,16 @@ def build_block(
     interesting = {inf.value for inf in mine if inf.kind == "interest"}
     mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
     hard_rows, hard = _hard(prefs, origins, types)
+    # An object that breaks what the person requires is no interest to offer again
+    # (clicked in black before saying "not black").
+    mine = [
+        i
+        for i in mine
+        if not (
+            i.kind == "interest"
+            and _breaks(str(i.value), (shown or {}).get(str(i.value)), hard_rows)
+        )
+    ]
     act_rows, acts = _acts(said_sensitive, types, language)
     hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)

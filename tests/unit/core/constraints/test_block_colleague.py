@@ -103,6 +103,32 @@ def test_a_disliked_object_is_excluded_said_and_never_an_interest() -> None:
     assert en == "Do not show again: 2 items"
 
 
+def test_an_object_that_breaks_what_the_person_requires_is_no_interest() -> None:
+    """Clicked in black, then "not black": a black object is not offered as an interest
+    (the hard rule and the interest would contradict each other); an object of another
+    colour, or one whose colour was not shown, stays; a preferred colour rules out
+    nothing."""
+    shown = {
+        "item_variant:acme:0": {"color": "black", "name": "Bota Noite"},
+        "item_variant:acme:1": {"color": "navy", "name": "Bota Mar"},
+        "item_variant:acme:2": {"name": "Bota Sem Cor"},
+    }
+    not_black = pref("p", COLOR, "in", ("black",), "must_not")
+    got = block([not_black], inferences=_interests(3), types=TYPES, language="pt", shown=shown)
+    assert {r["values"][0] for r in got["soft"]} == {"item_variant:acme:1", "item_variant:acme:2"}
+    assert "Bota Noite" not in got["text"]
+    assert "Obrigatório: cor que não seja preto" in got["text"].split("\n")
+    only_navy = pref("q", COLOR, "eq", ("navy",), "must")
+    kept = block([only_navy], inferences=_interests(3), types=TYPES, language="pt", shown=shown)
+    assert {r["values"][0] for r in kept["soft"] if r["kind"] == "interest"} == {
+        "item_variant:acme:1",
+        "item_variant:acme:2",
+    }
+    soft = pref("r", COLOR, "in", ("navy",), "prefer")
+    loose = block([soft], inferences=_interests(3), types=TYPES, language="pt", shown=shown)
+    assert len([r for r in loose["soft"] if r["kind"] == "interest"]) == 3
+
+
 def test_a_stated_entry_absorbs_an_inferred_one_on_the_same_value() -> None:
     said = [pref("p1", COLOR, "in", ("navy", "beige"), "prefer")]
     navy = inference("a1", "affinity", COLOR, "navy", weight=0.9)
