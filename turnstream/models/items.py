@@ -17,6 +17,7 @@ from turnstream.models.turns import Turn
 __all__ = [
     "ITEM_TYPES",
     "MAX_ITEM_BYTES",
+    "PATH_NAME_MAX",
     "InteractionItem",
     "Item",
     "error_pairs",
@@ -44,6 +45,12 @@ _ADAPTER: TypeAdapter[Item] = TypeAdapter(
 _FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.S)
 
 
+#: The longest name of one step of a field path in an error: a longer one is a key the
+#: sender made up (a 10,000-character name in ``current``) and is cut, so an error
+#: answer or a dead letter's reason never carries the sender's input back whole.
+PATH_NAME_MAX = 64
+
+
 def _path(loc: tuple[int | str, ...]) -> str:
     """``('interactions', 2, 'preference', 'values', 0)`` -> ``interactions[2].values[0]``.
 
@@ -64,6 +71,8 @@ def _path(loc: tuple[int | str, ...]) -> str:
             parts.append(f"[{part}]")
         else:
             name = "for" if part == "for_" else "class" if part == "class_" else str(part)
+            if len(name) > PATH_NAME_MAX:  # a key the producer made up, not a field
+                name = name[:PATH_NAME_MAX] + "…"
             parts.append(("." if parts else "") + name)
     return "".join(parts)
 

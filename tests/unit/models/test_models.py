@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from turnstream.errors import InvalidItem
 from turnstream.models import (
@@ -19,7 +20,8 @@ from turnstream.models import (
 )
 from turnstream.models.common import UINT16_MAX, UINT32_MAX
 from turnstream.models.interactions import INTERACTION_KINDS
-from turnstream.models.items import MAX_ITEM_BYTES
+from turnstream.models.items import MAX_ITEM_BYTES, PATH_NAME_MAX, error_pairs
+from turnstream.models.requests import ConstraintsRequest
 
 EXPOSURE_ID = "0190f5a2-7b3c-7def-8123-456789abcdef"  # a UUIDv7
 UUID4 = "6ba7b810-9dad-41d1-80b4-00c04fd430c8"
@@ -659,3 +661,15 @@ def test_other_zones_are_accepted() -> None:
     item = parse(interaction() | {"occurred_at": "2026-09-29T11:02:11-03:00"})
     assert item.occurred_at.utcoffset() is not None
     assert item.occurred_at == parse(interaction()).occurred_at
+
+
+def test_an_error_path_never_carries_a_made_up_key_back_whole() -> None:
+    """A 10,000-character key the sender made up is cut in the error's field path (the
+    422 answer, a dead letter's reason), which still says where the problem is."""
+    with pytest.raises(ValidationError) as caught:
+        ConstraintsRequest(
+            space_id="acme", profile_id="p1", current={"item_variant:acme:1": {"f" * 10_000: 1}}
+        )
+    [(path, message)] = error_pairs(caught.value)
+    assert path == "current.item_variant:acme:1." + "f" * PATH_NAME_MAX + "….[key]"
+    assert "128" in message
