@@ -4,7 +4,9 @@ published, waited for, summed up, and everything stopped again."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import shlex
 import shutil
 import signal
@@ -23,6 +25,7 @@ from turnstream.adapters.kafka.admin import wait_until_drained
 from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.topology import topology_of
+from turnstream.adapters.processes import pid_alive
 from turnstream.adapters.worker_client import WorkerClient, read_query
 from turnstream.config import Feature, Settings
 from turnstream.core.access import ALL_SPACES, Role
@@ -34,7 +37,7 @@ from turnstream_dev.kafka import LocalKafka, parse_local_broker
 from turnstream_dev.sample import sample_day
 from turnstream_dev.worker_process import WorkerProcess
 
-__all__ = ["run_demo"]
+__all__ = ["run_demo", "stop_demo"]
 
 #: The space and roles of the key the demo hands out (printed with how to use it).
 DEMO_SPACE = "acme"
@@ -84,8 +87,9 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
     home = home.resolve()
     _, port = parse_local_broker(settings.broker.bootstrap)
     kafka = LocalKafka(home=home / "kafka", port=port, controller_port=port + 1)
-    if kafka.status().running:
-        kafka.down()
+    # A demo left running here owns the store about to be wiped: stop it first.
+    for stopped in stop_demo(home):
+        _step(f"stopped the demo left running here: {stopped}")
     shutil.rmtree(home, ignore_errors=True)
     home.mkdir(parents=True)
     dsn = f"chdb://{home / 'store'}"
@@ -123,6 +127,7 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         kafka.up(timeout=120, progress=lambda m: out.print(f"    {m}"))
         _step(f"starting the worker on {dsn} (log {worker.log_path})")
         worker.start()
+        _note_worker(pointer, worker.pid)
         day = (datetime.now(UTC) - timedelta(days=1)).date()
         sample = home / "sample.jsonl"
         lines = sample_day(day, seed=7)
@@ -189,13 +194,55 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         if keep_running:
             _step(
                 f"left running: worker (web :{settings.worker.web_port}), Kafka {kafka.bootstrap}; "
-                f"`turnstream sql` run from here reaches its store without flags ({pointer})"
+                f"`turnstream sql` run from here reaches its store without flags ({pointer}); "
+                f"stop both with `turnstream demo --stop`"
             )
         else:
             _step("stopping the worker and Kafka")
             worker.stop()
             kafka.down()
             pointer.unlink(missing_ok=True)
+
+
+def _note_worker(pointer: Path, pid: int | None) -> None:
+    """Add the worker's process id to the demo's note, for ``turnstream demo --stop``."""
+    noted = json.loads(pointer.read_text())
+    pointer.write_text(json.dumps({**noted, "worker_pid": pid}))
+
+
+def _is_worker(pid: int) -> bool:
+    """Whether ``pid`` is alive and still a turnstream worker (not a reused id)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return False
+    return pid_alive(pid) and b"turnstream" in argv and b"worker" in argv
+
+
+def stop_demo(home: Path, timeout: float = 60.0) -> list[str]:
+    """Stop what a ``turnstream demo --keep-running`` left under ``home`` (its worker,
+    then its broker) and remove its note; what was stopped, in words."""
+    home = home.resolve()
+    pointer = home / "demo.json"
+    stopped: list[str] = []
+    try:
+        pid = json.loads(pointer.read_text()).get("worker_pid")
+    except (OSError, ValueError, AttributeError):
+        pid = None
+    if isinstance(pid, int) and _is_worker(pid):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pid, signal.SIGTERM)  # started in its own session: pgid == pid
+        deadline = time.monotonic() + timeout
+        while pid_alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if pid_alive(pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)
+        stopped.append(f"worker (pid {pid})")
+    if LocalKafka(home=home / "kafka").down():
+        stopped.append("Kafka")
+    pointer.unlink(missing_ok=True)
+    return stopped
 
 
 def _show_block(settings: Settings) -> None:

@@ -76,6 +76,11 @@ class WorkerProcess:
             time.sleep(0.3)
         raise InfraError(f"the worker was not healthy within {timeout:.0f}s: {last}")
 
+    @property
+    def pid(self) -> int | None:
+        """The worker's process id (its process group's too), once started."""
+        return None if self._proc is None else self._proc.pid
+
     def alive(self) -> bool:
         """Whether the process is running."""
         return self._proc is not None and self._proc.poll() is None

@@ -374,11 +374,18 @@ def demo(
         "var/demo"
     ),
     keep_running: Annotated[bool, typer.Option(help="Leave the broker and worker up.")] = False,
+    stop: Annotated[
+        bool, typer.Option("--stop", help="Stop what --keep-running left under --home, and exit.")
+    ] = False,
 ) -> None:
     """The main job: broker, worker, the sample day published, a summary, then stop."""
     require_dev_tools()
-    from turnstream_dev.demo import run_demo
+    from turnstream_dev.demo import run_demo, stop_demo
 
+    if stop:
+        stopped = stop_demo(home)
+        out.print(f"stopped {' and '.join(stopped)}" if stopped else f"no demo running in {home}")
+        return
     settings = settings_from(config)
     guarded(lambda: run_demo(settings, home, keep_running=keep_running))
 
