@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from turnstream_dev.demo import stop_demo
@@ -15,9 +16,15 @@ from turnstream_dev.demo import stop_demo
 def _fake_worker() -> subprocess.Popen[bytes]:
     """A process whose command line reads like a worker's, in its own session."""
     code = "import time; time.sleep(120)"
-    return subprocess.Popen(
+    proc = subprocess.Popen(
         [sys.executable, "-c", code, "turnstream", "worker"], start_new_session=True
     )
+    # Until it has exec'd, /proc shows the forking test's command line.
+    deadline = time.monotonic() + 10
+    while b"worker" not in Path(f"/proc/{proc.pid}/cmdline").read_bytes().split(b"\0"):
+        assert time.monotonic() < deadline, "the process did not start"
+        time.sleep(0.01)
+    return proc
 
 
 def _note(home: Path, pid: int) -> Path:
