@@ -58,6 +58,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._scoring import best_recall
+
 ROOT = Path(__file__).resolve().parents[1]
 COLORS = ("black", "navy", "white", "red", "green", "beige", "grey", "pink")
 BRANDS = ("aurora", "brisa", "cobalto", "duna", "estrela", "farol")
@@ -271,13 +275,7 @@ def ceiling(
             marginal = {v: sum(p for k, p in post.items() if k[index] == v) / z for v in names}
             best = max(marginal, key=marginal.__getitem__)
             ranked.append((marginal[best], best == truth))
-    ranked.sort(reverse=True)
-    hits, recall, precision = 0, 0.0, float("nan")
-    for n, (_, ok) in enumerate(ranked, 1):
-        hits += ok
-        if hits / n >= 0.9 and hits / len(ranked) >= recall:
-            recall, precision = hits / len(ranked), hits / n
-    return recall, precision
+    return best_recall(ranked, len(ranked))
 
 
 def write_config(home: Path, checkout: Path, signals: dict[str, str]) -> Path:

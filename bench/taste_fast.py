@@ -49,8 +49,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import taste_calibrated, taste_heldout, taste_recovery, taste_verify
+from bench._scoring import best_recall
 from turnstream.config.derivation import SignalsConfig
-from turnstream.core.derivation.derive import _objects, derive, field_counts
+from turnstream.core.derivation.derive import derive, field_counts, shown_objects
 from turnstream.core.derivation.events import events_from_accepted
 from turnstream.core.derivation.field_prior import FieldPrior, fit_field_prior
 from turnstream.core.derivation.state import ProfileState, fold, resolved
@@ -156,20 +157,6 @@ def score(
     }
 
 
-def _best_recall(ranked: list[tuple[float, bool]], truths: int) -> tuple[float, float]:
-    """The largest recall at precision >= 0.9 over thresholds of the score (ties together:
-    a threshold cannot split them), and its precision; ``truths`` the recall's total."""
-    ranked = sorted(ranked, key=lambda pair: -pair[0])
-    best, at, hits, n = 0.0, float("nan"), 0, 0
-    for i, (score_, ok) in enumerate(ranked):
-        hits, n = hits + ok, n + 1
-        if i + 1 < len(ranked) and ranked[i + 1][0] == score_:
-            continue
-        if hits / n >= 0.9 and hits / truths >= best:
-            best, at = hits / truths, hits / n
-    return best, at
-
-
 def clicks(persons: list, lines_of: Any, sessions: int) -> dict[str, float]:
     """What the lines allow, counted from the clicks alone: clicks a person, the share of
     them on the person's colour or brand, the share of true values strictly the most
@@ -202,7 +189,7 @@ def clicks(persons: list, lines_of: Any, sessions: int) -> dict[str, float]:
             if lead > 0:
                 most += top[0][0] == truth
                 ranked.append((lead + top[0][1] / 1000, top[0][0] == truth))
-    recall, _ = _best_recall(ranked, 2 * len(persons))
+    recall, _ = best_recall(ranked, 2 * len(persons))
     return {
         "clicks": total / len(persons),
         "on_true": on_true / total if total else 0.0,
@@ -224,7 +211,7 @@ def noise_reach(
         bucket = resolved(folded(person, lines_of, sessions, config), config).buckets["self"]
         base = math.log(0.04 / 0.96) + person.offset
         counts: dict[str, tuple[float, float]] = {}
-        for values, engaged, exposure in _objects(bucket, frozenset(bucket.values)):
+        for values, engaged, exposure in shown_objects(bucket, frozenset(bucket.values)):
             if (value := values.get(field)) is None:
                 continue
             matches = (values.get("item_variant.color") == person.color) + (

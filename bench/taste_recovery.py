@@ -65,6 +65,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench._scoring import best_recall
 from turnstream.adapters.clickhouse.profile_reads import load_inputs
 from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.store import Store
@@ -347,13 +348,7 @@ def ceiling(persons: list[Person], items: list[Item], sessions: int, seed: int) 
             marginal = {n: sum(p for k, p in post.items() if k[index] == n) / z for n in names}
             best = max(marginal, key=marginal.__getitem__)
             ranked.append((marginal[best], best == truth))
-    ranked.sort(reverse=True)
-    hits, best_recall, at_precision = 0, 0.0, float("nan")
-    for n, (_, ok) in enumerate(ranked, 1):
-        hits += ok
-        if hits / n >= 0.9 and hits / len(ranked) >= best_recall:
-            best_recall, at_precision = hits / len(ranked), hits / n
-    return best_recall, at_precision
+    return best_recall(ranked, len(ranked))
 
 
 def measure(

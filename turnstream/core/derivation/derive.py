@@ -27,7 +27,7 @@ from turnstream.core.derivation.taste import FieldPosterior, field_posterior
 from turnstream.core.derivation.values import attr_of, ref_type, value_key
 from turnstream.models.object_types import ObjectTypes
 
-__all__ = ["derive", "field_counts"]
+__all__ = ["ShownObject", "derive", "field_counts", "shown_objects"]
 
 #: A field whose fitted prior (:mod:`.field_prior`) says at least this share of the space's
 #: people has a taste on it is judged against the others' refined posteriors
@@ -69,7 +69,7 @@ class _Draft:
 #: Per taste field, per value: the engaged objects and the effective exposure.
 _Counts = dict[str, dict[str, tuple[float, float]]]
 #: One object: its taste values (attr -> value), engaged or not, its effective exposure.
-_Object = tuple[dict[str, str], float, float]
+ShownObject = tuple[dict[str, str], float, float]
 
 
 def _engagement(signal: float) -> float:
@@ -82,13 +82,13 @@ def _engagement(signal: float) -> float:
     return min(signal, 1.0) + 0.25 * max(0.0, min(signal, 3.0) - 1.0)
 
 
-def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
+def shown_objects(bucket: BucketState, tastes: frozenset[str]) -> list[ShownObject]:
     """Each object the person was shown: the values its latest presentation showed for
     the taste fields, how much the person engaged with it (:func:`_engagement` of its
     signal per engaged session, times those sessions: an object engaged with again in
     another session is new evidence, clicks in one session are not), and its effective
     exposure (the sum of its showings' examination weights)."""
-    out: list[_Object] = []
+    out: list[ShownObject] = []
     for ref, stats in sorted(bucket.refs.items()):
         item = bucket.item_of(stats.latest)
         if item is None:
@@ -107,7 +107,7 @@ def _objects(bucket: BucketState, tastes: frozenset[str]) -> list[_Object]:
 
 
 def _counts(
-    objects: list[_Object], attr: str, others: Mapping[str, FieldPosterior]
+    objects: list[ShownObject], attr: str, others: Mapping[str, FieldPosterior]
 ) -> dict[str, tuple[float, float, float]]:
     """``attr``'s counts per value (engagement, exposure, engaged objects). Each object's
     exposure is scaled by what the other fields' posteriors expect of it (``others``: the
@@ -168,7 +168,7 @@ def field_counts(
         for attr in bucket.values
         if (types is None or types.is_taste(attr)) and not config.is_sensitive(attr)
     )
-    objects = _objects(bucket, fields)
+    objects = shown_objects(bucket, fields)
     scaled = _scaler(priors)
     posts: dict[str, FieldPosterior] = {}
     for attr in sorted(fields):
@@ -182,7 +182,7 @@ def field_counts(
 
 
 def _refined(
-    objects: list[_Object],
+    objects: list[ShownObject],
     fields: frozenset[str],
     posts: Mapping[str, FieldPosterior],
     posterior: Callable[[str, Mapping[str, tuple[float, float, float]]], FieldPosterior | None],
@@ -226,7 +226,7 @@ def _affinities(
     )
     if not tastes:
         return
-    objects = _objects(bucket, tastes)
+    objects = shown_objects(bucket, tastes)
     scaled = _scaler(priors)
 
     def posterior(
