@@ -21,7 +21,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from turnstream.core.constraints.block import value_words_of
 from turnstream.core.constraints.changes import changes_since_shown, state_shown
-from turnstream.core.constraints.text import LANGUAGES, change_words, language_of
+from turnstream.core.constraints.text import LANGUAGES, changes_said, language_of
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
 from turnstream.models.object_types import ObjectTypes
@@ -246,10 +246,7 @@ class TurnFrame:
         type_name = object.split(":", 1)[0]
         lang = language_of(language)
         values = value_words_of(types, lang)
-        said = "; ".join(
-            change_words(language, f"{type_name}.{c['field']}", c, types.labels(lang), values)
-            for c in changes
-        )
+        said = changes_said(language, type_name, changes, types.labels(lang), values)
         words = LANGUAGES[language_of(language)]
         return SeenChanges(object, changes, f"{words['changed_since']} {said}" if said else "")
 

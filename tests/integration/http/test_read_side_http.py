@@ -343,7 +343,7 @@ def test_what_changed_since_seen_and_a_sensitive_diet_through_the_route(worker) 
          "now": ["38", "40", "41"], "values": ["41"]},
     ]  # fmt: skip
     lines = block["text"].split("\n")
-    assert "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90; " \
+    assert "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90, " \
         "tamanhos em estoque agora também 41" in lines  # fmt: skip
     assert "Obrigatório: sem glúten" in lines
     served = json.dumps(block, ensure_ascii=False).lower()

@@ -517,10 +517,12 @@ def _presented(
     shown: Mapping[str, Mapping[str, Any]],
     current: Mapping[str, Mapping[str, Any]],
     types: _Types,
+    silent: frozenset[str] = frozenset(),
 ) -> list[dict[str, Any]]:
     """Each object shown before: how many times, the state its latest presentation
     showed (``shown``: its state fields, when it showed any) and, when ``current``
-    holds its state read now, what ``changed`` since."""
+    holds its state read now, what ``changed`` since; never for an object in ``silent``
+    (one the agent must not show again)."""
     times: dict[str, int] = {}
     for item in presented:
         times[item.ref] = times.get(item.ref, 0) + item.times
@@ -530,7 +532,7 @@ def _presented(
         state = state_shown(ref, shown.get(ref) or {}, types)
         if state:
             row["shown"] = state
-        if ref in current:
+        if ref in current and ref not in silent:
             changes = changes_since_shown(ref, state, current[ref], types)
             if changes:
                 row["changed"] = [c.as_dict() for c in changes]
@@ -577,6 +579,20 @@ def _described(types: ObjectTypes, values: ValueWords, attr: str, value: Any, la
     return f"{types.label(attr, language) or attr.split('.', 1)[1]} {words}"
 
 
+def _rank(types: ObjectTypes, attr: str) -> int | None:
+    """Where a field comes in telling objects apart and in describing one without tastes
+    (:data:`_TELLING_ORDER`): tastes, then attributes (the size), then the rest of the
+    object's state (stock), a price (class ``money``) last; ``None`` for a field that
+    never names an object (an identifier, a sensitive field, a field of many values, one
+    not declared)."""
+    declared = types.field(attr)
+    if declared is None or declared.role not in _TELLING_ORDER or types.is_sensitive(attr):
+        return None
+    if declared.many:
+        return None  # a field of many values (sizes in stock) names nothing
+    return _MONEY_RANK if declared.class_ == "money" else _TELLING_ORDER[declared.role]
+
+
 def _object_name(
     ref: str,
     shown: Mapping[str, Any] | None,
@@ -584,22 +600,30 @@ def _object_name(
     language: str,
     telling: Sequence[str] = (),
     values: ValueWords | None = None,
+    avoid: frozenset[str] = frozenset(),
 ) -> str | None:
     """What a colleague calls an object: the name or title it showed, quoted (words from
     outside: :func:`~turnstream.core.constraints.text.quoted`); else its type's
     label and a short description from its taste values (``variante (azul-marinho,
-    aurora)``); else None (the text counts it). ``telling``: fields whose values tell
-    it apart from another object described the same way, added to the description
-    (``variante (vermelho, preço 199.9)``). A number is said with its field's unit
-    or after its label (``item (“nova”, 64 GB)``), never bare."""
+    aurora)``), or, with no taste shown, from its other fields in :func:`_rank`'s order
+    (``variante (tamanho M)``); else None (the text counts it). ``telling``: fields whose
+    values tell it apart from another object described the same way, added to the
+    description (``variante (vermelho, tamanho M)``). ``avoid``: fields never used (those
+    whose change the name goes with). A number is said with its field's unit or after
+    its label (``item (“nova”, 64 GB)``), never bare."""
     shown = shown or {}
     type_name = ref.split(":", 1)[0]
     values = values or value_words_of(types, language)
+
+    def labelled(key: str) -> str:
+        assert types is not None
+        attr = f"{type_name}.{key}"
+        return f"{types.label(attr, language) or key} {values.word(attr, shown[key])}"
+
     extra = [
-        f"{types.label(f'{type_name}.{k}', language) or k} "
-        f"{values.word(f'{type_name}.{k}', shown[k])}"
+        labelled(k)
         for k in telling
-        if types is not None and k in shown and shown[k] is not None
+        if types is not None and k not in avoid and k in shown and shown[k] is not None
     ]
     for key in _NAME_FIELDS:
         name = quoted(shown[key]) if isinstance(shown.get(key), str) else ""
@@ -613,41 +637,57 @@ def _object_name(
         for k, v in sorted(shown.items())
         if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
     ][:_DESCRIBED]
+    if not described:  # no taste shown: what else it showed, a price last
+        ranked = {
+            k: rank
+            for k, v in shown.items()
+            if k not in avoid
+            and k not in telling
+            and v is not None
+            and not isinstance(v, bool | list | dict)
+            and (rank := _rank(types, f"{type_name}.{k}")) is not None
+        }
+        described = [labelled(k) for k in sorted(ranked, key=lambda k: (ranked[k], k))]
+        described = described[:_DESCRIBED]
     described += extra
     return f"{label} ({', '.join(described)})" if described else None
 
 
 #: The order fields tell alike objects apart in: what the person chose by first.
 _TELLING_ORDER = {"taste": 0, "attribute": 1, "state": 2}
+#: A price (a state field of class money) comes after every other field.
+_MONEY_RANK = 3
 
 
 def _telling_fields(
-    refs: Sequence[str], shown: Mapping[str, Mapping[str, Any]], types: ObjectTypes
+    refs: Sequence[str],
+    shown: Mapping[str, Mapping[str, Any]],
+    types: ObjectTypes,
+    exclude: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """The fewest fields, in order (tastes, then attributes such as the size, then state
-    such as the price; never identifiers or sensitive fields), whose shown values tell
+    """The fewest fields, in :func:`_rank`'s order (tastes, then attributes such as the
+    size, then state such as the stock, a price last; never identifiers, sensitive
+    fields, flags (``in_stock``) or those in ``exclude``), whose shown values tell
     ``refs`` apart: each field is added only while some of them still read alike."""
     type_name = refs[0].split(":", 1)[0]
-    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
-    readable = [
-        k
-        for k in keys
-        if types.role(f"{type_name}.{k}") in _TELLING_ORDER
-        and not types.is_sensitive(f"{type_name}.{k}")
-    ]
-    readable.sort(key=lambda k: (_TELLING_ORDER[str(types.role(f"{type_name}.{k}"))], k))
-
-    def seen(ref: str, field: str) -> str:
-        return json.dumps(shown.get(ref, {}).get(field), sort_keys=True)
+    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS) - exclude)
+    flags = {k for ref in refs for k, v in shown.get(ref, {}).items() if isinstance(v, bool)}
+    ranks = {
+        k: r for k in keys if k not in flags and (r := _rank(types, f"{type_name}.{k}")) is not None
+    }
+    readable = sorted(ranks, key=lambda k: (ranks[k], k))
 
     telling: list[str] = []
+    told: list[tuple[str, ...]] = [() for _ in refs]  # each object's values so far
+    distinct = 1
     for key in readable:
-        if len({seen(ref, key) for ref in refs}) < 2:
+        column = [json.dumps(shown.get(ref, {}).get(key), sort_keys=True) for ref in refs]
+        if len(set(column)) < 2:
             continue  # the same in all: tells nothing
-        before = len({tuple(seen(r, f) for f in telling) for r in refs})
-        after = len({tuple(seen(r, f) for f in [*telling, key]) for r in refs})
-        if after > before:
-            telling.append(key)
+        more = [(*row, value) for row, value in zip(told, column, strict=True)]
+        after = len(set(more))
+        if after > distinct:
+            telling, told, distinct = [*telling, key], more, after
         if after == len(refs):
             break
     return telling
@@ -658,47 +698,73 @@ def object_names(
     shown: Mapping[str, Mapping[str, Any]] | None,
     types: _Types,
     language: str,
+    *,
+    among: Iterable[str] = (),
+    changed: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[str, str]:
     """Each object's name in the block's text (ref -> words), told apart: two objects
     that would read the same (``variante (vermelho)`` twice) get the fields their shown
     values differ on added; objects still alike are left unnamed (the text counts
-    them), so no two objects ever share words."""
+    them), so no two objects ever share words.
+
+    Objects are told apart among ``refs`` and ``among`` (the block passes every object
+    the person was shown), so an object's name depends on what the person was shown,
+    never on which other objects one request happens to name. ``changed``: ref -> the
+    fields that changed since the person saw it, never used in its name (a price that
+    went up does not name the object it went up on)."""
     shown = shown or {}
-    ordered = sorted(set(refs))
+    wanted = set(refs)
+    ordered = sorted(wanted | set(among))
     values = value_words_of(types, language)
+    avoided = {ref: frozenset(fields) for ref, fields in (changed or {}).items()}
+
+    def avoid(ref: str) -> frozenset[str]:
+        return avoided.get(ref, frozenset())
+
     names = {
         ref: name
         for ref in ordered
-        if (name := _object_name(ref, shown.get(ref), types, language, (), values)) is not None
+        if (name := _object_name(ref, shown.get(ref), types, language, (), values, avoid(ref)))
+        is not None
     }
     alike: dict[str, list[str]] = {}
     for ref, name in names.items():
         alike.setdefault(name, []).append(ref)
-    for group in (g for g in alike.values() if len(g) > 1):
+    # Only groups with an object asked for are told apart: another group's names are
+    # never returned, and told names of different groups never meet (each starts with
+    # its own group's words).
+    for group in (g for g in alike.values() if len(g) > 1 and wanted.intersection(g)):
         telling = [] if types is None else _telling_fields(group, shown, types)
         for ref in group:
-            told = _object_name(ref, shown.get(ref), types, language, telling, values)
+            fields = telling
+            if types is not None and avoid(ref) & set(telling):
+                fields = _telling_fields(group, shown, types, avoid(ref))
+            told = _object_name(ref, shown.get(ref), types, language, fields, values, avoid(ref))
             if told is not None:
                 names[ref] = told
     counted: dict[str, int] = {}
     for name in names.values():
         counted[name] = counted.get(name, 0) + 1
-    return {ref: name for ref, name in names.items() if counted[name] == 1}
+    return {ref: name for ref, name in names.items() if counted[name] == 1 and ref in wanted}
 
 
 def _field_asked(name: str, types: _Types) -> str:
     """The field an ``asked`` name means: a ``type.field`` as it is; else the attribute
-    field of that name, else the first of that family (``size``), else the name."""
+    field of that name, else the first of that family (``size``), else the taste field of
+    that name (``color``), else the name."""
     if "." in name or types is None:
         return name
     fields = [
-        (f"{t}.{f}", f, spec.family)
+        (f"{t}.{f}", f, spec.family, spec.role)
         for t, declared in sorted(types.types.items())
         for f, spec in declared.fields.items()
-        if spec.role == "attribute"
+        if spec.role in ("attribute", "taste") and not types.is_sensitive(f"{t}.{f}")
     ]
-    by_name = next((attr for attr, f, _ in fields if f == name), None)
-    return by_name or next((attr for attr, _, family in fields if family == name), name)
+    attribute = [(attr, f, family) for attr, f, family, role in fields if role == "attribute"]
+    by_name = next((attr for attr, f, _ in attribute if f == name), None)
+    by_family = next((attr for attr, _, family in attribute if family == name), None)
+    taste = next((attr for attr, f, _, role in fields if role == "taste" and f == name), None)
+    return by_name or by_family or taste or name
 
 
 #: Operators that name the person's value (``size = M``, ``size in [M, L]``).
@@ -707,14 +773,18 @@ _NAMING = frozenset({"eq", "in"})
 
 def _knows(row: Mapping[str, Any]) -> bool:
     """Whether a standing entry tells the value of its field: an attribute, a hard
-    requirement naming values, a stated preference for them."""
+    requirement naming values, a stated preference for them, an inferred liking (an
+    affinity: "seems to like navy" knows the colour)."""
     if row.get("lost") or row.get("attr") is None:
         return False
     if "value" in row:  # an attribute (stated, inferred and asked, or acted on)
         return True
     if row.get("op") not in _NAMING:
         return False
-    return "relax" in row or (row.get("polarity") == "prefer" and not row.get("inferred"))
+    if "relax" in row:
+        return True
+    said = not row.get("inferred") or row.get("kind") == "affinity"
+    return row.get("polarity") == "prefer" and said
 
 
 def _ask(
@@ -728,8 +798,9 @@ def _ask(
     (a delivery elsewhere); each asked notion no standing entry knows a value of (a
     ``person.clothing_size`` M, or a hard ``size = M``, knows the ``size``); each notion
     of a conflict, which names its question as ``ask`` (the text says what each side
-    said). An ``asked`` name the space's types document does not declare (``size`` in
-    a phone store's) asks nothing."""
+    said). An ``asked`` name is an attribute, its family or a taste (``color``: asked
+    unless a stated or inferred entry names a colour wanted); one the space's types
+    document does not declare (``size`` in a phone store's) asks nothing."""
     ask = ["for_whom"] if request.delivery_elsewhere else []
     by_notion: dict[str, str] = {}
     known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
@@ -753,6 +824,32 @@ def _ask(
         if conflict["ask"] not in ask:
             ask.append(conflict["ask"])
     return ask
+
+
+def _said_by_hard(
+    hard_rows: Sequence[Mapping[str, Any]],
+    attr_rows: Sequence[Mapping[str, Any]],
+    types: _Types,
+) -> frozenset[str]:
+    """The attributes a standing hard entry already says: one of its family naming that
+    value alone (``Obrigatório: tamanho M`` says "A pessoa: tamanho M"), in a measuring
+    system that does not differ. Their lines are left out of ``text``; the JSON keeps
+    them."""
+    said = set()
+    for attr in (a for a in attr_rows if not a.get("lost")):
+        notion, value = _notion(types, attr["attr"]), canonical(attr["value"])
+        for hard in hard_rows:
+            if hard.get("lost") or hard.get("label") or hard.get("op") not in _NAMING:
+                continue
+            if hard["attr"] is None or _notion(types, hard["attr"]) != notion:
+                continue
+            declared = None if types is None else types.field(hard["attr"])
+            system = None if declared is None else declared.system
+            if attr.get("system") and system and attr["system"] != system:
+                continue
+            if {canonical(v) for v in hard["values"]} == {value}:
+                said.add(attr["id"])
+    return frozenset(said)
 
 
 def version_of(block: Mapping[str, Any]) -> str:
@@ -789,13 +886,16 @@ def build_block(
     in the request's language, else by its name in words; each object by its name or
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
     description, a few at most (never a raw ref: refs stay in the JSON), two objects
-    never in the same words (:func:`object_names`). An object the person disliked is
-    excluded, and neither an interest nor a no-interest; an object is never both; an
-    object whose shown values break a hard entry is no interest; a stated entry absorbs
-    an inferred one on the same value; ``ask`` holds the asked fields no entry knows and
-    the fields of each conflict. ``already_presented`` carries
-    each object's state as it was shown; with ``current`` (ref -> its state read now)
-    it says what changed since, and ``text`` says it too.
+    never in the same words and told apart among every object in ``shown``, so its name
+    does not depend on the request (:func:`object_names`). An object the person
+    disliked is excluded, and neither an interest nor a no-interest; an object is never
+    both; an object whose shown values break a hard entry is no interest; a stated entry
+    absorbs an inferred one on the same value, a hard entry naming one value the line of
+    a stated attribute of that value; ``ask`` holds the asked fields no entry knows and
+    the fields of each conflict. ``already_presented`` carries each object's state as it
+    was shown; with ``current`` (ref -> its state read now) it says what changed since
+    (never for an excluded object or one that breaks a hard entry), and ``text`` says
+    it too, on one line, each object named without the fields that changed.
     """
     _check_aware(now)
     language = language_of(request.language)
@@ -843,6 +943,16 @@ def build_block(
             and _breaks(str(i.value), (shown or {}).get(str(i.value)), hard_rows)
         )
     ]
+    # What changed is never said of an object the agent must not show: one excluded, or
+    # one whose values, as shown or as read now, break a hard entry.
+    silent = frozenset(
+        ref
+        for ref in {*excluded, *(current or {})}
+        if ref in excluded
+        or _breaks(
+            ref, {**((shown or {}).get(ref) or {}), **((current or {}).get(ref) or {})}, hard_rows
+        )
+    )
     act_rows, acts = _acts(said_sensitive, types, language)
     hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
@@ -869,7 +979,7 @@ def build_block(
         "soft": soft_rows,
         "attributes": attr_rows,
         "exclude": sorted(excluded),
-        "already_presented": _presented(presented, shown or {}, current or {}, types),
+        "already_presented": _presented(presented, shown or {}, current or {}, types, silent),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,
@@ -893,8 +1003,22 @@ def build_block(
             label = types.type_label(type_name, language)
             if label is not None:
                 words.setdefault(f"{type_name}.ref", label)
-    names = object_names((str(r) for r in refs), shown, types, language)
+    changed = {
+        row["ref"]: [c["field"] for c in row["changed"]]
+        for row in block["already_presented"]
+        if row.get("changed")
+    }
+    names = object_names(
+        (str(r) for r in refs), shown, types, language, among=shown or (), changed=changed
+    )
     values = value_words_of(types, language)
-    block["text"] = render_text(block, request.language, words, names=names, values=values)
+    block["text"] = render_text(
+        block,
+        request.language,
+        words,
+        names=names,
+        values=values,
+        said_by_hard=_said_by_hard(hard_rows, attr_rows, types),
+    )
     block["version"] = version_of(block)
     return block

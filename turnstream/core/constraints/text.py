@@ -26,7 +26,7 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ __all__ = [
     "MAX_NAMED",
     "ValueWords",
     "change_words",
+    "changes_said",
     "field_words",
     "format_value",
     "known_value",
@@ -296,8 +297,9 @@ class ValueWords:
     units: Mapping[str, str] = field(default_factory=dict)
     money: frozenset[str] = frozenset()
 
-    def word(self, attr: str, value: Scalar) -> str:
-        """``value`` of ``attr`` in the block's language (see the class)."""
+    def word(self, attr: str, value: Scalar, cents: bool = False) -> str:
+        """``value`` of ``attr`` in the block's language (see the class); ``cents``: a
+        price with its cents even when whole (``3,579.00`` beside ``3,599.50``)."""
         if isinstance(value, str):
             label = self.labels.get((attr, value)) or known_value(value, self.language)
             if label is not None:
@@ -308,20 +310,20 @@ class ValueWords:
         elif isinstance(value, bool) or not isinstance(value, int | float):
             written = format_value(value)
         else:
-            written = localized_number(value, self.language, attr in self.money)
+            written = localized_number(value, self.language, attr in self.money, cents)
         unit = None if isinstance(value, bool) else self.units.get(attr)
         return f"{written} {unit}" if unit else written
 
 
-def localized_number(value: float, language: str, money: bool = False) -> str:
+def localized_number(value: float, language: str, money: bool = False, cents: bool = False) -> str:
     """A number as the language writes it: a decimal comma in pt and es (``9,5``), a
-    point in en; a price (``money``) with its cents unless whole (``479,90``, ``100``)
-    and its thousands grouped (``1.299,90``; ``1,299.90`` in en). Not finite: as
-    written."""
+    point in en; a price (``money``) with its cents unless whole (``479,90``, ``100``;
+    with ``cents``, ``100,00``) and its thousands grouped (``1.299,90``; ``1,299.90`` in
+    en). Not finite: as written."""
     if not math.isfinite(value):
         return format_value(value)
     if money:
-        whole = float(value).is_integer()
+        whole = float(value).is_integer() and not cents
         text = f"{value:,.0f}" if whole else f"{value:,.2f}"
     else:
         text = format_value(value)
@@ -396,17 +398,49 @@ def change_words(
     labels: Mapping[str, str] | None = None,
     values: ValueWords | None = None,
 ) -> str:
-    """One change of an object in words (``preço subiu de 199.9 para 219.9``);
-    ``attr`` is its ``type.field``, ``change`` as ``Change.as_dict`` gives it."""
+    """One change of an object in words (``preço subiu de 199,90 para 219,90``);
+    ``attr`` is its ``type.field``, ``change`` as ``Change.as_dict`` gives it. Both
+    sides of a price in one style: with cents when either has them (``3.579,00 para
+    3.599,50``), a price written as text read as the number it is."""
     words = LANGUAGES[language_of(language)]
     values = values or ValueWords(language_of(language))
+    shown, now = change["shown"], change["now"]
+    cents = False
+    if attr in values.money:
+        shown, now = _money(shown), _money(now)
+        cents = any(isinstance(v, float) and not v.is_integer() for v in (shown, now))
     return words[change["change"]].format(
         field=field_words(attr, labels),
-        shown=values.word(attr, change["shown"]) if change["shown"] is not None else "",
-        now=values.word(attr, change["now"]) if change["now"] is not None else "",
+        shown=values.word(attr, shown, cents) if shown is not None else "",
+        now=values.word(attr, now, cents) if now is not None else "",
         values=_joined(words, change.get("values") or [], attr, values).replace(
             f" {words['or']} ", f" {words['and']} "
         ),
+    )
+
+
+def _money(value: Any) -> Any:
+    """A price as a number (``"179.90"`` -> 179.9); anything else as it is."""
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return number if math.isfinite(number) else value
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
+def changes_said(
+    language: str,
+    type_name: str,
+    changes: Sequence[Mapping[str, Any]],
+    labels: Mapping[str, str] | None = None,
+    values: ValueWords | None = None,
+) -> str:
+    """The changes of one object in words, joined by commas (``preço subiu de 199,90
+    para 219,90, tamanhos em estoque agora também 41``)."""
+    return ", ".join(
+        change_words(language, f"{type_name}.{c['field']}", c, labels, values) for c in changes
     )
 
 
@@ -418,23 +452,25 @@ def _changed_lines(
     language: str,
     values: ValueWords,
 ) -> list[str]:
-    """A line per presented object that changed since the person saw it, a few at most
-    by name (an object without one is only counted)."""
+    """One line for the presented objects that changed since the person saw them: a few
+    at most by name, each with its changes (``“Tênis Duna”: preço subiu de 199,90 para
+    219,90``), the objects joined by semicolons; the rest (and an object without a name)
+    counted (``e mais 2``, or ``2 itens`` when none is named)."""
     changed = [e for e in block.get("already_presented", ()) if e.get("changed")]
+    if not changed:
+        return []
     named = [e for e in changed if e["ref"] in names][:MAX_NAMED]
-    lines = []
-    for entry in named:
-        type_name = entry["ref"].split(":", 1)[0]
-        said = "; ".join(
-            change_words(language, f"{type_name}.{c['field']}", c, labels, values)
-            for c in entry["changed"]
-        )
-        lines.append(f"{words['changed_since']} {names[entry['ref']]}: {said}")
+    said = [
+        f"{names[e['ref']]}: "
+        f"{changes_said(language, e['ref'].split(':', 1)[0], e['changed'], labels, values)}"
+        for e in named
+    ]
     rest = len(changed) - len(named)
-    if rest:
-        counted = words["item"] if rest == 1 else words["items"].format(n=rest)
-        lines.append(f"{words['changed_since']} {counted}")
-    return lines
+    if rest and said:
+        said.append(words["more"].format(n=rest))
+    elif rest:
+        said.append(words["item"] if rest == 1 else words["items"].format(n=rest))
+    return [f"{words['changed_since']} {'; '.join(said)}"]
 
 
 def _standing(block: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
@@ -525,13 +561,15 @@ def render_text(
     *,
     names: Mapping[str, str] | None = None,
     values: ValueWords | None = None,
+    said_by_hard: Collection[str] = (),
 ) -> str:
     """The lines of ``block`` for a model, joined by newlines; ``""`` when nothing stands.
 
     Objects by ``names`` (ref -> name), a few at most, the others counted: never a raw
     ref. Values by ``values`` (:class:`ValueWords`; without it, the built-in words in
     the language). A question a conflict names says what each side said. A line said
-    twice is said once."""
+    twice is said once; an attribute whose id is in ``said_by_hard`` (a hard entry says
+    the same value: "Obrigatório: tamanho M") is said by that entry alone."""
     words = LANGUAGES[language_of(language)]
     names = names or {}
     values = values or ValueWords(language_of(language))
@@ -547,6 +585,8 @@ def render_text(
         lines.append(f"{words['required']} {condition}")
     lines.extend(_soft_lines(words, _standing(block, "soft"), labels, names, values))
     for entry in _standing(block, "attributes"):
+        if entry["id"] in said_by_hard:
+            continue
         lead = words["person_inferred"] if entry.get("inferred") else words["person"]
         value = value_words(entry["attr"], entry["value"], values)
         line = f"{lead} {field_words(entry['attr'], labels)} {value}"

@@ -98,3 +98,25 @@ def test_company_rules_that_clash_ask_the_person_nothing() -> None:
 def test_an_asked_name_is_a_field_never_one_of_the_blocks_words() -> None:
     got = block(language="pt", asked=("or",), types=None)
     assert _asks(got["text"]) == ["Pergunte antes: or"]
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [("pt", "Pergunte antes: cor"), ("en", "Ask first: colour"), ("es", "Pregunte antes: color")],
+)
+def test_an_asked_taste_no_entry_knows_is_asked(language: str, line: str) -> None:
+    """``asked=["color"]``: a taste field is asked like an attribute when no standing
+    entry, stated or inferred, names a value of it; a refusal names none."""
+    for asked in (("color",), (COLOR,)):
+        got = block(language=language, asked=asked)
+        assert got["ask"] == [COLOR] and got["text"] == line
+    refused = pref("n", COLOR, "not_in", ("black",), "must_not")
+    assert block([refused], asked=("color",))["ask"] == [COLOR]
+    for known in (
+        {"preferences": [pref("p", COLOR, "in", ("navy",), "prefer")]},
+        {"preferences": [pref("h", COLOR, "eq", ("navy",), "must")]},
+        {"inferences": [inference("i", "affinity", COLOR, "navy")]},
+    ):
+        assert block(language=language, asked=("color",), **known)["ask"] == [], known
+    skipped = inference("i", "affinity", COLOR, "black", polarity="avoid")
+    assert block(inferences=[skipped], asked=("color",))["ask"] == [COLOR]

@@ -219,3 +219,27 @@ def test_a_statement_on_an_object_field_names_the_object_never_its_ref() -> None
                 shown={named: {"name": "Tênis Duna"}})  # fmt: skip
     assert not REF.search(got["text"]), got["text"]
     assert got["text"].split("\n")[0] == "Obrigatório: variante que não seja “Tênis Duna” e mais 1"
+
+
+def test_a_size_required_and_said_is_said_once_by_the_requirement() -> None:
+    """``Obrigatório: tamanho M`` and "A pessoa: tamanho M" (said on the field or on a
+    sibling of its family in the same system) are one line, the hard one; the JSON keeps
+    both. Another value, another system or a requirement of several sizes stays."""
+    required = [pref("h", SIZE, "eq", ("M",), "must")]
+    for said in (
+        attribute("a", SIZE, "M"),
+        attribute("a", "person.clothing_size", "M", system="BR"),
+        attribute("a", "person.clothing_size", "M"),
+    ):
+        got = block(required, attributes=[said], types=SIZED, language="pt")
+        assert got["text"] == "Obrigatório: tamanho M", said
+        assert [r["id"] for r in got["attributes"]] == ["a"]
+    for said in (
+        attribute("a", "person.clothing_size", "M", system="EU"),
+        attribute("a", SIZE, "L"),
+    ):
+        got = block(required, attributes=[said], types=SIZED, language="pt")
+        assert len(got["text"].split("\n")) == 2, said
+    several = [pref("h", SIZE, "in", ("M", "L"), "must")]
+    got = block(several, attributes=[attribute("a", SIZE, "M")], types=SIZED, language="pt")
+    assert got["text"].split("\n") == ["Obrigatório: tamanho M ou L", "A pessoa: tamanho M"]

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.unit.core.constraints.builders import block, inference
-from turnstream.core.constraints import Disliked
+from turnstream.core.constraints import Disliked, Presented
 from turnstream.core.constraints.block import object_names
 from turnstream.core.constraints.text import LANGUAGES
 from turnstream.models.object_types import load_types
@@ -136,3 +136,43 @@ def test_the_fewest_fields_tell_them_apart_the_size_before_the_price() -> None:
         "item_variant:acme:1": "item (navy, size XS)",
         "item_variant:acme:2": "item (navy, size M)",
     }
+
+
+def test_a_price_tells_alike_objects_apart_only_as_a_last_resort() -> None:
+    """Two red interests differing in list price and stock: the stock tells them apart,
+    not the price; a price only when nothing else does."""
+    shown = {
+        "item_variant:acme:1": {"color": "red", "price_list": 299.9, "stock": 4},
+        "item_variant:acme:2": {"color": "red", "price_list": 349.9, "stock": 9},
+    }
+    assert object_names(shown, shown, TYPES, "pt") == {
+        "item_variant:acme:1": "variante (vermelho, estoque 4)",
+        "item_variant:acme:2": "variante (vermelho, estoque 9)",
+    }
+    for ref in shown:
+        del shown[ref]["stock"]
+    assert object_names(shown, shown, TYPES, "pt") == {
+        "item_variant:acme:1": "variante (vermelho, preço de tabela 299,90)",
+        "item_variant:acme:2": "variante (vermelho, preço de tabela 349,90)",
+    }
+
+
+def test_an_object_is_named_the_same_whichever_other_objects_a_request_names() -> None:
+    """The same person (what they were shown) asked twice, once with the state of another
+    red variant read now: the interest is named the same both times, told apart from
+    every object the person was shown."""
+    shown = {
+        "item_variant:acme:1": {"color": "red", "price_sale": 199.9},
+        "item_variant:acme:2": {"color": "red", "price_sale": 249.9},
+    }
+    liked = [inference("i", "interest", "item_variant.ref", "item_variant:acme:1")]
+    seen = [Presented("item_variant:acme:2", 1)]
+    alone = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt")
+    beside = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt",
+                   current={"item_variant:acme:2": {"price_sale": 229.9}})  # fmt: skip
+    line = "Demonstrou interesse em (inferido): variante (vermelho, preço 199,90)"
+    assert alone["text"] == line
+    assert beside["text"].split("\n") == [
+        line,
+        "Mudou desde que viu: variante (vermelho): preço caiu de 249,90 para 229,90",
+    ]

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from tests.unit.core.constraints.builders import COLOR, SIZE, attribute, block, inference, pref
 from tests.unit.core.constraints.builders import TYPES as UNLABELLED
+from turnstream.config import load_settings
 from turnstream.core.constraints.block import value_words_of
 from turnstream.core.constraints.text import LANGUAGES, ValueWords, known_value
 from turnstream.models.object_types import load_types, parse_types
@@ -177,28 +178,53 @@ def test_a_value_a_producer_wrote_in_another_language_is_said_in_the_blocks() ->
     )
 
 
-def test_the_example_types_label_every_value_the_sample_uses() -> None:
-    """``examples/types.toml`` says its own values (sample day, both signal spaces) in
-    each language without falling back to quotes."""
-    used = {
+def _sample_values(space_id: str) -> set[tuple[str, object]]:
+    """Every ``(type.field, value)`` the sample day sends in a space: its preferences,
+    attributes and the values its lists show."""
+    used: set[tuple[str, object]] = {
         (attr, value)
-        for rows in sample._PREFERENCES.values()
-        for attr, _op, values, _strength in rows
+        for attr, _op, values, _strength in sample._PREFERENCES.get(space_id, ())
         for value in values
     }
-    used |= {(attr, value) for rows in sample._ATTRIBUTES.values() for attr, value, _ in rows}
-    for space in sample._SPACES.values():
-        type_name = space.ref_prefix.split(":", 1)[0]
-        for ref_id in range(space.first_ref, space.first_ref + space.refs):
-            used |= {(f"{type_name}.{k}", v) for k, v in sample._shown(space, ref_id).items()}
+    used |= {(attr, value) for attr, value, _ in sample._ATTRIBUTES.get(space_id, ())}
+    space = sample._SPACES[space_id]
+    type_name = space.ref_prefix.split(":", 1)[0]
+    for ref_id in range(space.first_ref, space.first_ref + space.refs):
+        used |= {(f"{type_name}.{k}", v) for k, v in sample._shown(space, ref_id).items()}
+    return used
+
+
+@pytest.mark.parametrize("space_id", ["acme", "lumen", "vida"])
+def test_the_example_types_label_every_value_the_sample_uses(space_id: str) -> None:
+    """The types document ``examples/turnstream.toml`` gives each space (the clothing
+    store's, the electronics shop's) declares every field the sample day sends there and
+    says its values in each language without falling back to quotes."""
+    settings = load_settings(ROOT / "examples" / "turnstream.toml")
+    path = settings.spaces[space_id].types
+    assert path is not None
+    doc = load_types(ROOT / path)
+    used = _sample_values(space_id)
+    assert not {attr for attr, _ in used if doc.field(attr) is None}, (space_id, path)
     for language in LANGUAGES:
-        words = ValueWords(language, EXAMPLE.value_labels(language), EXAMPLE.units())
-        unsaid = {
-            (attr, value)
-            for attr, value in used
-            if EXAMPLE.field(attr) is not None and "“" in words.word(attr, value)
-        }
-        assert not unsaid, (language, sorted(unsaid))
+        words = ValueWords(language, doc.value_labels(language), doc.units())
+        unsaid = {(attr, value) for attr, value in used if "“" in words.word(attr, value)}
+        assert not unsaid, (language, sorted(unsaid, key=str))
+
+
+def test_the_electronics_shop_has_its_own_types_and_asks_no_size() -> None:
+    """lumen's document is a phone and laptop shop's: no size to ask, its own fields
+    labelled in the space's language."""
+    settings = load_settings(ROOT / "examples" / "turnstream.toml")
+    path = settings.spaces["lumen"].types
+    assert path == "examples/types_electronics.toml"
+    shop = load_types(ROOT / path)
+    assert block(types=shop, asked=("size",), language="en")["ask"] == []
+    got = block(types=shop, asked=("size", "carrier"), language="en")
+    assert got["text"] == "Ask first: carrier"
+    storage = [pref("s", STORAGE, "gte", (128,), "must")]
+    assert block(storage, types=shop, language="pt")["text"] == (
+        "Obrigatório: armazenamento a partir de 128 GB"
+    )
 
 
 @pytest.mark.parametrize(

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from tests.unit.core.constraints.builders import block
-from turnstream.core.constraints import Presented
+from tests.unit.core.constraints.builders import COLOR, block, inference, pref
+from turnstream.core.constraints import Disliked, Presented
 from turnstream.core.constraints.changes import changes_since_shown, state_shown
 from turnstream.models.object_types import load_types
 from turnstream.sdk import Conversation
@@ -72,11 +72,11 @@ def test_a_field_missing_on_either_side_is_not_a_change() -> None:
 
 
 LINES = {
-    "pt": "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90; "
+    "pt": "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90, "
     "tamanhos em estoque agora também 41",
-    "en": "Changed since they saw it: “Tênis Duna”: price up from 199.90 to 219.90; "
+    "en": "Changed since they saw it: “Tênis Duna”: price up from 199.90 to 219.90, "
     "sizes in stock now also 41",
-    "es": "Cambió desde que lo vio: “Tênis Duna”: precio subió de 199,90 a 219,90; "
+    "es": "Cambió desde que lo vio: “Tênis Duna”: precio subió de 199,90 a 219,90, "
     "tallas en stock ahora también 41",
 }
 
@@ -124,3 +124,116 @@ def test_the_sdks_read_says_what_changed_since_the_block_showed_it() -> None:
                                   type="item_variant")  # fmt: skip
         assert not never and never.text == ""
     assert len(frame.reads) == 3  # each read is evidence as before
+
+
+def _changed_block(language: str = "pt", **more: Any) -> dict[str, Any]:
+    """Five objects presented, each changed since: a named one, one described by its
+    colour, one with no taste shown (its size names it), two alike (only counted)."""
+    shown = {
+        "item_variant:acme:1": SHOWN,
+        "item_variant:acme:2": {"color": "navy", "in_stock": True},
+        "item_variant:acme:3": {"size": "M", "price_sale": 99.9},
+        "item_variant:acme:4": {"color": "red", "price_sale": 50},
+        "item_variant:acme:5": {"color": "red", "price_sale": 50},
+    }
+    current = {
+        "item_variant:acme:1": {"price_sale": 219.9},
+        "item_variant:acme:2": {"in_stock": False},
+        "item_variant:acme:3": {"price_sale": 89.9},
+        "item_variant:acme:4": {"price_sale": 60},
+        "item_variant:acme:5": {"price_sale": 70},
+    }
+    return block(
+        presented=[Presented(ref, 1) for ref in shown], shown=shown, current=current,
+        types=TYPES, language=language, **more,
+    )  # fmt: skip
+
+
+def test_what_changed_is_one_line_each_object_named_a_few_at_most() -> None:
+    """Several changed objects: one line, the heading once, objects joined by semicolons,
+    each named as elsewhere in the block (an object without a taste by its size), three
+    at most and the rest counted."""
+    assert _changed_block()["text"].split("\n") == [
+        "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90; "
+        "variante (azul-marinho): esgotado; variante (tamanho M): preço caiu de 99,90 para "
+        "89,90; e mais 2"
+    ]
+    assert _changed_block("en")["text"].endswith("price down from 99.90 to 89.90; and 2 more")
+    alone = block(
+        presented=[Presented("item_variant:acme:4", 1), Presented("item_variant:acme:5", 1)],
+        shown={"item_variant:acme:4": {"price_sale": 50}, "item_variant:acme:5": {}},
+        current={"item_variant:acme:4": {"price_sale": 60}, "item_variant:acme:5": {}},
+        types=TYPES, language="pt",
+    )  # fmt: skip
+    assert alone["text"] == "Mudou desde que viu: 1 item"  # named only by what changed
+
+
+def test_a_changed_object_is_never_named_by_what_changed() -> None:
+    """Two red variants told apart by their prices: the one whose price changed is named
+    without its price (its change says it), the other keeps it."""
+    shown = {
+        "item_variant:acme:1": {"color": "red", "price_sale": 199.9},
+        "item_variant:acme:2": {"color": "red", "price_sale": 249.9},
+    }
+    got = block(
+        inferences=[inference("i", "interest", "item_variant.ref", "item_variant:acme:2")],
+        presented=[Presented("item_variant:acme:1", 1)], shown=shown,
+        current={"item_variant:acme:1": {"price_sale": 219.9}}, types=TYPES, language="pt",
+    )  # fmt: skip
+    assert got["text"].split("\n") == [
+        "Demonstrou interesse em (inferido): variante (vermelho, preço 249,90)",
+        "Mudou desde que viu: variante (vermelho): preço subiu de 199,90 para 219,90",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("en", "price up from 3,579.00 to 3,599.50"),
+        ("pt", "preço subiu de 3.579,00 para 3.599,50"),
+        ("es", "precio subió de 3.579,00 a 3.599,50"),
+    ],
+)
+def test_both_sides_of_a_price_change_in_one_style(language: str, said: str) -> None:
+    """A whole price beside one with cents takes cents too; a price written as text reads
+    as the number it is; two whole prices stay bare."""
+    got = block(
+        presented=[Presented(REF, 1)], shown={REF: {"name": "Nova", "price_sale": 3579}},
+        current={REF: {"price_sale": "3599.5"}}, types=TYPES, language=language,
+    )  # fmt: skip
+    assert got["text"].endswith(f": “Nova”: {said}")
+    whole = block(
+        presented=[Presented(REF, 1)], shown={REF: {"name": "Nova", "price_sale": 50}},
+        current={REF: {"price_sale": 45}}, types=TYPES, language="en",
+    )  # fmt: skip
+    assert whole["text"].endswith("price down from 50 to 45")
+
+
+def test_no_change_is_said_of_an_object_the_agent_must_not_show() -> None:
+    """An excluded object (disliked) and one that breaks a hard entry (a black one under
+    "not black", as shown or as read now) say nothing of what changed; the others do."""
+    black, gone, kept = "item_variant:acme:1", "item_variant:acme:2", "item_variant:acme:3"
+    shown = {
+        black: {"name": "Bota", "color": "black", "price_sale": 100},
+        gone: {"name": "Duna", "color": "navy", "price_sale": 100},
+        kept: {"name": "Leve", "color": "navy", "price_sale": 100},
+    }
+    current = {ref: {"price_sale": 120} for ref in shown}
+    got = block(
+        [pref("h", COLOR, "not_in", ("black",), "must_not")],
+        presented=[Presented(ref, 1) for ref in shown], disliked=[Disliked(gone)],
+        shown=shown, current=current, types=TYPES, language="en",
+    )  # fmt: skip
+    changed = {row["ref"]: bool(row.get("changed")) for row in got["already_presented"]}
+    assert changed == {black: False, gone: False, kept: True}
+    assert got["text"].split("\n") == [
+        "Required: colour other than black",
+        "Do not show again: “Duna”",
+        "Changed since they saw it: “Leve”: price up from 100 to 120",
+    ]
+    turned = block(
+        [pref("h", COLOR, "not_in", ("black",), "must_not")],
+        presented=[Presented(kept, 1)], shown={kept: shown[kept]},
+        current={kept: {"price_sale": 120, "color": "black"}}, types=TYPES, language="en",
+    )  # fmt: skip
+    assert "changed" not in turned["already_presented"][0]
