@@ -699,7 +699,6 @@ def object_names(
     types: _Types,
     language: str,
     *,
-    among: Iterable[str] = (),
     changed: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[str, str]:
     """Each object's name in the block's text (ref -> words), told apart: two objects
@@ -707,14 +706,13 @@ def object_names(
     values differ on added; objects still alike are left unnamed (the text counts
     them), so no two objects ever share words.
 
-    Objects are told apart among ``refs`` and ``among`` (the block passes every object
-    the person was shown), so an object's name depends on what the person was shown,
-    never on which other objects one request happens to name. ``changed``: ref -> the
+    Objects are told apart among ``refs`` alone (the objects one block names): an
+    object reads as short as the block allows, and longer only beside a look-alike.
+    ``changed``: ref -> the
     fields that changed since the person saw it, never used in its name (a price that
     went up does not name the object it went up on)."""
     shown = shown or {}
-    wanted = set(refs)
-    ordered = sorted(wanted | set(among))
+    ordered = sorted(set(refs))
     values = value_words_of(types, language)
     avoided = {ref: frozenset(fields) for ref, fields in (changed or {}).items()}
 
@@ -730,10 +728,7 @@ def object_names(
     alike: dict[str, list[str]] = {}
     for ref, name in names.items():
         alike.setdefault(name, []).append(ref)
-    # Only groups with an object asked for are told apart: another group's names are
-    # never returned, and told names of different groups never meet (each starts with
-    # its own group's words).
-    for group in (g for g in alike.values() if len(g) > 1 and wanted.intersection(g)):
+    for group in (g for g in alike.values() if len(g) > 1):
         telling = [] if types is None else _telling_fields(group, shown, types)
         for ref in group:
             fields = telling
@@ -745,7 +740,7 @@ def object_names(
     counted: dict[str, int] = {}
     for name in names.values():
         counted[name] = counted.get(name, 0) + 1
-    return {ref: name for ref, name in names.items() if counted[name] == 1 and ref in wanted}
+    return {ref: name for ref, name in names.items() if counted[name] == 1}
 
 
 def _field_asked(name: str, types: _Types) -> str:
@@ -886,8 +881,7 @@ def build_block(
     in the request's language, else by its name in words; each object by its name or
     title in ``shown`` (ref -> the values it showed), else its type's label and a short
     description, a few at most (never a raw ref: refs stay in the JSON), two objects
-    never in the same words and told apart among every object in ``shown``, so its name
-    does not depend on the request (:func:`object_names`). An object the person
+    never in the same words (:func:`object_names`). An object the person
     disliked is excluded, and neither an interest nor a no-interest; an object is never
     both; an object whose shown values break a hard entry is no interest; a stated entry
     absorbs an inferred one on the same value, a hard entry naming one value the line of
@@ -1008,9 +1002,7 @@ def build_block(
         for row in block["already_presented"]
         if row.get("changed")
     }
-    names = object_names(
-        (str(r) for r in refs), shown, types, language, among=shown or (), changed=changed
-    )
+    names = object_names((str(r) for r in refs), shown, types, language, changed=changed)
     values = value_words_of(types, language)
     block["text"] = render_text(
         block,

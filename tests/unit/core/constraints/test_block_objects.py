@@ -157,22 +157,43 @@ def test_a_price_tells_alike_objects_apart_only_as_a_last_resort() -> None:
     }
 
 
-def test_an_object_is_named_the_same_whichever_other_objects_a_request_names() -> None:
-    """The same person (what they were shown) asked twice, once with the state of another
-    red variant read now: the interest is named the same both times, told apart from
-    every object the person was shown."""
+def test_an_object_reads_longer_only_beside_a_look_alike() -> None:
+    """The same person asked twice: with the state read now of a navy variant, the red
+    interest keeps its short name; with that of another red variant (a look-alike named
+    in the same block), it gets the field that tells them apart, never the field that
+    changed."""
     shown = {
         "item_variant:acme:1": {"color": "red", "price_sale": 199.9},
         "item_variant:acme:2": {"color": "red", "price_sale": 249.9},
+        "item_variant:acme:3": {"color": "navy", "price_sale": 99.9},
     }
     liked = [inference("i", "interest", "item_variant.ref", "item_variant:acme:1")]
-    seen = [Presented("item_variant:acme:2", 1)]
+    seen = [Presented("item_variant:acme:2", 1), Presented("item_variant:acme:3", 1)]
     alone = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt")
-    beside = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt",
-                   current={"item_variant:acme:2": {"price_sale": 229.9}})  # fmt: skip
-    line = "Demonstrou interesse em (inferido): variante (vermelho, preço 199,90)"
+    navy = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt",
+                 current={"item_variant:acme:3": {"price_sale": 89.9}})  # fmt: skip
+    red = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt",
+                current={"item_variant:acme:2": {"price_sale": 229.9}})  # fmt: skip
+    line = "Demonstrou interesse em (inferido): variante (vermelho)"
     assert alone["text"] == line
-    assert beside["text"].split("\n") == [
+    assert navy["text"].split("\n") == [
         line,
+        "Mudou desde que viu: variante (azul-marinho): preço caiu de 99,90 para 89,90",
+    ]
+    assert red["text"].split("\n") == [
+        "Demonstrou interesse em (inferido): variante (vermelho, preço 199,90)",
         "Mudou desde que viu: variante (vermelho): preço caiu de 249,90 para 229,90",
     ]
+
+
+def test_a_person_shown_many_look_alikes_gets_short_names() -> None:
+    """Names are told apart among the block's objects only: 200 red variants shown, one
+    liked, reads as a red variant, not as every field that tells it from the rest."""
+    shown = {
+        f"item_variant:acme:{i}": {"color": "red", "size": "PMG"[i % 3], "price_sale": 50 + i}
+        for i in range(200)
+    }
+    liked = [inference("i", "interest", "item_variant.ref", "item_variant:acme:7")]
+    seen = [Presented(ref, 1) for ref in shown]
+    got = block(inferences=liked, presented=seen, shown=shown, types=TYPES, language="pt")
+    assert got["text"] == "Demonstrou interesse em (inferido): variante (vermelho)"
