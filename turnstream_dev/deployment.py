@@ -33,8 +33,10 @@ __all__ = [
 ]
 
 _EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-#: The object types of the sample day's spaces (the example document of the checkout).
+#: The object types of the sample day's spaces (the example documents of the checkout):
+#: a clothing store's, and an electronics shop's (lumen's, as in ``make run``).
 SAMPLE_TYPES = _EXAMPLES / "types.toml"
+ELECTRONICS_TYPES = _EXAMPLES / "types_electronics.toml"
 #: The tool bindings and the claim contract of the sample day's spaces.
 SAMPLE_BINDINGS = _EXAMPLES / "tool_bindings.json"
 SAMPLE_CONTRACT = _EXAMPLES / "claims" / "retail.json"
@@ -58,7 +60,7 @@ exposure_keys = {_keys("acme")}
 [spaces.lumen]
 language = "en"
 features = ["signals", "turns"]
-types = "{SAMPLE_TYPES}"
+types = "{ELECTRONICS_TYPES}"
 exposure_keys = {_keys("lumen")}
 
 [spaces.vida]
