@@ -74,7 +74,14 @@ def rederive_people(
     started = time.thread_time()
     derivations, derived = engine.rederive(people, since)
     if derivations:
-        sink.write(derivations)
+        try:
+            sink.write(derivations)
+        except BaseException:
+            # Their states in memory say it was written: read them again from the store
+            # at their next use, so a run of the job again derives and writes them.
+            for d in derivations:
+                engine.states.pop((d.space_id, d.profile_id), None)
+            raise
     return Rederived(
         people=derived,
         changed_people=len(derivations),
