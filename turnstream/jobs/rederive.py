@@ -33,6 +33,7 @@ from turnstream.service.rederive import Rederived, rederive_people, signals_engi
 
 __all__ = [
     "BATCH",
+    "DEFAULTS",
     "Rederive",
     "RederiveReport",
     "priors_hash",
