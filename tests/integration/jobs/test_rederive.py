@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bench.taste_calibrated import catalogue, people, session_lines
+from turnstream.adapters.clickhouse.derivations import load_states
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
 from turnstream.config.settings import Settings
@@ -118,8 +119,18 @@ def test_the_job_leaves_what_a_replay_with_the_priors_from_the_start_gives(
     assert (third["people"], third["changed_people"], third["inferences"]) == (40, 0, 0)
     assert _active(store) == after
 
-    # The next live derivation of a person (a replay reads their saved state) keeps it.
-    _replay(settings, store, [], tmp_path / "nothing.jsonl")
+    # The saved states say what the rows say (the next firing starts from them) ...
+    people = sorted({row[0] for row in after.values()} | {row[0] for row in before.values()})
+    states = load_states(store, [("acme", p) for p in people])
+    in_states = {
+        i.id
+        for state in states.values()
+        for i in state.inferences.values()
+        if i.kind == "affinity" and i.status == "active"
+    }
+    assert in_states == set(after)
+    # ... and the next firings (the history again: nothing new to fold) keep it.
+    _replay(settings, store, history, tmp_path / "again.jsonl")
     assert _active(store) == after
 
 
