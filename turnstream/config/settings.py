@@ -335,6 +335,11 @@ class JobsSettings(_Section):
     #: A space with more value-day rows than this in the window runs one attribute at a
     #: time, so its largest attribute, not the whole space, sets the job's memory.
     priors_split_rows: int = Field(default=2_000_000, ge=1)
+    #: After the priors, a space's people whose priors changed are derived again (the
+    #: fit applies at once, docs/signals.md): only those whose newest event is within
+    #: this many days before the as-of day (the raw window); 0: no one (each person gets
+    #: the new priors at their next derivation).
+    rederive_days: int = Field(default=45, ge=0)
 
 
 class ApiSettings(_Section):

@@ -779,6 +779,22 @@ TABLES: tuple[Table, ...] = (
         retention=Retention("window_end", 400, "TTL", ttl=True),
     ),
     Table(
+        "rederived",
+        "table",
+        "Per space, the priors its people were last derived again with by the nightly "
+        "priors job (ReplacingMergeTree: query with FINAL); the job derives them again "
+        "when the latest priors differ (docs/signals.md). No person in it.",
+        (
+            Column("space_id", "LowCardinality(String)", "the space"),
+            Column("priors", "String", "a hash of the priors and field priors derived with"),
+            Column("people", "UInt64", "people derived again"),
+            Column("changed", "UInt64", "inference rows that changed"),
+            Column("done_at", "DateTime64(3, 'UTC')", "when every person was done"),
+        ),
+        retention=Retention(None, None, "a row per space once merged: a hash, no person"),
+        internal=True,
+    ),
+    Table(
         "field_priors_latest",
         "view",
         "The latest version of each space's field priors: what derivation uses.",

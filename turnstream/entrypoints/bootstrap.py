@@ -10,9 +10,9 @@ sink.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import faust
@@ -34,17 +34,16 @@ from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
 from turnstream.config import Settings
-from turnstream.core.derivation.engine import SignalsEngine
-from turnstream.core.object_types import check_spaces, sensitive_names, types_for_space
+from turnstream.core.object_types import check_spaces, sensitive_names
 from turnstream.entrypoints.kafka.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.entrypoints.kafka.prepare_process import PrepareStage
 from turnstream.entrypoints.replay import Replay, unsigned_preparer
 from turnstream.entrypoints.worker_app import build_app
 from turnstream.jobs.runner import run_job_here
-from turnstream.models.object_types import ObjectTypes
 from turnstream.service.ingest import Ingest
 from turnstream.service.ports import Preparer
+from turnstream.service.rederive import signals_engine
 
 __all__ = [
     "WorkerParts",
@@ -93,26 +92,14 @@ class WorkerParts:
     producer: Producer
 
 
-def _types_for(settings: Settings) -> Callable[[str], ObjectTypes | None]:
-    """Each space's object types document, loaded once (checked by :func:`check_spaces`)."""
-    return lambda space_id: types_for_space(settings.space(space_id))
-
-
 def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
     """The drivers on ``store``, with their sinks, key registry, priors cache and engine,
     and the producer the routes publish commands with (started on first use)."""
     check_spaces(settings)
     topology = topology_of(settings)
     derived = DerivationSink(store.store)
-    priors = PriorsCache(store.store)
-    engine = SignalsEngine(
-        settings.signals,
-        priors_for=priors.get,
-        field_priors_for=priors.fields,
-        types_for=_types_for(settings),
-        load_states=derived.load_states,
-        load_tombstones=derived.load_tombstones,
-        max_states=MAX_STATES_IN_MEMORY,
+    engine = signals_engine(
+        settings, derived, PriorsCache(store.store), max_states=MAX_STATES_IN_MEMORY
     )
     stage = PrepareStage(settings, topology.names)
     return WorkerParts(
@@ -152,15 +139,7 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     read once (a replay is one moment) and every state kept in memory."""
     check_spaces(settings)
     derived = DerivationSink(store)
-    priors = PriorsCache(store, ttl_seconds=float("inf"))
-    engine = SignalsEngine(
-        settings.signals,
-        priors_for=priors.get,
-        field_priors_for=priors.fields,
-        types_for=_types_for(settings),
-        load_states=derived.load_states,
-        load_tombstones=derived.load_tombstones,
-    )
+    engine = signals_engine(settings, derived, PriorsCache(store, ttl_seconds=float("inf")))
     names = topology_of(settings).names
     ingest = build_ingest(settings, store, unsigned_preparer(settings, names))
     return Replay(ingest, derived, engine, names.accepted)
@@ -209,7 +188,7 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
             parts.ingest,
             parts.derivation,
             parts.producer,
-            run_job_here,
+            functools.partial(run_job_here, rederive=parts.derivation.rederive),
             keys,
             analysts,
         )

@@ -8,9 +8,8 @@ parameters (they travel as JSON to the worker) and returns a JSON-able report.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from datetime import UTC, date, datetime, time
-from typing import Any
+from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from turnstream.adapters.clickhouse.retention import enforce_retention
@@ -25,12 +24,25 @@ from turnstream.jobs.experiments.compare import Comparison
 from turnstream.jobs.experiments.looks import ArmLook, Look
 from turnstream.jobs.experiments.stats import ArmStats, SampleRatio
 from turnstream.jobs.priors import PriorsLimits, recompute_priors
+from turnstream.jobs.rederive import Rederive, rederive_here, rederive_spaces
 from turnstream.jobs.retention import retention_check
 from turnstream.models.measurement import load_measurement
 
 __all__ = ["JOBS", "Job", "comparison_from_dict", "comparison_to_dict"]
 
-Job = Callable[[Store, Settings, dict[str, str]], dict[str, Any]]
+
+class Job(Protocol):
+    """A job: ``rederive`` is how the priors job derives people again (the worker's
+    engine; none: one built here); the other jobs take no notice of it."""
+
+    def __call__(
+        self,
+        store: Store,
+        settings: Settings,
+        params: dict[str, str],
+        *,
+        rederive: Rederive | None = None,
+    ) -> dict[str, Any]: ...
 
 
 def _as_of(params: dict[str, str]) -> date:
@@ -41,20 +53,34 @@ def _as_of(params: dict[str, str]) -> date:
         raise ConfigError(f"as_of: not a date (YYYY-MM-DD): {value!r}") from None
 
 
-def _priors(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+def _priors(
+    store: Store, settings: Settings, params: dict[str, str], *, rederive: Rederive | None = None
+) -> dict[str, Any]:
+    """The priors and field priors, then the people whose priors changed derived again
+    (:mod:`turnstream.jobs.rederive`)."""
     jobs = settings.jobs
-    return recompute_priors(
+    as_of = _as_of(params)
+    report = recompute_priors(
         store,
-        _as_of(params),
+        as_of,
         floor=jobs.priors_floor,
         sensitive=sensitive_names(settings),
         limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
         signals=settings.signals,
         types_for=lambda space_id: types_for_space(settings.space(space_id)),
     ).as_dict()
+    spaces = [
+        s for (s,) in store.query("SELECT DISTINCT space_id FROM signal_state ORDER BY 1").rows
+    ]
+    again = rederive_spaces(
+        store, spaces, rederive or rederive_here(store, settings), as_of, jobs.rederive_days
+    )
+    return {**report, "rederived": again.as_dict()}
 
 
-def _retention(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+def _retention(
+    store: Store, settings: Settings, params: dict[str, str], *, rederive: Rederive | None = None
+) -> dict[str, Any]:
     """Fold and delete what aged out (unless ``fold`` is ``0``: the check alone), then
     report what each table keeps against its promise."""
     as_of = _as_of(params)
@@ -116,7 +142,9 @@ def comparison_from_dict(data: dict[str, Any]) -> Comparison:
     )
 
 
-def _experiments(store: Store, settings: Settings, params: dict[str, str]) -> dict[str, Any]:
+def _experiments(
+    store: Store, settings: Settings, params: dict[str, str], *, rederive: Rederive | None = None
+) -> dict[str, Any]:
     path = params.get("measurement") or settings.jobs.measurement
     if not path:
         raise ConfigError("no measurement document: set jobs.measurement or pass --measurement")

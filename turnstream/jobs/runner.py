@@ -15,6 +15,7 @@ from turnstream.adapters.clickhouse.store import Store
 from turnstream.adapters.worker_client import WorkerClient, owner_url
 from turnstream.config import Settings
 from turnstream.errors import UnknownJob
+from turnstream.jobs.rederive import Rederive
 from turnstream.jobs.registry import JOBS
 
 __all__ = ["run_job", "run_job_here"]
@@ -22,14 +23,22 @@ __all__ = ["run_job", "run_job_here"]
 log = logging.getLogger(__name__)
 
 
-def run_job_here(store: Store, settings: Settings, name: str, params: dict[str, str]) -> dict:
-    """Run job ``name`` on ``store`` in this process, logging start, end and report."""
+def run_job_here(
+    store: Store,
+    settings: Settings,
+    name: str,
+    params: dict[str, str],
+    rederive: Rederive | None = None,
+) -> dict:
+    """Run job ``name`` on ``store`` in this process, logging start, end and report;
+    ``rederive``: how the priors job derives people again (the worker passes its
+    engine's; none: an engine built here)."""
     job = JOBS.get(name)
     if job is None:
         raise UnknownJob(f"no job {name!r}; the jobs are: {', '.join(sorted(JOBS))}")
     started = time.monotonic()
     log.info("job %s started %s", name, params)
-    report = job(store, settings, params)
+    report = job(store, settings, params, rederive=rederive)
     report = {"job": name, **report, "seconds": round(time.monotonic() - started, 3)}
     log.info("job %s done: %s", name, report)
     return report

@@ -105,6 +105,10 @@ class PriorsCache:
             self._cache[space_id] = hit
         return hit
 
+    def forget(self, space_id: str) -> None:
+        """Read the space's priors again at next use (the job just wrote new ones)."""
+        self._cache.pop(space_id, None)
+
     def get(self, space_id: str) -> dict[tuple[str, str], float]:
         """The space's latest priors."""
         return self._hit(space_id)[1]

@@ -85,6 +85,9 @@ class SignalsEngine:
     priors_for: Callable[[str], Mapping[tuple[str, str], float]] = lambda _space: {}
     #: The fitted priors of a space's fields (type.field -> prior); none: ``taste_prior``.
     field_priors_for: Callable[[str], Mapping[str, FieldPrior]] = lambda _space: {}
+    #: Told that a space's priors were rewritten: the next ``priors_for`` and
+    #: ``field_priors_for`` of the space read the new ones.
+    priors_changed: Callable[[str], None] = lambda _space: None
     #: The object types document of a space; none: nothing is a taste (docs/signals.md).
     types_for: Callable[[str], ObjectTypes | None] = lambda _space: None
     #: The saved states of the people asked for (those who have one), all in one call:
@@ -318,32 +321,73 @@ class SignalsEngine:
                     self._release(key)
                 out.append(Derivation(person[1], person[0], [], [], state, erased=True))
                 continue
-            before = dict(state.inferences)
-            space_id = person[0]
-            config = self.config_for(space_id)
-            assert state.newest_occurred_at is not None  # a folded person has events
-            expire(state, cut_for(state.newest_occurred_at, config), config)
-            dispose_gift(state, config)
-            inferences = derive(
-                state,
-                self.priors_for(space_id),
-                self.config_for(space_id),
-                self.types_for(space_id),
-                self.field_priors_for(space_id),
-            )
+            inferences, before = self._derive(person, state)
             current = {i.id for i in inferences}
             # An inference whose rule no longer holds (or whose person opted out) is
             # retracted, so a store that keeps one row per id never keeps a stale one.
-            inferences += [
-                replace(old, status="retracted", weight=0.0)  # type: ignore[arg-type]
-                for iid, old in before.items()
-                if iid not in current
-            ]
+            inferences += _retracted(before, current)
             exposures = [e for for_ in sorted(state.buckets) for e in state.exposures(for_)]
             out.append(Derivation(person[1], person[0], exposures, inferences, state))
             self.states[person] = self.states.pop(person)  # most recently derived last
         self._evict()
         return out
+
+    def rederive(
+        self, people: Iterable[PersonKey], since: datetime | None = None
+    ) -> tuple[list[Derivation], int]:
+        """Derive ``people`` again on their folded states, with their spaces' priors read
+        again first (``priors_changed``): the nightly job wrote new ones. Returns the
+        derivations of the people whose inferences changed, and how many were derived.
+
+        The state is the one in memory when the person's is (newer than the store's),
+        else the saved one, which is not kept in memory. Each derivation is the one
+        :meth:`fire` would make of the state, but holds only the inferences that changed
+        (new, changed, retracted) and no exposures. Left out: a person without a state,
+        erased since it was saved, or whose newest event is before ``since``."""
+        people = list(dict.fromkeys(people))
+        for space_id in dict.fromkeys(space for space, _ in people):
+            self.priors_changed(space_id)
+        missing = [p for p in people if p not in self.states]
+        saved = self.load_states(missing) if missing else {}
+        out = []
+        derived = 0
+        for person in people:
+            state = self.states.get(person) or saved.get(person)
+            if state is None or state.space_id is None or state.newest_occurred_at is None:
+                continue
+            if since is not None and state.newest_occurred_at < since:
+                continue
+            through = self.tombstones.get(person) if self.tombstones else None
+            if through is not None and state.newest_occurred_at <= through:
+                continue
+            derived += 1
+            inferences, before = self._derive(person, state)
+            current = {i.id for i in inferences}
+            changed = [i for i in inferences if before.get(i.id) != i]
+            changed += _retracted(before, current)
+            if changed:
+                out.append(Derivation(person[1], person[0], [], changed, state))
+        return out, derived
+
+    def _derive(
+        self, person: PersonKey, state: ProfileState
+    ) -> tuple[list[Inference], dict[str, Inference]]:
+        """The person's current inferences from their folded ``state`` (updated in place:
+        the raw window's cut, the gift bucket's end, the set derived), and the set before."""
+        before = dict(state.inferences)
+        space_id = person[0]
+        config = self.config_for(space_id)
+        assert state.newest_occurred_at is not None  # a folded person has events
+        expire(state, cut_for(state.newest_occurred_at, config), config)
+        dispose_gift(state, config)
+        inferences = derive(
+            state,
+            self.priors_for(space_id),
+            config,
+            self.types_for(space_id),
+            self.field_priors_for(space_id),
+        )
+        return inferences, before
 
     def _evict(self) -> None:
         """Drop the least recently derived states of people with nothing pending."""
@@ -460,6 +504,15 @@ class SignalsEngine:
         saved = self.load_states(missing)
         for person in missing:
             self.states[person] = saved.get(person) or ProfileState()
+
+
+def _retracted(before: Mapping[str, Inference], current: Collection[str]) -> list[Inference]:
+    """The inferences of ``before`` not in ``current``, retracted."""
+    return [
+        replace(old, status="retracted", weight=0.0)  # type: ignore[arg-type]
+        for iid, old in before.items()
+        if iid not in current
+    ]
 
 
 def _is_offset(position: Any) -> bool:

@@ -55,16 +55,23 @@ def _params(**values: str | None) -> dict[str, str]:
 
 @priors_app.command("recompute")
 def priors_recompute(as_of: AsOfOpt = None, config: ConfigOpt = None, dsn: DsnOpt = None) -> None:
-    """Recompute the priors over the 90 days before the as-of day (floor: 10 people)."""
+    """Recompute the priors over the 90 days before the as-of day (floor: 10 people) and
+    the field priors; then derive again, with them, each space's people whose priors
+    changed and whose newest event is within jobs.rederive_days (45) of the as-of day,
+    so their inferences reflect the new priors now, not at their next session."""
     settings = settings_from(config, dsn)
     report = guarded(lambda: run_job(settings, "priors", _params(as_of=as_of)))
+    again = report.get("rederived") or {}
     out.print(
         f"priors v{report['version']} over {report['window_start']}..{report['window_end']}: "
         f"{report['priors']} priors from {report['values']} values "
         f"({report['below_floor']} under the floor of {report['floor']} people)"
         + f"; {sum(report.get('field_priors', {}).values())} fitted field priors"
         + (", unchanged" if report.get("unchanged") else "")
-        + f" in {report['seconds']}s"
+        + f"; {again.get('people', 0)} people derived again, "
+        f"{again.get('inferences', 0)} inferences changed "
+        f"({again.get('changed_people', 0)} people) in {again.get('seconds', 0)}s"
+        + f"; in all {report['seconds']}s"
     )
 
 

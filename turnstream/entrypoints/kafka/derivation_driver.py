@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -24,10 +25,11 @@ from turnstream.adapters.kafka.clients import BACKLOG_FETCH
 from turnstream.adapters.kafka.topology import Topology
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted, holds_no_events
-from turnstream.core.derivation.engine import Derivation, SignalsEngine
+from turnstream.core.derivation.engine import Derivation, PersonKey, SignalsEngine
 from turnstream.core.liveness import Liveness
 from turnstream.entrypoints.kafka.batch_loop import Step
 from turnstream.service.derive import derive_due
+from turnstream.service.rederive import Rederived, rederive_people
 
 __all__ = [
     "MAX_STATES_IN_MEMORY",
@@ -153,6 +155,15 @@ class DerivationDriver:
             consumed[tp] = offset + 1
         self._next_due = self.engine.next_due()
         self.cpu_seconds += time.thread_time() - started
+
+    def rederive(self, people: Sequence[PersonKey], since: datetime | None = None) -> Rederived:
+        """Derive ``people`` again with their spaces' latest priors and write what
+        changed (the priors job's :data:`~turnstream.jobs.rederive.Rederive`). Blocking,
+        on the store thread, where the job route runs jobs: never beside a firing, and a
+        state held in memory is the one derived (and kept)."""
+        done = rederive_people(self.engine, self.sink, people, since)
+        self.cpu_seconds += done.cpu_seconds
+        return done
 
     def _fire(self, now: datetime) -> tuple[list[Derivation], dict[TopicPartition, int]]:
         started = time.thread_time()

@@ -1,0 +1,203 @@
+"""The nightly priors job derives the people already seen again, on real ClickHouse (chDB):
+a history replayed with no priors, then the job, leaves the active affinities a replay of
+the same history gives into a store that had those priors from the start; a deleted
+inference stays deleted, an opted-out person gets nothing, a second run changes nothing."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.taste_calibrated import catalogue, people, session_lines
+from turnstream.adapters.clickhouse.derivations import load_states
+from turnstream.adapters.clickhouse.store import Store
+from turnstream.config import load_settings
+from turnstream.config.settings import Settings
+from turnstream.core.tables import FIELD_PRIOR_COLUMNS, PRIOR_COLUMNS
+from turnstream.entrypoints.bootstrap import build_replay
+from turnstream.jobs.rederive import rederive_here, rederive_spaces
+from turnstream.jobs.registry import JOBS
+
+pytestmark = pytest.mark.integration
+
+TYPES = Path(__file__).resolve().parents[3] / "examples" / "types.toml"
+TODAY = datetime.now(UTC).date().isoformat()
+#: The content of an active affinity (not its times: a re-derived one keeps when it
+#: first appeared, a fresh replay's appears when the fit lets it).
+_ACTIVE = (
+    "SELECT id, profile_id, `for`, attr, value, polarity, weight, confidence, lift, "
+    "effective_exposure, weighted_signal, events, sessions FROM inferences FINAL "
+    "WHERE status = 'active' AND kind = 'affinity' ORDER BY id"
+)
+
+
+def _history(n: int = 40, sessions: int = 6, seed: int = 404) -> list[str]:
+    """bench/taste_calibrated.py's population (``--fit-seed``), small."""
+    rand = random.Random(seed)
+    items = catalogue(rand)
+    persons = [replace(p, pid=f"h_{i:03d}") for i, p in enumerate(people(rand, n), 1)]
+    pairs = sorted(
+        (pair for p in persons for s in range(1, sessions + 1)
+         for pair in session_lines(p, s, items, seed, 6.0)),
+        key=lambda pair: pair[0],
+    )  # fmt: skip
+    return [raw for _, raw in pairs]
+
+
+def _command(pid: str, name: str, **extra: Any) -> str:
+    return json.dumps(
+        {"type": "command", "space_id": "acme", "idempotency_key": f"{pid}-{name}",
+         "profile_id": pid, "source": "desk", "occurred_at": f"{TODAY}T00:00:00Z",
+         "command": name, **extra}
+    )  # fmt: skip
+
+
+def _settings(tmp_path: Path, chdb_path: Path, store: Store) -> Settings:
+    config = tmp_path / f"{store.database}.toml"
+    config.write_text(
+        f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{store.database}"\n'
+        '[identity]\nsecret = "rederive"\n'
+        f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
+    )
+    return load_settings(config, environ={})
+
+
+def _replay(settings: Settings, store: Store, lines: list[str], path: Path) -> None:
+    path.write_text("\n".join(lines) + "\n")
+    build_replay(settings, store).run(path)
+
+
+def _active(store: Store) -> dict[str, tuple[Any, ...]]:
+    return {row[0]: tuple(row[1:]) for row in store.query(_ACTIVE).rows}
+
+
+def _copy_priors(source: Store, target: Store) -> None:
+    for table, columns in (("priors", PRIOR_COLUMNS), ("field_priors", FIELD_PRIOR_COLUMNS)):
+        names = [c.name for c in columns]
+        rows = source.query(f"SELECT {', '.join(f'`{n}`' for n in names)} FROM {table}").rows
+        target.insert(table, [list(r) for r in rows], names)
+
+
+@pytest.fixture(scope="module")
+def history() -> list[str]:
+    return _history()
+
+
+def test_the_job_leaves_what_a_replay_with_the_priors_from_the_start_gives(
+    tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store], history: list[str]
+) -> None:
+    store = store_factory()
+    settings = _settings(tmp_path, chdb_path, store)
+    _replay(settings, store, history, tmp_path / "history.jsonl")
+    before = _active(store)
+
+    report = JOBS["priors"](store, settings, {"as_of": TODAY})
+    assert report["field_priors"]["acme"] >= 2
+    again = report["rederived"]
+    assert again["people"] == 40 and again["changed_people"] > 0 and again["inferences"] > 0
+    after = _active(store)
+    assert after != before  # the fit took effect now, not at the people's next session
+
+    fresh = store_factory()
+    _copy_priors(store, fresh)
+    _replay(_settings(tmp_path, chdb_path, fresh), fresh, history, tmp_path / "fresh.jsonl")
+    assert after == _active(fresh)
+
+    # A second run: the same priors, so no one is derived again.
+    second = JOBS["priors"](store, settings, {"as_of": TODAY})["rederived"]
+    assert (second["people"], second["inferences"]) == (0, 0)
+    # A run cut short before its mark: everyone derived again, nothing changes.
+    store.command("TRUNCATE TABLE rederived")
+    third = JOBS["priors"](store, settings, {"as_of": TODAY})["rederived"]
+    assert (third["people"], third["changed_people"], third["inferences"]) == (40, 0, 0)
+    assert _active(store) == after
+
+    # The saved states say what the rows say (the next firing starts from them) ...
+    people = sorted({row[0] for row in after.values()} | {row[0] for row in before.values()})
+    states = load_states(store, [("acme", p) for p in people])
+    in_states = {
+        i.id
+        for state in states.values()
+        for i in state.inferences.values()
+        if i.kind == "affinity" and i.status == "active"
+    }
+    assert in_states == set(after)
+    # ... and the next firings (the history again: nothing new to fold) keep it.
+    _replay(settings, store, history, tmp_path / "again.jsonl")
+    assert _active(store) == after
+
+
+def test_a_deleted_inference_stays_deleted_and_an_opt_out_gets_nothing(
+    tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store], history: list[str]
+) -> None:
+    # What the fit gives: the priors of a first store's job.
+    first = store_factory()
+    settings = _settings(tmp_path, chdb_path, first)
+    _replay(settings, first, history, tmp_path / "first.jsonl")
+    before = _active(first)
+    JOBS["priors"](first, settings, {"as_of": TODAY})
+    fitted = _active(first)
+    new = sorted(set(fitted) - set(before))
+    assert new
+    deleted = new[0]
+    person = fitted[deleted][0]
+    quitter = next(p for p, *_ in sorted(fitted.values()) if p != person)
+
+    # The same history, one of those new affinities deleted and another person opted out,
+    # then those priors written and the people derived again: neither gets them back.
+    store = store_factory()
+    settings = _settings(tmp_path, chdb_path, store)
+    lines = [
+        *history,
+        _command(person, "delete", inference_id=deleted),
+        _command(quitter, "opt_out"),
+    ]
+    _replay(settings, store, lines, tmp_path / "second.jsonl")
+    _copy_priors(first, store)
+    done = rederive_spaces(
+        store, ["acme"], rederive_here(store, settings), date.fromisoformat(TODAY), 45
+    )
+    assert done.totals.people == 40 and done.totals.inferences > 0
+    active = _active(store)
+    [(status,)] = store.query(
+        "SELECT status FROM inferences FINAL WHERE id = {id:String}", {"id": deleted}
+    ).rows
+    assert status == "deleted"
+    assert not store.query(
+        "SELECT id FROM inferences FINAL WHERE profile_id = {p:String} AND status = 'active'",
+        {"p": quitter},
+    ).rows
+    # Everyone else: as the first store.
+    assert active == {i: row for i, row in fitted.items() if i != deleted and row[0] != quitter}
+
+
+def test_only_people_seen_within_the_days_are_derived_again(
+    tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store], history: list[str]
+) -> None:
+    store = store_factory()
+    settings = _settings(tmp_path, chdb_path, store)
+    _replay(settings, store, history, tmp_path / "history.jsonl")
+    first = store_factory()
+    _replay(_settings(tmp_path, chdb_path, first), first, history, tmp_path / "first.jsonl")
+    JOBS["priors"](first, settings, {"as_of": TODAY})
+    _copy_priors(first, store)
+    # The history's sessions are 14 to 8 days old: none within a day, all within 45.
+    as_of = date.fromisoformat(TODAY)
+    assert (
+        rederive_spaces(store, ["acme"], rederive_here(store, settings), as_of, 0).totals.people
+        == 0
+    )
+    one = rederive_spaces(store, ["acme"], rederive_here(store, settings), as_of, 1)
+    assert one.totals.people == 0
+    store.command("TRUNCATE TABLE rederived")
+    assert (
+        rederive_spaces(store, ["acme"], rederive_here(store, settings), as_of, 45).totals.people
+        == 40
+    )
