@@ -803,17 +803,21 @@ def object_names(
     base = dict(keys)
     telling_of: dict[str, list[str]] = {}
 
+    # What each object showed, as names compare it, and what its name starts from: its
+    # type, and its quoted name when it has one (computed once: fits runs n² times).
+    said_of = {ref: {k: _said(v) for k, v in shown.get(ref, {}).items()} for ref in keys}
+    head = {
+        ref: (ref.split(":", 1)[0], quoted(shown[ref][k[0]]) if k[0] in _NAME_FIELDS else None)
+        for ref, k in keys.items()
+    }
+
     def fits(a: str, b: str) -> bool:
         """Whether ``a``'s name says nothing ``b`` did not show the same way."""
-        if a.split(":", 1)[0] != b.split(":", 1)[0] or (keys[a][0] in _NAME_FIELDS) != (
-            keys[b][0] in _NAME_FIELDS
-        ):
+        if head[a] != head[b]:
             return False
-        mine, theirs = shown.get(a, {}), shown.get(b, {})
-        if keys[a][0] in _NAME_FIELDS and quoted(mine[keys[a][0]]) != quoted(theirs[keys[b][0]]):
-            return False
-        said = keys[a][1:] if keys[a][0] in _NAME_FIELDS else keys[a]
-        return all(_said(mine.get(k)) == _said(theirs.get(k)) for k in said)
+        mine, theirs = said_of[a], said_of[b]
+        said = keys[a][1:] if head[a][1] is not None else keys[a]
+        return all(mine.get(k) == theirs.get(k) for k in said)
 
     named = list(keys)
     for _ in range(_ROUNDS):  # names only lengthen: look-alikes a round joins are next
