@@ -20,7 +20,12 @@ from typing import Any, Protocol
 from pydantic import TypeAdapter, ValidationError
 
 from turnstream.core.constraints.block import value_words_of
-from turnstream.core.constraints.changes import changes_since_shown, state_shown
+from turnstream.core.constraints.changes import (
+    UnreadableState,
+    changes_since_shown,
+    read_state,
+    state_shown,
+)
 from turnstream.core.constraints.text import LANGUAGES, changes_said, language_of
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
@@ -229,22 +234,37 @@ class TurnFrame:
 
         Returns what changed since the person saw the object: the read against what it
         showed when presented (this turn's presentation, else the cited block's
-        ``already_presented`` entry), in the turn's language."""
+        ``already_presented`` entry), in the turn's language. A price is read as the
+        block reads ``current`` (text in the turn's language); one that is no price (a
+        negative, ``NaN``, a list, unreadable text) raises :class:`TurnstreamError`
+        naming it, and nothing is recorded."""
+        types = self.conversation.types
+        language = self.language or getattr(self.conversation, "language", None) or "en"
+        given = list(values)
+        if types is not None:
+            fields = {
+                str(v.field if isinstance(v, EvidenceValue) else v.get("field")): (
+                    v.value if isinstance(v, EvidenceValue) else v.get("value")
+                )
+                for v in given
+            }
+            try:
+                read_state(object, fields, types, language_of(language))
+            except UnreadableState as exc:
+                raise TurnstreamError(f"record_read: {object}.{exc}") from None
         read = StateRead(
             object=object,
             at=_iso(at or self.conversation.now()),
-            values=self._values(values, type, "record_read"),
+            values=self._values(given, type, "record_read"),
         )
         self.reads.append(read)
         shown = self._shown_before(object)
-        types = self.conversation.types
         if shown is None or types is None:
             return SeenChanges(object, [], "")
-        now = {v.field: v.value for v in read.values}
-        changes = [c.as_dict() for c in changes_since_shown(object, shown, now, types)]
-        language = self.language or getattr(self.conversation, "language", None) or "en"
-        type_name = object.split(":", 1)[0]
         lang = language_of(language)
+        now = read_state(object, {v.field: v.value for v in read.values}, types, lang)
+        changes = [c.as_dict() for c in changes_since_shown(object, shown, now, types, lang)]
+        type_name = object.split(":", 1)[0]
         values = value_words_of(types, lang)
         said = changes_said(language, type_name, changes, types.labels(lang), values)
         words = LANGUAGES[language_of(language)]

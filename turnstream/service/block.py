@@ -15,9 +15,11 @@ from turnstream.config import Settings
 from turnstream.core.constraints import (
     BlockRequest,
     CompanyRule,
+    UnreadableState,
     binding_for,
     build_block,
     load_bindings,
+    read_current,
     render_for_tool,
 )
 from turnstream.core.experiments import arm_at, served_inferences
@@ -69,7 +71,8 @@ def serve_block(
 ) -> dict[str, Any]:
     """The block for ``body``. Blocking (the inputs' reads). Raises ``NotFound`` for a
     space not configured or without signals, :class:`Invalid` for a body naming nobody
-    (or two) or a tool not bound."""
+    (or two), a tool not bound or a value in ``current`` its field cannot have (a price
+    that is no price: the error names ``current.<ref>.<field>``)."""
     space = space_of(settings, body.space_id, need_signals=True)
     if (body.profile_id is None) == (body.handle is None):
         raise Invalid(
@@ -81,6 +84,10 @@ def serve_block(
         body.handle,
         settings.secret_bytes(),  # type: ignore[arg-type]
     )
+    try:
+        current = read_current(body.current, types_for_space(space), space.language)
+    except UnreadableState as exc:
+        raise Invalid("invalid body", [{"field": exc.field, "message": exc.message}]) from None
     now = datetime.now(UTC)
     assigned = _arm(settings, body.space_id, profile_id, body.source or "", now)
     dropped = frozenset() if assigned is None else assigned[1].dropped
@@ -116,7 +123,7 @@ def serve_block(
         types=types_for_space(space),
         soft_max=settings.signals.block_soft_max,
         shown=None if inputs is None else inputs.shown,
-        current=body.current,
+        current=current,
     )
     if assigned is not None:
         experiment, arm = assigned

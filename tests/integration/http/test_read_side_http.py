@@ -341,13 +341,19 @@ def test_what_changed_since_seen_and_a_sensitive_diet_through_the_route(worker) 
         {"field": "price_sale", "change": "price_up", "shown": 199.9, "now": 219.9},
         {"field": "stock_sizes", "change": "new_value", "shown": "38,39,40",
          "now": ["38", "40", "41"], "values": ["41"]},
+        {"field": "stock_sizes", "change": "value_gone", "shown": "38,39,40",
+         "now": ["38", "40", "41"], "values": ["39"]},
     ]  # fmt: skip
     lines = block["text"].split("\n")
     assert "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90, " \
-        "tamanhos em estoque agora também 41" in lines  # fmt: skip
+        "tamanhos em estoque: agora também 41, não mais 39" in lines  # fmt: skip
     assert "Obrigatório: sem glúten" in lines
     served = json.dumps(block, ensure_ascii=False).lower()
     assert "celíac" not in served and "doença" not in served
+    # A price that is no price is refused, naming where it is.
+    status, refused = bia.block(current={ref: {"price_sale": "NaN"}})
+    assert status == 422, refused
+    assert [e["field"] for e in refused["errors"]] == [f"current.{ref}.price_sale"]
     # Without a state read, the block only carries what was shown.
     assert "changed" not in next(e for e in bia.block()[1]["already_presented"] if e["ref"] == ref)
 

@@ -3,6 +3,7 @@ no store)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -60,3 +61,22 @@ def test_a_body_naming_nobody_or_two_is_invalid() -> None:
                 {"field": "handle", "message": "exactly one of handle and profile_id is required"}
             ],
         }
+
+
+def test_a_price_in_current_that_is_no_price_is_refused_naming_its_path() -> None:
+    """Read in the space's language before anything of the person is read: a price no
+    number can be read from, or out of bounds, is a 422 naming ``current.<ref>.<field>``."""
+    types = str(Path(__file__).resolve().parents[3] / "examples" / "types.toml")
+    settings = Settings.model_validate(
+        {
+            "identity": {"secret": "s"},
+            "spaces": {"acme": {"features": ["signals"], "types": types, "language": "pt"}},
+        }
+    )
+    ref = "item_variant:acme:1"
+    for junk in ("NaN", -5, [1.0], "cinco reais"):
+        body = {"space_id": "acme", "profile_id": "p1", "current": {ref: {"price_sale": junk}}}
+        with pytest.raises(Invalid) as caught:
+            serve_block(_never, settings, ConstraintsRequest.model_validate(body))
+        [error] = caught.value.body()["errors"]
+        assert error["field"] == f"current.{ref}.price_sale"

@@ -26,8 +26,10 @@ from turnstream.core.constraints.block import (
     SAID_SOURCES,
     SESSION_LIFETIME,
     build_block,
+    read_current,
     version_of,
 )
+from turnstream.core.constraints.changes import UnreadableState
 from turnstream.core.constraints.conditions import BlockOp, clashes, refusing
 from turnstream.core.constraints.inputs import (
     OPS,
@@ -85,6 +87,7 @@ __all__ = [
     "StatedPreference",
     "Strength",
     "ToolBinding",
+    "UnreadableState",
     "binding_for",
     "build_block",
     "clashes",
@@ -98,6 +101,7 @@ __all__ = [
     "parse_profile",
     "plan_call",
     "profile_for",
+    "read_current",
     "refusing",
     "render_for_tool",
     "render_text",

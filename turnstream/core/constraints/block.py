@@ -9,12 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from turnstream.core.constraints.changes import changes_since_shown, state_shown
+from turnstream.core.constraints.changes import (
+    UnreadableState,
+    changes_since_shown,
+    read_state,
+    state_shown,
+)
 from turnstream.core.constraints.conditions import canonical, clashes, holds, refusing, signs
 from turnstream.core.constraints.inputs import (
     BlockRequest,
@@ -36,6 +41,7 @@ __all__ = [
     "SAID_SOURCES",
     "SESSION_LIFETIME",
     "build_block",
+    "read_current",
     "version_of",
 ]
 
@@ -518,6 +524,7 @@ def _presented(
     current: Mapping[str, Mapping[str, Any]],
     types: _Types,
     silent: frozenset[str] = frozenset(),
+    language: str = "en",
 ) -> list[dict[str, Any]]:
     """Each object shown before: how many times, the state its latest presentation
     showed (``shown``: its state fields, when it showed any) and, when ``current``
@@ -533,11 +540,26 @@ def _presented(
         if state:
             row["shown"] = state
         if ref in current and ref not in silent:
-            changes = changes_since_shown(ref, state, current[ref], types)
+            changes = changes_since_shown(ref, state, current[ref], types, language)
             if changes:
                 row["changed"] = [c.as_dict() for c in changes]
         rows.append(row)
     return rows
+
+
+def read_current(
+    current: Mapping[str, Mapping[str, Any]], types: _Types, language: str
+) -> dict[str, dict[str, Any]]:
+    """A request's ``current`` with each price read as a number (:func:`read_state`, in
+    ``language``); raises :class:`UnreadableState` naming the value's path
+    (``current.<ref>.<field>``)."""
+    read = {}
+    for ref, state in current.items():
+        try:
+            read[ref] = read_state(ref, state, types, language)
+        except UnreadableState as exc:
+            raise UnreadableState(f"current.{ref}.{exc.field}", exc.message) from None
+    return read
 
 
 def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
@@ -593,25 +615,66 @@ def _rank(types: ObjectTypes, attr: str) -> int | None:
     return _MONEY_RANK if declared.class_ == "money" else _TELLING_ORDER[declared.role]
 
 
+def _declared(types: ObjectTypes, type_name: str) -> dict[str, int]:
+    """Each field of ``type_name`` -> where the types document declares it."""
+    declared = types.types.get(type_name)
+    return {} if declared is None else {f: i for i, f in enumerate(declared.fields)}
+
+
+def _name_keys(
+    ref: str, shown: Mapping[str, Any] | None, types: _Types, avoid: frozenset[str]
+) -> list[str]:
+    """The fields of ``shown`` an object's short name says (:func:`_object_name`): the
+    name or title it showed; else up to two of its tastes; else, with no taste shown, up
+    to two of its other fields in :func:`_rank`'s order (never one in ``avoid``); ``[]``
+    when nothing names it."""
+    shown = shown or {}
+    for key in _NAME_FIELDS:
+        if isinstance(shown.get(key), str) and quoted(shown[key]):
+            return [key]
+    type_name = ref.split(":", 1)[0]
+    if types is None or types.type_label(type_name, "en") is None:
+        return []
+    order = _declared(types, type_name)
+    tastes = [
+        k
+        for k, v in sorted(shown.items(), key=lambda kv: (order.get(kv[0], len(order)), kv[0]))
+        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
+    ][:_DESCRIBED]
+    if tastes:
+        return tastes
+    ranked = {
+        k: rank
+        for k, v in shown.items()
+        if k not in avoid
+        and v is not None
+        and not isinstance(v, bool | list | dict)
+        and (rank := _rank(types, f"{type_name}.{k}")) is not None
+    }
+    return sorted(ranked, key=lambda k: (ranked[k], order.get(k, len(order)), k))[:_DESCRIBED]
+
+
 def _object_name(
     ref: str,
     shown: Mapping[str, Any] | None,
     types: _Types,
     language: str,
+    keys: Sequence[str],
     telling: Sequence[str] = (),
     values: ValueWords | None = None,
-    avoid: frozenset[str] = frozenset(),
 ) -> str | None:
-    """What a colleague calls an object: the name or title it showed, quoted (words from
-    outside: :func:`~turnstream.core.constraints.text.quoted`); else its type's
-    label and a short description from its taste values (``variante (azul-marinho,
-    aurora)``), or, with no taste shown, from its other fields in :func:`_rank`'s order
-    (``variante (tamanho M)``); else None (the text counts it). ``telling``: fields whose
-    values tell it apart from another object described the same way, added to the
-    description (``variante (vermelho, tamanho M)``). ``avoid``: fields never used (those
-    whose change the name goes with). A number is said with its field's unit or after
-    its label (``item (“nova”, 64 GB)``), never bare."""
+    """What a colleague calls an object, saying the values of ``keys``
+    (:func:`_name_keys`) and then those of ``telling`` (fields that tell it from a
+    look-alike, each after its label): the name or title it showed, quoted (words from
+    outside: :func:`~turnstream.core.constraints.text.quoted`; ``“Nova” (preço
+    99,90)``); else its type's label and a short description (``variante (azul-marinho,
+    “aurora”)``, ``variante (tamanho M)``, ``variante (vermelho, tamanho M)``); else
+    None (the text counts it). A taste is said alone, a number with its field's unit or
+    after its label (``item (“nova”, 64 GB)``), never bare; another field after its
+    label."""
     shown = shown or {}
+    if not keys:
+        return None
     type_name = ref.split(":", 1)[0]
     values = values or value_words_of(types, language)
 
@@ -620,37 +683,20 @@ def _object_name(
         attr = f"{type_name}.{key}"
         return f"{types.label(attr, language) or key} {values.word(attr, shown[key])}"
 
-    extra = [
-        labelled(k)
-        for k in telling
-        if types is not None and k not in avoid and k in shown and shown[k] is not None
-    ]
-    for key in _NAME_FIELDS:
-        name = quoted(shown[key]) if isinstance(shown.get(key), str) else ""
-        if name:
-            return f"{name} ({', '.join(extra)})" if extra else name
+    extra = [labelled(k) for k in telling if types is not None]
+    if keys[0] in _NAME_FIELDS:
+        name = quoted(shown[keys[0]])
+        return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
     if label is None or types is None:
         return None
-    described = [
-        _described(types, values, f"{type_name}.{k}", v, language)
-        for k, v in sorted(shown.items())
-        if types.is_taste(f"{type_name}.{k}") and not isinstance(v, bool) and v is not None
-    ][:_DESCRIBED]
-    if not described:  # no taste shown: what else it showed, a price last
-        ranked = {
-            k: rank
-            for k, v in shown.items()
-            if k not in avoid
-            and k not in telling
-            and v is not None
-            and not isinstance(v, bool | list | dict)
-            and (rank := _rank(types, f"{type_name}.{k}")) is not None
-        }
-        described = [labelled(k) for k in sorted(ranked, key=lambda k: (ranked[k], k))]
-        described = described[:_DESCRIBED]
-    described += extra
-    return f"{label} ({', '.join(described)})" if described else None
+    said = [
+        _described(types, values, f"{type_name}.{k}", shown[k], language)
+        if types.is_taste(f"{type_name}.{k}")
+        else labelled(k)
+        for k in keys
+    ]
+    return f"{label} ({', '.join([*said, *extra])})"
 
 
 #: The order fields tell alike objects apart in: what the person chose by first.
@@ -663,34 +709,65 @@ def _telling_fields(
     refs: Sequence[str],
     shown: Mapping[str, Mapping[str, Any]],
     types: ObjectTypes,
-    exclude: frozenset[str] = frozenset(),
+    last: frozenset[str] = frozenset(),
 ) -> list[str]:
-    """The fewest fields, in :func:`_rank`'s order (tastes, then attributes such as the
-    size, then state such as the stock, a price last; never identifiers, sensitive
-    fields, flags (``in_stock``) or those in ``exclude``), whose shown values tell
-    ``refs`` apart: each field is added only while some of them still read alike."""
+    """The fewest fields whose shown values tell ``refs`` apart, in :func:`_rank`'s order
+    (tastes, then attributes such as the size, then state such as the stock, a price
+    last; never identifiers, sensitive fields or flags such as ``in_stock``), fields of
+    one rank as the types document declares them (``price_sale`` before
+    ``price_list``), and those in ``last`` (a field whose change the block says) after
+    all others: each field is added only while it tells some object from another that
+    no field before did (a field tells ``a`` from ``b`` when ``a`` showed it and ``b``
+    did not show the same value)."""
     type_name = refs[0].split(":", 1)[0]
-    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS) - exclude)
+    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
     flags = {k for ref in refs for k, v in shown.get(ref, {}).items() if isinstance(v, bool)}
     ranks = {
         k: r for k in keys if k not in flags and (r := _rank(types, f"{type_name}.{k}")) is not None
     }
-    readable = sorted(ranks, key=lambda k: (ranks[k], k))
-
+    order = _declared(types, type_name)
+    readable = sorted(ranks, key=lambda k: (k in last, ranks[k], order.get(k, len(order)), k))
+    # (i, j): the name of refs[i] still fits refs[j].
+    pending = {(i, j) for i in range(len(refs)) for j in range(len(refs)) if i != j}
     telling: list[str] = []
-    told: list[tuple[str, ...]] = [() for _ in refs]  # each object's values so far
-    distinct = 1
     for key in readable:
-        column = [json.dumps(shown.get(ref, {}).get(key), sort_keys=True) for ref in refs]
-        if len(set(column)) < 2:
-            continue  # the same in all: tells nothing
-        more = [(*row, value) for row, value in zip(told, column, strict=True)]
-        after = len(set(more))
-        if after > distinct:
-            telling, told, distinct = [*telling, key], more, after
-        if after == len(refs):
+        column = [_said(shown.get(ref, {}).get(key)) for ref in refs]
+        told = {(i, j) for i, j in pending if column[i] is not None and column[i] != column[j]}
+        if told:
+            telling.append(key)
+            pending -= told
+        if not pending:
             break
     return telling
+
+
+def _said(value: Any) -> str | None:
+    """A shown value as names compare it; ``None`` for one not shown."""
+    return None if value is None else json.dumps(value, sort_keys=True)
+
+
+#: Rounds of telling look-alikes apart at most (each may join objects the last set apart).
+_ROUNDS = 4
+
+
+def _alike(refs: Sequence[str], fits: Callable[[str, str], bool]) -> list[list[str]]:
+    """``refs`` in groups of look-alikes: two are in one group when the name of one fits
+    the other (and with every object either fits); groups of one left out."""
+    group_of = {ref: ref for ref in refs}
+
+    def root(ref: str) -> str:
+        while group_of[ref] != ref:
+            ref = group_of[ref]
+        return ref
+
+    for a in refs:
+        for b in refs:
+            if a != b and fits(a, b):
+                group_of[root(a)] = root(b)
+    groups: dict[str, list[str]] = {}
+    for ref in refs:
+        groups.setdefault(root(ref), []).append(ref)
+    return [group for group in groups.values() if len(group) > 1]
 
 
 def object_names(
@@ -701,46 +778,78 @@ def object_names(
     *,
     changed: Mapping[str, Iterable[str]] | None = None,
 ) -> dict[str, str]:
-    """Each object's name in the block's text (ref -> words), told apart: two objects
-    that would read the same (``variante (vermelho)`` twice) get the fields their shown
-    values differ on added; objects still alike are left unnamed (the text counts
-    them), so no two objects ever share words.
+    """Each object's name in the block's text (ref -> words), told apart: an object
+    whose name would fit another of ``refs`` (``variante (vermelho)`` beside two red
+    variants, or beside ``variante (vermelho, tamanho M)``) gets, with every object it
+    fits, the fields that tell them apart (:func:`_telling_fields`), so no name in the
+    block is a shorter name of another object; an object whose name still fits another
+    is left unnamed (the text counts it).
 
     Objects are told apart among ``refs`` alone (the objects one block names): an
     object reads as short as the block allows, and longer only beside a look-alike.
-    ``changed``: ref -> the
-    fields that changed since the person saw it, never used in its name (a price that
-    went up does not name the object it went up on)."""
+    ``changed``: ref -> the fields that changed since the person saw it, never in its
+    short name and used to tell look-alikes apart only when nothing else does (the
+    value as shown: ``variante (vermelho, preço 199,90)`` beside "preço subiu de 199,90
+    para 219,90")."""
     shown = shown or {}
     ordered = sorted(set(refs))
     values = value_words_of(types, language)
     avoided = {ref: frozenset(fields) for ref, fields in (changed or {}).items()}
+    keys = {
+        ref: found
+        for ref in ordered
+        if (found := _name_keys(ref, shown.get(ref), types, avoided.get(ref, frozenset())))
+    }
+    base = dict(keys)
+    telling_of: dict[str, list[str]] = {}
 
-    def avoid(ref: str) -> frozenset[str]:
-        return avoided.get(ref, frozenset())
+    # What each object showed, as names compare it, and what its name starts from: its
+    # type, and its quoted name when it has one (computed once: fits runs n² times).
+    said_of = {ref: {k: _said(v) for k, v in shown.get(ref, {}).items()} for ref in keys}
+    head = {
+        ref: (ref.split(":", 1)[0], quoted(shown[ref][k[0]]) if k[0] in _NAME_FIELDS else None)
+        for ref, k in keys.items()
+    }
 
+    def fits(a: str, b: str) -> bool:
+        """Whether ``a``'s name says nothing ``b`` did not show the same way."""
+        if head[a] != head[b]:
+            return False
+        mine, theirs = said_of[a], said_of[b]
+        said = keys[a][1:] if head[a][1] is not None else keys[a]
+        return all(mine.get(k) == theirs.get(k) for k in said)
+
+    named = list(keys)
+    for _ in range(_ROUNDS):  # names only lengthen: look-alikes a round joins are next
+        alike = _alike(named, fits) if types is not None else []
+        grew = False
+        for group in alike:
+            assert types is not None
+            last = frozenset().union(*(avoided.get(ref, frozenset()) for ref in group))
+            telling = _telling_fields(group, shown, types, last)
+            for ref in group:
+                mine, had = shown.get(ref, {}), telling_of.get(ref, [])
+                more = [
+                    k
+                    for k in telling
+                    if k not in base[ref] and k not in had and mine.get(k) is not None
+                ]
+                grew = grew or bool(more)
+                telling_of[ref] = [*had, *more]
+                keys[ref] = [*base[ref], *telling_of[ref]]
+        if not grew:
+            break
     names = {
         ref: name
-        for ref in ordered
-        if (name := _object_name(ref, shown.get(ref), types, language, (), values, avoid(ref)))
-        is not None
+        for ref in named
+        if not any(fits(ref, other) for other in named if other != ref)
+        and (
+            name := _object_name(
+                ref, shown.get(ref), types, language, base[ref], telling_of.get(ref, ()), values
+            )
+        )
     }
-    alike: dict[str, list[str]] = {}
-    for ref, name in names.items():
-        alike.setdefault(name, []).append(ref)
-    for group in (g for g in alike.values() if len(g) > 1):
-        telling = [] if types is None else _telling_fields(group, shown, types)
-        for ref in group:
-            fields = telling
-            if types is not None and avoid(ref) & set(telling):
-                fields = _telling_fields(group, shown, types, avoid(ref))
-            told = _object_name(ref, shown.get(ref), types, language, fields, values, avoid(ref))
-            if told is not None:
-                names[ref] = told
-    counted: dict[str, int] = {}
-    for name in names.values():
-        counted[name] = counted.get(name, 0) + 1
-    return {ref: name for ref, name in names.items() if counted[name] == 1}
+    return names
 
 
 def _field_asked(name: str, types: _Types) -> str:
@@ -883,13 +992,16 @@ def build_block(
     description, a few at most (never a raw ref: refs stay in the JSON), two objects
     never in the same words (:func:`object_names`). An object the person
     disliked is excluded, and neither an interest nor a no-interest; an object is never
-    both; an object whose shown values break a hard entry is no interest; a stated entry
+    both; an object that breaks a hard entry as it is now (its state in ``current`` over
+    what it showed) is no interest; a stated entry
     absorbs an inferred one on the same value, a hard entry naming one value the line of
     a stated attribute of that value; ``ask`` holds the asked fields no entry knows and
     the fields of each conflict. ``already_presented`` carries each object's state as it
-    was shown; with ``current`` (ref -> its state read now) it says what changed since
-    (never for an excluded object or one that breaks a hard entry), and ``text`` says
-    it too, on one line, each object named without the fields that changed.
+    was shown; with ``current`` (ref -> its state read now, each price read by
+    :func:`read_current`, which raises :class:`UnreadableState` for one that is no
+    price) it says what changed since (never for an excluded object or one that breaks
+    a hard entry now), and ``text`` says it too, on one line, the objects the person
+    wants first.
     """
     _check_aware(now)
     language = language_of(request.language)
@@ -927,26 +1039,21 @@ def build_block(
     interesting = {inf.value for inf in mine if inf.kind == "interest"}
     mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
     hard_rows, hard = _hard(prefs, origins, types)
-    # An object that breaks what the person requires is no interest to offer again
-    # (clicked in black before saying "not black").
-    mine = [
-        i
-        for i in mine
-        if not (
-            i.kind == "interest"
-            and _breaks(str(i.value), (shown or {}).get(str(i.value)), hard_rows)
-        )
-    ]
+    current = read_current(current or {}, types, language)
+
+    def breaks_now(ref: str) -> bool:
+        """Whether ``ref`` as it is now (its state in ``current`` over what it showed)
+        breaks a hard entry."""
+        state = {**((shown or {}).get(ref) or {}), **(current.get(ref) or {})}
+        return _breaks(ref, state, hard_rows)
+
+    # An object that breaks what the person requires, as it is now, is no interest to
+    # offer again (clicked in black before saying "not black"; over the price limit now).
+    mine = [i for i in mine if not (i.kind == "interest" and breaks_now(str(i.value)))]
     # What changed is never said of an object the agent must not show: one excluded, or
-    # one whose values, as shown or as read now, break a hard entry.
-    silent = frozenset(
-        ref
-        for ref in {*excluded, *(current or {})}
-        if ref in excluded
-        or _breaks(
-            ref, {**((shown or {}).get(ref) or {}), **((current or {}).get(ref) or {})}, hard_rows
-        )
-    )
+    # one that breaks a hard entry as it is now (one that broke it when shown and fits
+    # now is said: its price came down under the limit).
+    silent = frozenset(ref for ref in {*excluded, *current} if ref in excluded or breaks_now(ref))
     act_rows, acts = _acts(said_sensitive, types, language)
     hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
     soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
@@ -973,7 +1080,7 @@ def build_block(
         "soft": soft_rows,
         "attributes": attr_rows,
         "exclude": sorted(excluded),
-        "already_presented": _presented(presented, shown or {}, current or {}, types, silent),
+        "already_presented": _presented(presented, shown or {}, current, types, silent, language),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,

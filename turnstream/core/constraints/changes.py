@@ -6,19 +6,26 @@ Only fields whose values may change are compared: the types document's ``state``
 state is unknown, not changed). A ``money`` field went up or down; a stock flag or count
 went to none (``out_of_stock``) or back (``back_in_stock``); a field of many values
 (``many = true``: a list, or in ``shown`` a comma-separated text) gained or lost values
-(``new_value``, ``value_gone``; an emptied one is ``out_of_stock``); any other state field
-that differs ``changed``. Words per language: :mod:`turnstream.core.constraints.text`.
+(``new_value`` and ``value_gone``, both when it did both; values compared without case
+and surrounding spaces, and a built-in value word as the value it names; an emptied one
+is ``out_of_stock``); any other state field that differs ``changed``. A price may be text
+in the space's language (:mod:`turnstream.core.constraints.money`). Words per language:
+:mod:`turnstream.core.constraints.text`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from turnstream.core.constraints.money import UnreadableMoney, money_or_none, read_money
+from turnstream.core.constraints.text import value_key
+from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 
-__all__ = ["Change", "changes_since_shown", "state_shown"]
+__all__ = ["Change", "UnreadableState", "changes_since_shown", "read_state", "state_shown"]
 
 _TRUE = frozenset({"true", "yes", "1", "sim", "sí", "si"})
 _FALSE = frozenset({"false", "no", "0", "não", "nao"})
@@ -42,6 +49,38 @@ class Change:
         return found | ({"values": list(self.values)} if self.values else {})
 
 
+class UnreadableState(TurnstreamError, ValueError):
+    """A state read gives a field a value it cannot have (a price that is no price):
+    ``field`` names it, ``str`` says why."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def read_state(
+    ref: str, now: Mapping[str, Any], types: ObjectTypes | None, language: str
+) -> dict[str, Any]:
+    """``now`` (a state read of ``ref``) with each price read as the number it is
+    (:func:`~turnstream.core.constraints.money.read_money` in ``language``); a value
+    left unknown (``None``) stays so. Raises :class:`UnreadableState` naming the first
+    field whose price cannot be read."""
+    if types is None:
+        return dict(now)
+    type_name = ref.split(":", 1)[0]
+    read = dict(now)
+    for field, value in now.items():
+        declared = types.field(f"{type_name}.{field}")
+        if value is None or declared is None or declared.class_ != "money":
+            continue
+        try:
+            read[field] = read_money(value, language)
+        except UnreadableMoney as exc:
+            raise UnreadableState(field, str(exc)) from None
+    return read
+
+
 def _flag(value: Any) -> bool | None:
     if isinstance(value, bool):
         return value
@@ -52,18 +91,26 @@ def _flag(value: Any) -> bool | None:
     return None
 
 
-def _many(value: Any) -> list[str]:
+def _many(value: Any) -> dict[str, str]:
+    """The values of a field of many values: the key each is compared by
+    (:func:`~turnstream.core.constraints.text.value_key`) -> the value as written."""
     items = value if isinstance(value, list | tuple) else str(value).split(",")
-    return [str(v).strip() for v in items if str(v).strip()]
+    found: dict[str, str] = {}
+    for item in items:
+        written = str(item).strip()
+        if written:
+            found.setdefault(value_key(written), written)
+    return found
 
 
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     try:
-        return float(value)
-    except ValueError:
+        number = float(value)
+    except (ValueError, OverflowError):
         return None
+    return number if math.isfinite(number) else None
 
 
 def _compared(type_name: str, types: ObjectTypes, field: str) -> bool:
@@ -81,45 +128,54 @@ def state_shown(ref: str, shown: Mapping[str, Any], types: ObjectTypes | None) -
     }
 
 
-def _one(type_name: str, field: str, was: Any, now: Any, types: ObjectTypes) -> Change | None:
+def _one(
+    type_name: str, field: str, was: Any, now: Any, types: ObjectTypes, language: str
+) -> list[Change]:
     declared = types.field(f"{type_name}.{field}")
     assert declared is not None
     if declared.many:
         before, after = _many(was), _many(now)
         if before and not after:
-            return Change(field, "out_of_stock", was, now)
+            return [Change(field, "out_of_stock", was, now)]
         if after and not before:
-            return Change(field, "back_in_stock", was, now)
-        added = tuple(v for v in after if v not in before)
-        if added:
-            return Change(field, "new_value", was, now, added)
-        gone = tuple(v for v in before if v not in after)
-        return Change(field, "value_gone", was, now, gone) if gone else None
+            return [Change(field, "back_in_stock", was, now)]
+        added = tuple(v for k, v in after.items() if k not in before)
+        gone = tuple(v for k, v in before.items() if k not in after)
+        return [
+            *([Change(field, "new_value", was, now, added)] if added else []),
+            *([Change(field, "value_gone", was, now, gone)] if gone else []),
+        ]
     if declared.class_ == "money":
-        a, b = _number(was), _number(now)
+        a, b = money_or_none(was, language), money_or_none(now, language)
         if a is None or b is None or round(a, 6) == round(b, 6):
-            return None
-        return Change(field, "price_up" if b > a else "price_down", was, now)
+            return []
+        return [Change(field, "price_up" if b > a else "price_down", a, b)]
     if declared.class_ in ("count", None):
         a_flag, b_flag = _flag(was), _flag(now)
         if a_flag is not None and b_flag is not None:
             if a_flag and not b_flag:
-                return Change(field, "out_of_stock", was, now)
+                return [Change(field, "out_of_stock", was, now)]
             if b_flag and not a_flag:
-                return Change(field, "back_in_stock", was, now)
+                return [Change(field, "back_in_stock", was, now)]
             if declared.class_ == "count" or isinstance(was, bool) or isinstance(now, bool):
-                return None  # a count that stays above zero says nothing to the person
+                return []  # a count that stays above zero says nothing to the person
     a_num, b_num = _number(was), _number(now)
     if a_num is not None and b_num is not None:
-        return None if round(a_num, 6) == round(b_num, 6) else Change(field, "changed", was, now)
-    return None if str(was) == str(now) else Change(field, "changed", was, now)
+        return [] if round(a_num, 6) == round(b_num, 6) else [Change(field, "changed", was, now)]
+    return [] if str(was) == str(now) else [Change(field, "changed", was, now)]
 
 
 def changes_since_shown(
-    ref: str, shown: Mapping[str, Any], now: Mapping[str, Any], types: ObjectTypes | None
+    ref: str,
+    shown: Mapping[str, Any],
+    now: Mapping[str, Any],
+    types: ObjectTypes | None,
+    language: str = "en",
 ) -> list[Change]:
     """What differs between what ``ref`` displayed (``shown``) and its state read
-    ``now``, field by field (the declared state fields both hold), in field order."""
+    ``now``, field by field (the declared state fields both hold), in field order; a
+    price as the number it is on both sides (text read in ``language``; one that cannot
+    be read is not compared)."""
     if types is None:
         return []
     type_name = ref.split(":", 1)[0]
@@ -129,7 +185,5 @@ def changes_since_shown(
             continue
         if shown[field] is None or now[field] is None:
             continue  # unknown on one side: not a change
-        change = _one(type_name, field, shown[field], now[field], types)
-        if change is not None:
-            found.append(change)
+        found.extend(_one(type_name, field, shown[field], now[field], types, language))
     return found

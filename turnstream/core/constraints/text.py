@@ -47,6 +47,7 @@ __all__ = [
     "one_line",
     "quoted",
     "render_text",
+    "value_key",
     "value_words",
 ]
 
@@ -73,7 +74,10 @@ _EN: dict[str, str] = {
     "back_in_stock": "back in stock",
     "new_value": "{field} now also {values}",
     "value_gone": "{field} no longer {values}",
+    "values_changed": "{field}: now also {values}, no longer {gone}",
     "changed": "{field} from {shown} to {now}",
+    "yes": "yes",
+    "no": "no",
     "more": "and {n} more",
     "items": "{n} items",
     "item": "1 item",
@@ -113,7 +117,10 @@ _PT: dict[str, str] = {
     "back_in_stock": "de volta ao estoque",
     "new_value": "{field} agora também {values}",
     "value_gone": "{field} sem {values}",
+    "values_changed": "{field}: agora também {values}, não mais {gone}",
     "changed": "{field} de {shown} para {now}",
+    "yes": "sim",
+    "no": "não",
     "more": "e mais {n}",
     "items": "{n} itens",
     "item": "1 item",
@@ -153,7 +160,10 @@ _ES: dict[str, str] = {
     "back_in_stock": "de nuevo en stock",
     "new_value": "{field} ahora también {values}",
     "value_gone": "{field} ya sin {values}",
+    "values_changed": "{field}: ahora también {values}, ya no {gone}",
     "changed": "{field} de {shown} a {now}",
+    "yes": "sí",
+    "no": "no",
     "more": "y {n} más",
     "items": "{n} artículos",
     "item": "1 artículo",
@@ -271,6 +281,14 @@ def _key(value: str) -> str:
     return _SPACES.sub(" ", value.replace("_", " ").replace("-", " ")).strip().casefold()
 
 
+def value_key(value: str) -> str:
+    """What a value is compared by: the built-in entry it names when it names one alone
+    (``black``, ``Preto`` and ``negro`` alike), else the value without case, surrounding
+    spaces, ``_`` or ``-`` (``P`` and `` p``)."""
+    entries = _lexicon().get(_key(value), ())
+    return f"\x00{entries[0]['en']}" if len(entries) == 1 else _key(value)
+
+
 def known_value(value: str, language: str) -> str | None:
     """The built-in words of a common retail value in ``language``: ``red`` → ``vermelho``,
     and from another language's word too, ``negro`` → ``preto``; ``None`` when unknown or
@@ -287,10 +305,11 @@ class ValueWords:
     A string value: its label in the types document (``labels``: ``(type.field, value)``
     -> words), else its built-in words (:func:`known_value`), else, when written only in
     digits (a size ``41``), as written; anything else is the producer's word, quoted
-    (:func:`quoted`). A number: in the language's way (:func:`localized_number`: ``9,5``
-    in pt and es), a price (``money``: the ``type.field`` names of class money) with its
-    cents (``479,90``), followed by its field's unit (``units``: ``type.field`` -> ``GB``)
-    when the types document gives one."""
+    (:func:`quoted`). A flag: the language's yes or no (``sim``, ``não``). A number: in
+    the language's way (:func:`localized_number`: ``9,5`` in pt and es), a price
+    (``money``: the ``type.field`` names of class money) with its cents (``479,90``),
+    followed by its field's unit (``units``: ``type.field`` -> ``GB``) when the types
+    document gives one."""
 
     language: str = "en"
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -307,7 +326,9 @@ class ValueWords:
             written = one_line(value)
             if not _NUMERAL.fullmatch(written):
                 return quoted(value)
-        elif isinstance(value, bool) or not isinstance(value, int | float):
+        elif isinstance(value, bool):
+            return LANGUAGES[language_of(self.language)]["yes" if value else "no"]
+        elif not isinstance(value, int | float):
             written = format_value(value)
         else:
             written = localized_number(value, self.language, attr in self.money, cents)
@@ -413,9 +434,7 @@ def change_words(
         field=field_words(attr, labels),
         shown=values.word(attr, shown, cents) if shown is not None else "",
         now=values.word(attr, now, cents) if now is not None else "",
-        values=_joined(words, change.get("values") or [], attr, values).replace(
-            f" {words['or']} ", f" {words['and']} "
-        ),
+        values=_all(words, change.get("values") or [], attr, values),
     )
 
 
@@ -438,10 +457,73 @@ def changes_said(
     values: ValueWords | None = None,
 ) -> str:
     """The changes of one object in words, joined by commas (``preço subiu de 199,90
-    para 219,90, tamanhos em estoque agora também 41``)."""
-    return ", ".join(
-        change_words(language, f"{type_name}.{c['field']}", c, labels, values) for c in changes
-    )
+    para 219,90, tamanhos em estoque agora também 41``); a field of many values that
+    gained and lost values in one phrase (``tamanhos em estoque: agora também GG, não
+    mais P``)."""
+    words = LANGUAGES[language_of(language)]
+    gone = {c["field"]: c for c in changes if c["change"] == "value_gone"}
+    gained = {c["field"] for c in changes if c["change"] == "new_value"}
+    said = []
+    for c in changes:
+        attr = f"{type_name}.{c['field']}"
+        if c["change"] == "value_gone" and c["field"] in gained:
+            continue  # said with what it gained
+        if c["change"] == "new_value" and c["field"] in gone:
+            lost = gone[c["field"]].get("values") or []
+            said.append(
+                words["values_changed"].format(
+                    field=field_words(attr, labels),
+                    values=_all(words, c.get("values") or [], attr, values),
+                    gone=_all(words, lost, attr, values),
+                )
+            )
+            continue
+        said.append(change_words(language, attr, c, labels, values))
+    return ", ".join(said)
+
+
+def _all(
+    words: Mapping[str, str], items: Sequence[Scalar], attr: str, values: ValueWords | None
+) -> str:
+    """Values that all hold, joined by "and" (``41 e 42``)."""
+    return _joined(words, items, attr, values).replace(f" {words['or']} ", f" {words['and']} ")
+
+
+#: The order of kinds of change, the weightiest first (:func:`_change_weight`).
+_CHANGE_ORDER = {"out_of_stock": 0, "back_in_stock": 1, "price_up": 2, "price_down": 2}
+
+
+def _change_weight(changes: Sequence[Mapping[str, Any]]) -> tuple[int, float]:
+    """How much an object's changes matter, less first: a stock gone, then back, then a
+    price by its relative size (``-0.2`` for 20 %), then values gained or lost, then the
+    rest."""
+
+    def one(change: Mapping[str, Any]) -> tuple[int, float]:
+        kind = _CHANGE_ORDER.get(change["change"], 3 if change.get("values") else 4)
+        shown, now = change.get("shown"), change.get("now")
+        if kind != 2 or not all(isinstance(v, int | float) for v in (shown, now)):
+            return kind, 0.0
+        return kind, -abs(now - shown) / shown if shown else -math.inf
+
+    return min(one(c) for c in changes)
+
+
+def _standing_about(block: Mapping[str, Any]) -> tuple[set[str], set[str]]:
+    """The objects the person wants (an interest, a stated preference or requirement
+    naming them) and those they do not (no interest, a stated avoid), by the block's
+    standing entries."""
+    wanted: set[str] = set()
+    unwanted: set[str] = set()
+    for entry in [*_standing(block, "hard"), *_standing(block, "soft")]:
+        kind, refs = entry.get("kind"), {str(v) for v in entry.get("values") or ()}
+        if kind == "interest":
+            wanted |= refs
+        elif kind == "implicit_negative":
+            unwanted |= refs
+        elif str(entry.get("attr")).endswith(".ref"):
+            against = entry.get("polarity") == "avoid" or entry.get("op") in ("not_in", "ne")
+            (unwanted if against else wanted).update(refs)
+    return wanted, unwanted
 
 
 def _changed_lines(
@@ -455,10 +537,19 @@ def _changed_lines(
     """One line for the presented objects that changed since the person saw them: a few
     at most by name, each with its changes (``“Tênis Duna”: preço subiu de 199,90 para
     219,90``), the objects joined by semicolons; the rest (and an object without a name)
-    counted (``e mais 2``, or ``2 itens`` when none is named)."""
+    counted (``e mais 2``, or ``2 itens`` when none is named). The objects the person
+    wants first (:func:`_standing_about`), those they showed no interest in last; within
+    each, the weightiest change first (:func:`_change_weight`)."""
     changed = [e for e in block.get("already_presented", ()) if e.get("changed")]
     if not changed:
         return []
+    wanted, unwanted = _standing_about(block)
+    changed.sort(
+        key=lambda e: (
+            0 if e["ref"] in wanted else 2 if e["ref"] in unwanted else 1,
+            _change_weight(e["changed"]),
+        )
+    )
     named = [e for e in changed if e["ref"] in names][:MAX_NAMED]
     said = [
         f"{names[e['ref']]}: "

@@ -77,7 +77,7 @@ def test_objects_by_name_a_few_at_most_and_never_a_raw_ref() -> None:
     [line] = [x for x in got["text"].split("\n") if x.startswith("Demonstrou")]
     assert line == (
         "Demonstrou interesse em (inferido): “Tênis 0”, “Tênis 1”, "
-        "variante (“aurora”, azul-marinho) e mais 4"
+        "variante (azul-marinho, “aurora”) e mais 4"
     )
     assert not REF.search(got["text"])
     assert {r["values"][0] for r in got["soft"]} <= {f"item_variant:acme:{i}" for i in range(7)}

@@ -160,8 +160,8 @@ def test_a_price_tells_alike_objects_apart_only_as_a_last_resort() -> None:
 def test_an_object_reads_longer_only_beside_a_look_alike() -> None:
     """The same person asked twice: with the state read now of a navy variant, the red
     interest keeps its short name; with that of another red variant (a look-alike named
-    in the same block), it gets the field that tells them apart, never the field that
-    changed."""
+    in the same block), both get the field that tells them apart, the changed one by its
+    price as shown (no name in the block fits both)."""
     shown = {
         "item_variant:acme:1": {"color": "red", "price_sale": 199.9},
         "item_variant:acme:2": {"color": "red", "price_sale": 249.9},
@@ -182,7 +182,7 @@ def test_an_object_reads_longer_only_beside_a_look_alike() -> None:
     ]
     assert red["text"].split("\n") == [
         "Demonstrou interesse em (inferido): variante (vermelho, preço 199,90)",
-        "Mudou desde que viu: variante (vermelho): preço caiu de 249,90 para 229,90",
+        "Mudou desde que viu: variante (vermelho, preço 249,90): preço caiu de 249,90 para 229,90",
     ]
 
 

@@ -109,12 +109,12 @@ def test_a_bare_number_in_a_description_says_its_unit() -> None:
     shown = {"item_variant:lumen:300": {"brand": "nova", "storage_gb": 64}}
     with_unit = parse_types(_phones("GB"))
     assert block(inferences=seen, types=with_unit, shown=shown, language="en")["text"] == (
-        "Showed interest in (inferred): item (“nova”, 64 GB)"
+        "Showed interest in (inferred): item (64 GB, “nova”)"
     )
     # Without a unit, the field's label says what the number is.
     without = parse_types(_phones(None))
     assert block(inferences=seen, types=without, shown=shown, language="pt")["text"] == (
-        "Demonstrou interesse em (inferido): variante (“nova”, armazenamento 64)"
+        "Demonstrou interesse em (inferido): variante (armazenamento 64, “nova”)"
     )
 
 
@@ -228,23 +228,25 @@ def test_the_electronics_shop_has_its_own_types_and_asks_no_size() -> None:
 
 
 @pytest.mark.parametrize(
-    ("language", "price", "size", "big"),
+    ("language", "price", "size", "big", "yes", "no"),
     [
-        ("pt", "479,90", "9,5", "1.299,90"),
-        ("en", "479.90", "9.5", "1,299.90"),
-        ("es", "479,90", "9,5", "1.299,90"),
+        ("pt", "479,90", "9,5", "1.299,90", "sim", "não"),
+        ("en", "479.90", "9.5", "1,299.90", "yes", "no"),
+        ("es", "479,90", "9,5", "1.299,90", "sí", "no"),
     ],
 )
 def test_numbers_read_as_the_language_writes_them(
-    language: str, price: str, size: str, big: str
+    language: str, price: str, size: str, big: str, yes: str, no: str
 ) -> None:
     """A decimal comma in pt and es; a price (a field of class money) with its cents and
-    its thousands grouped, a whole price bare; a size without cents; a flag as it is."""
+    its thousands grouped, a whole price bare; a size without cents; a flag in the
+    language's words."""
     values = value_words_of(EXAMPLE, language)
     assert values.word("item_variant.price_list", 479.9) == price
     assert values.word("item_variant.price_list", 1299.9) == big
     assert values.word("item_variant.price_sale", 100) == "100"
     assert values.word("person.shoe_size", 9.5) == size
     assert values.word("item_variant.storage_gb", 128) == "128 GB"
-    assert values.word("item_variant.in_stock", True) == "true"
+    assert values.word("item_variant.in_stock", True) == yes
+    assert values.word("item_variant.in_stock", False) == no
     assert values.word("item_variant.price_list", float("nan")) == "nan"

@@ -152,13 +152,12 @@ def _changed_block(language: str = "pt", **more: Any) -> dict[str, Any]:
 def test_what_changed_is_one_line_each_object_named_a_few_at_most() -> None:
     """Several changed objects: one line, the heading once, objects joined by semicolons,
     each named as elsewhere in the block (an object without a taste by its size), three
-    at most and the rest counted."""
+    at most and the rest counted; a stock gone first, then the larger price change."""
     assert _changed_block()["text"].split("\n") == [
-        "Mudou desde que viu: “Tênis Duna”: preço subiu de 199,90 para 219,90; "
-        "variante (azul-marinho): esgotado; variante (tamanho M): preço caiu de 99,90 para "
-        "89,90; e mais 2"
+        "Mudou desde que viu: variante (azul-marinho): esgotado; variante (tamanho M): preço "
+        "caiu de 99,90 para 89,90; “Tênis Duna”: preço subiu de 199,90 para 219,90; e mais 2"
     ]
-    assert _changed_block("en")["text"].endswith("price down from 99.90 to 89.90; and 2 more")
+    assert _changed_block("en")["text"].endswith("price up from 199.90 to 219.90; and 2 more")
     alone = block(
         presented=[Presented("item_variant:acme:4", 1), Presented("item_variant:acme:5", 1)],
         shown={"item_variant:acme:4": {"price_sale": 50}, "item_variant:acme:5": {}},
@@ -168,9 +167,10 @@ def test_what_changed_is_one_line_each_object_named_a_few_at_most() -> None:
     assert alone["text"] == "Mudou desde que viu: 1 item"  # named only by what changed
 
 
-def test_a_changed_object_is_never_named_by_what_changed() -> None:
-    """Two red variants told apart by their prices: the one whose price changed is named
-    without its price (its change says it), the other keeps it."""
+def test_a_changed_field_tells_look_alikes_apart_as_shown() -> None:
+    """Two red variants told apart only by their prices: the one whose price changed is
+    named by its price as shown (its change says the new one), so neither name fits
+    both."""
     shown = {
         "item_variant:acme:1": {"color": "red", "price_sale": 199.9},
         "item_variant:acme:2": {"color": "red", "price_sale": 249.9},
@@ -182,7 +182,7 @@ def test_a_changed_object_is_never_named_by_what_changed() -> None:
     )  # fmt: skip
     assert got["text"].split("\n") == [
         "Demonstrou interesse em (inferido): variante (vermelho, preço 249,90)",
-        "Mudou desde que viu: variante (vermelho): preço subiu de 199,90 para 219,90",
+        "Mudou desde que viu: variante (vermelho, preço 199,90): preço subiu de 199,90 para 219,90",
     ]
 
 

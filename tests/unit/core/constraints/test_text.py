@@ -135,7 +135,7 @@ def test_between_in_words(language: str, line: str) -> None:
 @pytest.mark.parametrize(
     ("op", "values", "strength", "line"),
     [
-        ("eq", (False,), "must", "Required: copay false"),
+        ("eq", (False,), "must", "Required: copay no"),
         ("eq", ("x",), "must_not", "Required: copay other than “x”"),
         ("gt", (10,), "must", "Required: copay over 10"),
         ("lte", (10,), "must_not", "Required: copay over 10"),
