@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, Field, TypeAdapter, ValidationError
 
 from turnstream.errors import InvalidItem
 from turnstream.models.commands import Command
@@ -77,27 +77,125 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return "".join(parts)
 
 
+#: A step of an error's location that names a member of a union, not a field: pydantic's
+#: schema names (``function-plain[_scalar()]``, ``list[str]``, ``function-after[...]``,
+#: ``nullable[int]``) and, beside a sibling member, a bare type (``str``, ``int``) or a
+#: model's name (``Preference``).
+_SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9-]*\[.*\]$", re.S)
+_BARE_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "none", "date", "datetime"})
+
+
+def _models(cls: type[BaseModel] = BaseModel) -> set[str]:
+    """The names of every pydantic model defined so far."""
+    names = set()
+    for sub in cls.__subclasses__():
+        names.add(sub.__name__)
+        names |= _models(sub)
+    return names
+
+
+def _bare_member(part: str) -> bool:
+    return part in _BARE_TYPES or (part[:1].isupper() and part in _models())
+
+
+def _member_at(loc: tuple[int | str, ...], i: int) -> bool:
+    """Whether ``loc[i]`` may name a union member by a bare name: a type or a model's, not
+    followed by a schema name (then it is a key whose value is a union: ``current``'s
+    ``{"str": ...}``)."""
+    part = loc[i]
+    if not isinstance(part, str) or not _bare_member(part):
+        return False
+    after = loc[i + 1] if i + 1 < len(loc) else None
+    return not (isinstance(after, str) and _SCHEMA_NAME.match(after))
+
+
+def _members(locs: list[tuple[int | str, ...]]) -> list[set[int]]:
+    """For each location, the positions that name a union member: a schema name anywhere;
+    a bare type or model name where another error of the same union (the same location
+    up to there) names another member."""
+    found: list[set[int]] = []
+    for loc in locs:
+
+        def twinned(i: int, loc: tuple[int | str, ...] = loc) -> bool:
+            return _member_at(loc, i) and any(
+                len(o) > i and o[:i] == loc[:i] and o[i] != loc[i] and _member_at(o, i)
+                for o in locs
+            )
+
+        schema = {i for i, p in enumerate(loc) if isinstance(p, str) and _SCHEMA_NAME.match(p)}
+        found.append(schema | {i for i in range(len(loc)) if twinned(i)})
+    return found
+
+
+def _relevant(locs: list[tuple[int | str, ...]], members: list[set[int]]) -> list[bool]:
+    """Which errors to keep: of a union where some member got inside the value (a list
+    whose second value is wrong), only those; the other members' "should be a ..."
+    at the union itself say nothing of it."""
+    keep = []
+    for loc, skip in zip(locs, members, strict=True):
+        if not skip:
+            keep.append(True)
+            continue
+        at = min(skip)
+        shallow = len(loc) == at + 1
+        deeper = any(
+            len(other) > at + 1 and other[:at] == loc[:at] and min(s, default=-1) == at
+            for other, s in zip(locs, members, strict=True)
+        )
+        keep.append(not (shallow and deeper))
+    return keep
+
+
+def _accepted(messages: list[str]) -> str:
+    """One message for the failed members of a union: what each accepts, joined
+    (``Input should be a string, a number or a boolean, or a valid list``)."""
+    prefix = "Input should be "
+    if all(m.startswith(prefix) for m in messages):
+        return prefix + ", or ".join(m[len(prefix) :] for m in messages)
+    return "; or ".join(messages)
+
+
 def error_pairs(exc: ValidationError) -> list[tuple[str, str]]:
-    """``(field_path, message)`` for each problem, without the input values."""
-    out: list[tuple[str, str]] = []
-    for err in exc.errors(include_input=False, include_url=False):
-        path, msg = _path(tuple(err["loc"])), err["msg"]
-        if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
-            tag = err.get("ctx", {}).get("discriminator", "").strip("'")
-            path = f"{path}.{tag}" if path else tag
-            if err["type"] == "union_tag_not_found":
-                msg = "Field required"
-            else:
-                expected = err.get("ctx", {}).get("expected_tags", "")
-                msg = f"unknown {tag} {err['ctx'].get('tag')!r}; expected one of {expected}"
-        if msg.startswith("Value error, "):
-            msg = msg[len("Value error, ") :]
-            match = _FIELD_PREFIX.match(msg)
-            if match:  # a model-level rule that names its field
-                path = f"{path}.{match[1]}" if path else match[1]
-                msg = match[2]
-        out.append((path, msg))
-    return out
+    """``(field_path, message)`` for each problem, without the input values: one per
+    field location, a union's members (pydantic's internal location steps) never in
+    the path, their messages joined into one that says what the field accepts."""
+    errors = exc.errors(include_input=False, include_url=False)
+    locs = [tuple(err["loc"]) for err in errors]
+    members = _members(locs)
+    pairs: dict[str, list[str]] = {}
+    unions: set[str] = set()
+    for err, loc, skip, keep in zip(errors, locs, members, _relevant(locs, members), strict=True):
+        if not keep:
+            continue
+        path, msg = _one(err, tuple(p for i, p in enumerate(loc) if i not in skip))
+        if skip:
+            unions.add(path)
+        if msg not in pairs.setdefault(path, []):
+            pairs[path].append(msg)
+    return [
+        (path, _accepted(msgs) if path in unions else "; ".join(msgs))
+        for path, msgs in pairs.items()
+    ]
+
+
+def _one(err: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
+    """The path and message of one pydantic error, its union members left out of ``loc``."""
+    path, msg = _path(loc), err["msg"]
+    if err["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        tag = err.get("ctx", {}).get("discriminator", "").strip("'")
+        path = f"{path}.{tag}" if path else tag
+        if err["type"] == "union_tag_not_found":
+            msg = "Field required"
+        else:
+            expected = err.get("ctx", {}).get("expected_tags", "")
+            msg = f"unknown {tag} {err['ctx'].get('tag')!r}; expected one of {expected}"
+    if msg.startswith("Value error, "):
+        msg = msg[len("Value error, ") :]
+        match = _FIELD_PREFIX.match(msg)
+        if match:  # a model-level rule that names its field
+            path = f"{path}.{match[1]}" if path else match[1]
+            msg = match[2]
+    return path, msg
 
 
 def parse_item(raw: bytes) -> Item:

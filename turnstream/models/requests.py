@@ -11,7 +11,10 @@ from turnstream.models.common import ForWhom, Handle, Id, Scalar
 from turnstream.models.interactions import Attribute, Preference
 
 __all__ = [
+    "ASKED_MAX",
+    "ASKED_NAME_MAX",
     "CONTEXT_USE_DIMENSIONS",
+    "CURRENT_MAX",
     "ArmsQuery",
     "ConstraintsRequest",
     "ContextUseQuery",
@@ -32,6 +35,15 @@ class _Body(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
+#: At most this many names in ``asked``, each of at most ``ASKED_NAME_MAX`` characters.
+ASKED_MAX = 32
+ASKED_NAME_MAX = 128
+#: At most this many objects in ``current``: each costs the block ~45 µs of CPU to
+#: compare and name (5.8 ms at 64, 14 ms at 256: docs/limits.md), so an agent sends the
+#: objects it is about to speak of, not every one it ever showed.
+CURRENT_MAX = 64
+
+
 class ConstraintsRequest(_Body):
     """``POST /v1/constraints``: the block for one person (and one ``for``)."""
 
@@ -41,8 +53,8 @@ class ConstraintsRequest(_Body):
     for_: ForWhom = Field(default="self", alias="for")
     session_id: Id | None = None
     #: Attributes the person asked about ("my size"): inferred ones apply only then.
-    asked: list[Annotated[str, StringConstraints(max_length=128)]] = Field(
-        default_factory=list, max_length=32
+    asked: list[Annotated[str, StringConstraints(max_length=ASKED_NAME_MAX)]] = Field(
+        default_factory=list, max_length=ASKED_MAX
     )
     #: The delivery goes to another address: the block asks for whom.
     delivery_elsewhere: bool = False
@@ -55,7 +67,7 @@ class ConstraintsRequest(_Body):
     current: dict[
         Annotated[str, StringConstraints(min_length=1, max_length=512)],
         dict[Annotated[str, StringConstraints(max_length=128)], Scalar | list[Scalar] | None],
-    ] = Field(default_factory=dict, max_length=64)
+    ] = Field(default_factory=dict, max_length=CURRENT_MAX)
 
 
 class SdkProfileQuery(_Body):

@@ -183,6 +183,15 @@ def test_errors_name_the_field_and_signals_off_is_404(worker) -> None:  # type: 
     port = worker
     status, body = _call(port, "POST", "/v1/constraints", {"space_id": "acme", "for": "nobody"})
     assert status == 422 and body["errors"][0]["field"] == "for"
+    # A value no member of the field's union takes: one error at the field as sent.
+    price = {"space_id": "acme", "current": {"item_variant:acme:9004": {"price_sale": {}}}}
+    status, body = _call(port, "POST", "/v1/constraints", price)
+    assert status == 422 and body["errors"] == [
+        {
+            "field": "current.item_variant:acme:9004.price_sale",
+            "message": "Input should be a string, a number or a boolean, or a valid list",
+        }
+    ], body
     status, _ = _call(port, "POST", "/v1/constraints", {"space_id": "vida", "profile_id": "p"})
     assert status == 404  # vida records turns only: signals off
     unbound = {"space_id": "acme", "profile_id": "p", "tool": "quote_shipping"}
@@ -397,6 +406,11 @@ def test_ask_through_the_route_once_per_notion_and_never_for_a_known_value(worke
     status, block = Person(worker, "lumen", "p_ask_none").block(asked=["size", "carrier"])
     assert status == 200 and block["ask"] == ["person.carrier"], block
     assert _asks(block) == ["Ask first: carrier"]
+    assert block["asked_unknown"] == ["size"]  # said back: not understood, not known
+    # Its own words, as its text says them: "colour", "storage".
+    status, block = Person(worker, "lumen", "p_ask_none").block(asked=["colour", "Storage"])
+    assert status == 200 and block["ask"] == ["item_variant.color", "item_variant.storage_gb"]
+    assert "asked_unknown" not in block
     both = Person(worker, "acme", "p_ask_conflict")
     both.publish(
         both.item(0, type="outcome", outcome="purchase", ref="item_variant:acme:31",

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from turnstream.core.constraints.asked import family_field, normal, resolve_asked
 from turnstream.core.constraints.changes import (
     UnreadableState,
     changes_since_shown,
@@ -318,9 +319,17 @@ def _acts(
     return rows, entries
 
 
-def _asked(attr: str, asked: Sequence[str]) -> bool:
+def _asked(attr: str, asked: Sequence[str], types: _Types) -> bool:
+    """Whether ``asked`` (the fields the agent's names mean, :func:`resolve_asked`) asks
+    about ``attr``: by its notion (:func:`_notion`), so ``size`` and ``clothing_size``
+    both let an inferred ``item_variant.size`` in; a field the types do not declare, by
+    its name (:func:`normal`)."""
     field_part = attr.split(".", 1)[1] if "." in attr else attr
-    return attr in asked or field_part in asked
+    names = {normal(name) for name in asked}
+    if normal(attr) in names or normal(field_part) in names:
+        return True
+    notion = _notion(types, attr)
+    return any(_notion(types, name) == notion for name in asked)
 
 
 def _family(types: _Types, attr: str) -> str | None:
@@ -362,6 +371,7 @@ def _attributes(
     inferred: Iterable[Inference],
     types: _Types,
     required: Sequence[StatedPreference] = (),
+    asked: Sequence[str] = (),
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
     """The person's attributes: what they said (the newest of each), then what was
     inferred, when asked, unless something said already says it (:func:`_said_already`)."""
@@ -370,7 +380,7 @@ def _attributes(
     seen: set[tuple[Any, ...]] = set()
     for fact in sorted(said, key=lambda a: a.occurred_at, reverse=True):
         applies = "always" if fact.source in SAID_SOURCES else "when_asked"
-        if applies == "when_asked" and not _asked(fact.attr, request.asked):
+        if applies == "when_asked" and not _asked(fact.attr, asked, types):
             continue
         key = (fact.attr, canonical(fact.value), fact.system)
         if key in seen:
@@ -402,7 +412,7 @@ def _attributes(
             )
         )
     for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
-        if not _asked(inf.attr, request.asked):
+        if not _asked(inf.attr, asked, types):
             continue  # an attribute the person did not say applies only when asked
         declared = None if types is None else types.field(inf.attr)
         system = None if declared is None else declared.system
@@ -564,7 +574,8 @@ def read_current(
 
 def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
     """Whether a stated entry already says what ``inf`` infers (the same value, the same
-    way): "prefers navy or beige" absorbs "seems to like navy"."""
+    way): "prefers navy or beige" absorbs "seems to like navy". A stated refusal of a
+    value an inferred liking names absorbs nothing: the pair is a conflict, asked."""
     if inf.kind != "affinity":
         return False
     value = canonical(inf.value)
@@ -852,38 +863,24 @@ def object_names(
     return names
 
 
-def _field_asked(name: str, types: _Types) -> str:
-    """The field an ``asked`` name means: a ``type.field`` as it is; else the attribute
-    field of that name, else the first of that family (``size``), else the taste field of
-    that name (``color``), else the name."""
-    if "." in name or types is None:
-        return name
-    fields = [
-        (f"{t}.{f}", f, spec.family, spec.role)
-        for t, declared in sorted(types.types.items())
-        for f, spec in declared.fields.items()
-        if spec.role in ("attribute", "taste") and not types.is_sensitive(f"{t}.{f}")
-    ]
-    attribute = [(attr, f, family) for attr, f, family, role in fields if role == "attribute"]
-    by_name = next((attr for attr, f, _ in attribute if f == name), None)
-    by_family = next((attr for attr, _, family in attribute if family == name), None)
-    taste = next((attr for attr, f, _, role in fields if role == "taste" and f == name), None)
-    return by_name or by_family or taste or name
-
-
 #: Operators that name the person's value (``size = M``, ``size in [M, L]``).
 _NAMING = frozenset({"eq", "in"})
+#: Operators that say what the person wants of a field: a value, some values or a range
+#: (``storage from 128 GB``); a refusal (``not_in``, ``ne``, ``not_between``) says only
+#: what they do not want.
+_WANTING = frozenset({"eq", "in", "lt", "lte", "gt", "gte", "between"})
 
 
 def _knows(row: Mapping[str, Any]) -> bool:
-    """Whether a standing entry tells the value of its field: an attribute, a hard
-    requirement naming values, a stated preference for them, an inferred liking (an
+    """Whether a standing entry tells enough of its field to ask nothing: an attribute,
+    a hard requirement or a stated preference with a wanting operator (:data:`_WANTING`:
+    "storage from 128 GB" needs no "ask first: storage"), an inferred liking (an
     affinity: "seems to like navy" knows the colour)."""
     if row.get("lost") or row.get("attr") is None:
         return False
     if "value" in row:  # an attribute (stated, inferred and asked, or acted on)
         return True
-    if row.get("op") not in _NAMING:
+    if row.get("op") not in _WANTING:
         return False
     if "relax" in row:
         return True
@@ -891,40 +888,45 @@ def _knows(row: Mapping[str, Any]) -> bool:
     return row.get("polarity") == "prefer" and said
 
 
+def _question(types: _Types, attr: str) -> str:
+    """The field a question about ``attr``'s notion is worded by: the family's first
+    attribute field (:func:`family_field`), whichever of its fields was asked or clashed;
+    else ``attr``."""
+    family = _family(types, attr)
+    return (family_field(types, family) if types and family else None) or attr
+
+
 def _ask(
     request: BlockRequest,
+    asked: Sequence[str],
     known_rows: Sequence[Mapping[str, Any]],
     conflicts: Sequence[dict[str, Any]],
     by_id: Mapping[str, str | None],
     types: _Types,
 ) -> list[str]:
-    """What to ask before assuming, one question per notion (:func:`_notion`): for whom
-    (a delivery elsewhere); each asked notion no standing entry knows a value of (a
-    ``person.clothing_size`` M, or a hard ``size = M``, knows the ``size``); each notion
-    of a conflict, which names its question as ``ask`` (the text says what each side
-    said). An ``asked`` name is an attribute, its family or a taste (``color``: asked
-    unless a stated or inferred entry names a colour wanted); one the space's types
-    document does not declare (``size`` in a phone store's) asks nothing."""
+    """What to ask before assuming, one question per notion (:func:`_notion`), worded by
+    :func:`_question`: for whom (a delivery elsewhere); each asked notion (``asked``: the
+    fields the agent's names mean, :func:`resolve_asked`) no standing entry knows enough
+    of (:func:`_knows`: a ``person.clothing_size`` M, or a hard ``size = M``, knows the
+    ``size``); each notion of a conflict, which names its question as ``ask`` (the text
+    says what each side said). A sensitive field is never asked: the block acts on it."""
     ask = ["for_whom"] if request.delivery_elsewhere else []
-    by_notion: dict[str, str] = {}
     known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
     known_attrs = [row["attr"] for row in known_rows if _knows(row)]
-    for name in request.asked:
-        attr = _field_asked(name, types)
-        if types is not None and types.field(attr) is None:
-            continue  # the space's objects have no such field: nothing to ask
-        notion = _notion(types, attr)
-        if notion in by_notion:
+    for attr in asked:
+        if types is not None and types.is_sensitive(attr):
             continue
-        by_notion[notion] = attr
-        if notion not in known and not any(_asked(k, (name,)) for k in known_attrs):
-            ask.append(attr)
+        question = _question(types, attr)
+        if question in ask or _notion(types, attr) in known:
+            continue
+        if types is None and any(_asked(k, (attr,), types) for k in known_attrs):
+            continue  # without types, ``size`` is known by ``item_variant.size``
+        ask.append(question)
     for conflict in conflicts:
         attrs = [a for a in (by_id.get(i) for i in conflict["entries"]) if a]
         if not attrs:
             continue  # two company rules: not the person's to answer
-        kept = by_id.get(conflict["kept"]) or attrs[0]
-        conflict["ask"] = by_notion.setdefault(_notion(types, kept), kept)
+        conflict["ask"] = _question(types, by_id.get(conflict["kept"]) or attrs[0])
         if conflict["ask"] not in ask:
             ask.append(conflict["ask"])
     return ask
@@ -993,10 +995,12 @@ def build_block(
     never in the same words (:func:`object_names`). An object the person
     disliked is excluded, and neither an interest nor a no-interest; an object is never
     both; an object that breaks a hard entry as it is now (its state in ``current`` over
-    what it showed) is no interest; a stated entry
-    absorbs an inferred one on the same value, a hard entry naming one value the line of
-    a stated attribute of that value; ``ask`` holds the asked fields no entry knows and
-    the fields of each conflict. ``already_presented`` carries each object's state as it
+    what it showed), or whose shown values are a value a stated avoid names, is no
+    interest; a stated entry absorbs an inferred one on the same value, a hard entry
+    naming one value the line of a stated attribute of that value; ``ask`` holds the
+    asked notions no entry knows and those of each conflict, each judged alike whichever
+    of its names was asked; ``asked_unknown`` the names that name no field
+    (:func:`resolve_asked`). ``already_presented`` carries each object's state as it
     was shown; with ``current`` (ref -> its state read now, each price read by
     :func:`read_current`, which raises :class:`UnreadableState` for one that is no
     price) it says what changed since (never for an excluded object or one that breaks
@@ -1005,6 +1009,7 @@ def build_block(
     """
     _check_aware(now)
     language = language_of(request.language)
+    asked = resolve_asked(request.asked, types)
 
     def sensitive(attr: str) -> bool:
         return types is not None and types.is_sensitive(attr)
@@ -1050,6 +1055,22 @@ def build_block(
     # An object that breaks what the person requires, as it is now, is no interest to
     # offer again (clicked in black before saying "not black"; over the price limit now).
     mine = [i for i in mine if not (i.kind == "interest" and breaks_now(str(i.value)))]
+    # Nor is one whose shown values are a value the person said they would rather avoid
+    # ("would rather avoid Apple" beside an interest in an Apple phone): stated over
+    # inferred, as above.
+    avoided_rows = [
+        {"attr": p.attr, "op": refusing(_AVOIDED.get(p.op, p.op)), "values": p.values}
+        for p in prefs
+        if p.strength == "avoid"
+    ]
+    mine = [
+        i
+        for i in mine
+        if not (
+            i.kind == "interest"
+            and _breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows)
+        )
+    ]
     # What changed is never said of an object the agent must not show: one excluded, or
     # one that breaks a hard entry as it is now (one that broke it when shown and fits
     # now is said: its price came down under the limit).
@@ -1063,7 +1084,9 @@ def build_block(
         said = [a for a in attributes if a.for_ == request.for_]
         inferred = [i for i in mine if i.kind == "attribute"]
         required = [p for p in prefs if p.strength in ("must", "prefer")]
-        attr_rows, attrs = _attributes(request, said, inferred, types, required)
+        attr_rows, attrs = _attributes(
+            request, said, inferred, types, required, (*asked.fields, *asked.unknown)
+        )
     rule_rows, rule_entries = _rules(rules)
     conflicts, lost = _conflicts([*hard, *soft, *attrs, *rule_entries])
     for rows, section in (
@@ -1087,11 +1110,18 @@ def build_block(
         "conflicts": conflicts,
         "ask": [],
     }
+    # An asked name no field is known by, declared or in this person's entries: said
+    # back, so that no question is never read as "already known" (absent when none).
+    unknown = [
+        n for n in asked.unknown if not any(_asked(r["attr"], (n,), None) for r in attr_rows)
+    ]
+    if unknown:
+        block["asked_unknown"] = unknown
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
     # A sensitive field the person spoke of is known: the block acts on it, never asks.
     acted = [{"attr": fact.attr, "value": None} for fact in said_sensitive]
     known_rows = [*attr_rows, *acted, *hard_rows, *soft_rows]
-    block["ask"] = _ask(request, known_rows, conflicts, by_id, types)
+    block["ask"] = _ask(request, asked.fields, known_rows, conflicts, by_id, types)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}

@@ -192,8 +192,9 @@ class CompanyRule:
 class BlockRequest:
     """Whose block, in which language, for which session, and what the person asked for.
 
-    ``asked`` names the attributes the person asked about (``"size"`` or
-    ``"item_variant.size"``): only those let an attribute that applies ``when_asked`` in.
+    ``asked`` names what the person asked about (``"size"``, ``"item_variant.size"``,
+    a label such as ``"tamanho"``: :mod:`~turnstream.core.constraints.asked`): only those
+    let an attribute that applies ``when_asked`` in.
     ``delivery_elsewhere`` says the order goes to another address.
     """
 
