@@ -41,6 +41,7 @@ NOT_FOR_ANALYSTS: dict[str, str] = {
     "interaction_values": "a staging table (Null engine): holds nothing",
     "summary_repairs": "the sink's own record of a repair in progress (a day's life)",
     "stated_sensitive": "the words of sensitive stated values (the block's only)",
+    "rederived": "the priors job's own mark of the priors each space was derived again with",
 }
 
 _SPACE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # as the wire's space_id

@@ -39,6 +39,7 @@ CURRENT_VIEWS: dict[str, str] = {
 NOT_VIEWED: dict[str, str] = {
     "schema_migrations": "the store's own record of migrations",
     "webhook_deliveries": "the webhook sender's outbox state (no space)",
+    "rederived": "the priors job's own mark (one row per space, read with FINAL)",
 }
 
 
