@@ -123,6 +123,17 @@ class ValueStats:
     origin: Keyed = field(default_factory=list)
     last_occurred_at: datetime | None = None
 
+    def copy(self) -> ValueStats:
+        """A copy whose counts change apart from this one's."""
+        return ValueStats(
+            self.exposure_micro,
+            self.signal_micro,
+            self.events,
+            set(self.sessions),
+            list(self.origin),
+            self.last_occurred_at,
+        )
+
     @property
     def effective_exposure(self) -> float:
         return self.exposure_micro / MICRO
@@ -163,6 +174,12 @@ class SizeStats:
     origin: Keyed = field(default_factory=list)
     last_occurred_at: datetime | None = None
 
+    def copy(self) -> SizeStats:
+        """A copy whose counts change apart from this one's."""
+        return SizeStats(
+            self.net, self.events, set(self.sessions), list(self.origin), self.last_occurred_at
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "net": self.net,
@@ -197,6 +214,21 @@ class RefStats:
     exposure_keys: Keyed = field(default_factory=list)
     engaged_keys: Keyed = field(default_factory=list)
     latest: tuple[str, int, int] | None = None  # (exposure_id, page, pos)
+
+    def copy(self) -> RefStats:
+        """A copy whose counts change apart from this one's."""
+        return RefStats(
+            self.exposures,
+            self.exposure_micro,
+            self.engagements,
+            self.engagement_micro,
+            self.feedback,
+            self.outcomes,
+            set(self.sessions),
+            list(self.exposure_keys),
+            list(self.engaged_keys),
+            self.latest,
+        )
 
     @property
     def effective_exposure(self) -> float:

@@ -9,7 +9,6 @@ same state in either order.
 
 from __future__ import annotations
 
-import copy
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
@@ -72,6 +71,20 @@ class BucketState:
     event_counts: dict[str, int] = field(default_factory=dict)  # by event name
     #: The newest interaction folded into the bucket (the gift bucket goes after it).
     last_occurred_at: datetime | None = None
+
+    def credit_copy(self) -> BucketState:
+        """A copy whose counts may be credited apart from this one's: the pages, frozen,
+        are shared (what a deep copy spent most of its time on); every count is its
+        own."""
+        return BucketState(
+            pages={exposure_id: dict(by_page) for exposure_id, by_page in self.pages.items()},
+            refs={ref: stats.copy() for ref, stats in self.refs.items()},
+            values={a: {v: s.copy() for v, s in by.items()} for a, by in self.values.items()},
+            sizes={a: {v: s.copy() for v, s in by.items()} for a, by in self.sizes.items()},
+            sensitive_counts=dict(self.sensitive_counts),
+            event_counts=dict(self.event_counts),
+            last_occurred_at=self.last_occurred_at,
+        )
 
     def all_pages(self) -> Iterator[Page]:
         for by_page in self.pages.values():
@@ -303,7 +316,7 @@ def resolved(state: ProfileState, config: SignalsConfig) -> ProfileState:
     which events arrived (outcomes and interactions travel on different topics). The
     returned state shares everything but its buckets with ``state``.
     """
-    view = replace(state, buckets=copy.deepcopy(state.buckets))
+    view = replace(state, buckets={k: b.credit_copy() for k, b in state.buckets.items()})
     shown = _Presentations()
     for event in _in_time_order(state.signals.values()):
         _credit(view, event, config, shown)

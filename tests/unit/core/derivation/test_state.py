@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+from dataclasses import fields, replace
 
 import pytest
 
@@ -27,7 +28,14 @@ from tests.unit.core.derivation.builders import (
     seen,
 )
 from turnstream.core.derivation import ProfileState, SignalsConfig, derive, fold, inference_id
-from turnstream.core.derivation.state import resolved
+from turnstream.core.derivation.evidence import RefStats, SizeStats, ValueStats
+from turnstream.core.derivation.state import (
+    BucketState,
+    _credit,
+    _in_time_order,
+    _Presentations,
+    resolved,
+)
 
 
 def rich_events() -> list:
@@ -301,3 +309,39 @@ def test_engagements_and_outcomes_give_the_same_evidence_in_any_order() -> None:
     # outcome the line its token names (blue, in the gift bucket).
     assert forward.buckets["self"].values["item_variant.color"]["red"].weighted_signal == 4.0
     assert forward.buckets["gift"].values["item_variant.color"]["blue"].weighted_signal == 3.0
+
+
+def test_resolving_leaves_the_folded_state_as_it_was_and_equals_a_deep_copy() -> None:
+    """``resolved`` credits a copy that shares the frozen pages: the same result as
+    crediting a deep copy, twice in a row, and the folded state untouched."""
+    state = fold_all(rich_events())
+    before = copy.deepcopy(state)
+    deep = replace(state, buckets=copy.deepcopy(state.buckets))
+    shown = _Presentations()
+    for e in _in_time_order(state.signals.values()):
+        _credit(deep, e, CONFIG, shown)
+    assert resolved(state, CONFIG) == deep
+    assert resolved(state, CONFIG) == deep
+    assert state == before
+    # Every field of a bucket is copied by credit_copy: a new one must be added there.
+    assert {f.name for f in fields(BucketState)} == {
+        "pages", "refs", "values", "sizes", "sensitive_counts", "event_counts",
+        "last_occurred_at",
+    }  # fmt: skip
+
+
+def test_a_stats_copy_holds_every_field() -> None:
+    """Each stats ``copy`` names its fields in order: a field added must be added there."""
+    for cls in (RefStats, SizeStats, ValueStats):
+        original = cls(
+            *(
+                f.default_factory()  # type: ignore[misc]
+                | {f.name}
+                if f.default_factory is set
+                else [f.name]
+                if f.default_factory is list
+                else f.name
+                for f in fields(cls)
+            )
+        )
+        assert cls.copy(original) == original
