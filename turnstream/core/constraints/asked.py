@@ -13,10 +13,10 @@ attribute's before a taste's. Within one step types come sorted by name
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from turnstream.core.constraints.folding import folded
 from turnstream.models.object_types import LANGUAGES, ObjectTypes
 
 __all__ = ["Asked", "family_field", "normal", "resolve_asked"]
@@ -28,9 +28,7 @@ _ASKABLE = ("attribute", "taste")
 
 def normal(name: str) -> str:
     """``name`` without case, accents or the difference between ``_``, ``-`` and spaces."""
-    decomposed = unicodedata.normalize("NFKD", name.casefold())
-    bare = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _SEPARATORS.sub(" ", bare).strip()
+    return _SEPARATORS.sub(" ", folded(name)).strip()
 
 
 @dataclass(frozen=True)

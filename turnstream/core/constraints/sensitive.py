@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from turnstream.core.constraints.folding import folded
 from turnstream.models.object_types import Act, ObjectTypes
 
 __all__ = ["acts_for", "normalized", "withheld"]
@@ -27,9 +27,7 @@ _NOT_WORD = re.compile(r"[^0-9a-z]+")
 def normalized(text: str) -> str:
     """Lower case, no accents, words separated by one space (``Doença Celíaca!`` ->
     ``doenca celiaca``)."""
-    decomposed = unicodedata.normalize("NFKD", text.casefold())
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    return _NOT_WORD.sub(" ", plain).strip()
+    return _NOT_WORD.sub(" ", folded(text)).strip()
 
 
 def acts_for(types: ObjectTypes | None, attr: str, said: Any) -> list[tuple[str, Act]]:
