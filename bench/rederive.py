@@ -16,15 +16,13 @@ too), per person derived. Prints figures and the medians; asserts nothing.
 from __future__ import annotations
 
 import argparse
-import random
 import statistics
 import tempfile
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.taste_calibrated import catalogue, people, session_lines
+from bench.taste_calibrated import population_lines
 from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
@@ -37,15 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _history(n: int, sessions: int, seed: int) -> list[str]:
-    rand = random.Random(seed)
-    items = catalogue(rand)
-    persons = [replace(p, pid=f"h_{i:05d}") for i, p in enumerate(people(rand, n), 1)]
-    pairs = sorted(
-        (pair for p in persons for s in range(1, sessions + 1)
-         for pair in session_lines(p, s, items, seed, 6.0)),
-        key=lambda pair: pair[0],
-    )  # fmt: skip
-    return [raw for _, raw in pairs]
+    return population_lines(seed, n, sessions, 6.0, pid="h_{:05d}")
 
 
 def main() -> None:

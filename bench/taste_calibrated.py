@@ -308,19 +308,28 @@ def _run(args: list[str], env: dict[str, str], cwd: Path) -> subprocess.Complete
     )
 
 
+def population_lines(
+    seed: int, n: int, sessions: int, strength: float, pid: str = "h_{:032x}"
+) -> list[str]:
+    """The lines of ``n`` people of ``seed`` over ``sessions`` sessions, in time order;
+    ``pid`` formats each person's number (1-based) as their profile id."""
+    rand = random.Random(seed)
+    items = catalogue(rand)
+    persons = [replace(p, pid=pid.format(i)) for i, p in enumerate(people(rand, n), 1)]
+    pairs = sorted(
+        (pair for p in persons for number in range(1, sessions + 1)
+         for pair in session_lines(p, number, items, seed, strength)),
+        key=lambda pair: pair[0],
+    )  # fmt: skip
+    return [raw for _, raw in pairs]
+
+
 def history(args: argparse.Namespace, home: Path, env: dict[str, str]) -> Path:
     """A store holding the space's history (the ``--fit-seed`` population replayed, the
     priors job run on it); its directory, copied for each measure."""
-    rand = random.Random(args.fit_seed)
-    items = catalogue(rand)
-    persons = [replace(p, pid=f"h_{i:032x}") for i, p in enumerate(people(rand, args.people), 1)]
-    lines = sorted(
-        (pair for p in persons for n in range(1, args.fit_sessions + 1)
-         for pair in session_lines(p, n, items, args.fit_seed, args.strength)),
-        key=lambda pair: pair[0],
-    )  # fmt: skip
+    lines = population_lines(args.fit_seed, args.people, args.fit_sessions, args.strength)
     events = home / "history.jsonl"
-    events.write_text("\n".join(raw for _, raw in lines) + "\n")
+    events.write_text("\n".join(lines) + "\n")
     signals = dict(s.split("=", 1) for s in args.signal)
     config = write_config(home, Path(args.checkout).resolve(), signals)
     dsn = f"chdb://{home / 'store'}"

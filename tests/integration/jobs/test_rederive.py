@@ -6,16 +6,14 @@ inference stays deleted, an opted-out person gets nothing, a second run changes 
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bench.taste_calibrated import catalogue, people, session_lines
+from bench.taste_calibrated import population_lines
 from turnstream.adapters.clickhouse.derivations import load_states
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
@@ -40,15 +38,7 @@ _ACTIVE = (
 
 def _history(n: int = 40, sessions: int = 6, seed: int = 404) -> list[str]:
     """bench/taste_calibrated.py's population (``--fit-seed``), small."""
-    rand = random.Random(seed)
-    items = catalogue(rand)
-    persons = [replace(p, pid=f"h_{i:03d}") for i, p in enumerate(people(rand, n), 1)]
-    pairs = sorted(
-        (pair for p in persons for s in range(1, sessions + 1)
-         for pair in session_lines(p, s, items, seed, 6.0)),
-        key=lambda pair: pair[0],
-    )  # fmt: skip
-    return [raw for _, raw in pairs]
+    return population_lines(seed, n, sessions, 6.0, pid="h_{:03d}")
 
 
 def _command(pid: str, name: str, **extra: Any) -> str:
