@@ -69,6 +69,11 @@ def main() -> None:
           f"{first['cpu_ms_per_person']} CPU ms/person (thread)")  # fmt: skip
     names = [c.name for c in FIELD_PRIOR_COLUMNS]
     fitted = store.query(f"SELECT {', '.join(names)} FROM field_priors").rows
+    if not fitted:  # the defaults and the fit would be the same: no one derived again
+        raise SystemExit(
+            f"no field prior was fitted on {args.people} people: the fit needs 10 people "
+            "with evidence on a field; give --people 40 or more"
+        )
     thread_ms: list[float] = []
     process_ms: list[float] = []
     for run in range(1, 2 * args.runs + 1):
