@@ -8,9 +8,11 @@ bootstrap (:mod:`turnstream.entrypoints.bootstrap`) and handed in.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import faust
@@ -20,6 +22,7 @@ from faust.web.base import BlueprintManager
 
 from turnstream.adapters.api_key_file import KeyFile
 from turnstream.adapters.clickhouse.analyst_sql import AnalystSql
+from turnstream.adapters.clickhouse.shared_store import SharedStore
 from turnstream.adapters.clickhouse.store import AsyncStore, Store
 from turnstream.adapters.kafka.ownership import PartitionRole
 from turnstream.adapters.webhooks.sender import WebhookSender, endpoints_of
@@ -94,6 +97,7 @@ def build_app(
         web_stats_enabled=False,
     )
     app.web.blueprints = BlueprintManager([])
+    jobs_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jobs")
     app.web.web_app.middlewares.append(auth_middleware(keys))
 
     # One webhook sender per store: the worker holding partition 0 of the accepted topic
@@ -160,7 +164,11 @@ def build_app(
             if not isinstance(params, dict):
                 return _refuse(self, 400, "<body>", "body must be a JSON object of parameters")
             try:
-                report = await store.run(run_job, store.store, settings, name, params)
+                # On the jobs thread, one job at a time; each of its statements takes
+                # the store thread alone, so batches and firings run between them.
+                report = await asyncio.get_running_loop().run_in_executor(
+                    jobs_thread, _run_shared, run_job, store, settings, name, params
+                )
             except TurnstreamError as exc:
                 field = "name" if isinstance(exc, UnknownJob) else "<body>"
                 return _refuse(self, 400, field, str(exc))
@@ -196,6 +204,17 @@ def build_app(
 
     views.check()
     return app
+
+
+def _run_shared(
+    run_job: JobRunner, store: AsyncStore, settings: Settings, name: str, params: dict[str, str]
+) -> dict[str, Any]:
+    """Run job ``name`` on this thread through a :class:`SharedStore` of ``store``."""
+    shared = SharedStore(store)
+    try:
+        return run_job(shared, settings, name, params)
+    finally:
+        shared.close()
 
 
 def _refuse(view: View, status: int, field: str, message: str) -> Response:

@@ -6,9 +6,9 @@ what derivation now reads for it (``priors_latest``, ``field_priors_latest``) di
 from what its people were last derived again with (``rederived``; none: the defaults),
 every person with a saved state whose newest event is within ``jobs.rederive_days`` of
 the as-of day is derived again, :data:`BATCH` people at a time, through a
-:data:`Rederive`: the worker's own engine on its store thread when the job runs in the
-worker (a state in memory is newer than the store's), else an engine built here as a
-replay builds it. What changed is written as a live derivation writes it (inference rows
+:data:`Rederive`: the worker's own engine, each batch on its store thread, when the job
+runs in the worker (a state in memory is newer than the store's), else an engine built
+here as a replay builds it. What changed is written as a live derivation writes it (inference rows
 and the state, at a newer version); the mark is written once every person is done, so a
 run cut short does it all again, and a person already done changes nothing.
 """
@@ -43,8 +43,12 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: People derived again per call (one state read for all of them), and per progress line.
-BATCH = 500
+#: People derived again per call (one state read for all of them): in the worker one call
+#: holds its store thread, ~1 to 3 s at 21 to 62 ms a person (docs/performance.md).
+BATCH = 50
+
+#: People per progress line in the log.
+PROGRESS = 500
 
 #: Derives a batch of people of one space again on the engine that holds their states,
 #: skipping those whose newest event is before the datetime given (blocking).
@@ -139,9 +143,12 @@ def rederive_spaces(
         for start in range(0, len(people), batch):
             some = [(space_id, pid) for pid in people[start : start + batch]]
             done.add(rederive(some, since))
+            read = start + len(some)
+            if read // PROGRESS == start // PROGRESS and read < len(people):
+                continue  # a line every PROGRESS people, and the last
             log.info(
                 "rederive: space %s, %d/%d people read, %d derived, %d changed, %.1f s",
-                space_id, start + len(some), len(people), done.people, done.changed_people,
+                space_id, read, len(people), done.people, done.changed_people,
                 time.monotonic() - started,
             )  # fmt: skip
         store.insert(

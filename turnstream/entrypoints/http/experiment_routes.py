@@ -4,11 +4,13 @@ written), for analysts and the console's experiment page."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from faust.web import Request, Response, View
 
-from turnstream.adapters.clickhouse.store import AsyncStore, Store
+from turnstream.adapters.clickhouse.shared_store import SharedStore
+from turnstream.adapters.clickhouse.store import AsyncStore
 from turnstream.config import Settings
 from turnstream.core.access import ALL_SPACES
 from turnstream.entrypoints.http.access import caller, refuse_space
@@ -75,7 +77,8 @@ def register_experiment_routes(
                 if query.as_of is not None:
                     params["as_of"] = query.as_of.isoformat()
                 try:
-                    report = await store.run(_compare, store.store, settings, run_job, params)
+                    # Off the store thread: each statement takes it alone (SharedStore).
+                    report = await asyncio.to_thread(_compare, store, settings, run_job, params)
                 except DataError as exc:  # a look at a day not yet over
                     message = str(exc)
                     raise _HttpError(422, {"error": message, "errors": [
@@ -85,6 +88,6 @@ def register_experiment_routes(
             return await _guard(self, work)
 
 
-def _compare(store: Store, settings: Settings, run_job: Any, params: dict[str, str]) -> Any:
+def _compare(store: AsyncStore, settings: Settings, run_job: Any, params: dict[str, str]) -> Any:
     """The experiments job without ``write``: the comparison, nothing recorded."""
-    return run_job(store, settings, "experiments", params)
+    return run_job(SharedStore(store), settings, "experiments", params)

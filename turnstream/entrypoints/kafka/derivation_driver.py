@@ -159,8 +159,12 @@ class DerivationDriver:
     def rederive(self, people: Sequence[PersonKey], since: datetime | None = None) -> Rederived:
         """Derive ``people`` again with their spaces' latest priors and write what
         changed (the priors job's :data:`~turnstream.jobs.rederive.Rederive`). Blocking,
-        on the store thread, where the job route runs jobs: never beside a firing, and a
-        state held in memory is the one derived (and kept)."""
+        from the jobs thread (never the store thread's own): the call runs on the store
+        thread as one unit, so never beside a firing, and a state held in memory is the
+        one derived (and kept)."""
+        return self.store.call(self._rederive, people, since)
+
+    def _rederive(self, people: Sequence[PersonKey], since: datetime | None) -> Rederived:
         done = rederive_people(self.engine, self.sink, people, since)
         self.cpu_seconds += done.cpu_seconds
         return done
