@@ -252,8 +252,9 @@ def format_value(value: Scalar) -> str:
 _LEXICON = Path(__file__).with_name("value_words.toml")
 #: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
 _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
-#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``).
-_DECIMAL = re.compile(r"(?:0|[1-9]\d*)(?:[.,]\d+)?")
+#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``, nor
+#: ``1.299``, whose mark may group thousands).
+_DECIMAL = re.compile(r"(?:0|[1-9]\d*)(?:[.,]\d{1,2})?")
 
 
 @functools.cache

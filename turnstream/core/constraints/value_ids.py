@@ -34,8 +34,9 @@ from turnstream.models.object_types import LANGUAGES, ObjectTypes
 
 __all__ = ["ValueIds", "value_ids"]
 
-#: A decimal number written as text (``40``, `` 40.0 ``, ``-2,5``).
-_DECIMAL = re.compile(r"[+-]?\d+(?:[.,]\d+)?")
+#: A decimal number written as text (``40``, `` 40.0 ``, ``-2,5``); never ``1,299``, whose
+#: mark may group thousands.
+_DECIMAL = re.compile(r"[+-]?\d+(?:[.,]\d{1,2})?")
 
 
 @dataclass(frozen=True)

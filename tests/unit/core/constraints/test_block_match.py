@@ -42,6 +42,7 @@ def test_spellings_of_one_value_name_it(attr: str, said: list[str], named: str) 
 def test_numbers_as_text_name_the_number_and_refs_stay_as_they_are() -> None:
     assert {IDS.key(SHOE, v) for v in ("40", "40.0", " 40,0 ", 40, 40.0)} == {IDS.key(SHOE, 40)}
     assert IDS.key(SHOE, "40,5") == IDS.key(SHOE, 40.5) != IDS.key(SHOE, 40)
+    assert IDS.of(SHOE, "1,299") == "1,299"  # a comma that may group thousands: no number
     assert IDS.of(REF, "item_variant:SKU-A") == "item_variant:SKU-A"
     assert IDS.of("item_variant.sku", "AB-12") == "AB-12"  # an identifier: exact
 
@@ -180,6 +181,7 @@ def test_an_inferred_size_is_absorbed_by_the_size_said_in_another_case() -> None
         ("en", "40,5", "40.5"),
         ("pt", "38-40", "38-40"),
         ("pt", "00", "00"),
+        ("en", "1,299", "1,299"),
     ],
 )
 def test_a_size_written_as_a_decimal_reads_as_the_language_writes_numbers(
