@@ -37,6 +37,7 @@ from turnstream.core.constraints import (
 )
 from turnstream.core.constraints.bindings import ResultsBinding
 from turnstream.core.constraints.tool_calls import ELEMENT_ENTRIES, MASK, read_path
+from turnstream.core.constraints.value_ids import value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 from turnstream.sdk.frame import TurnFrame, current_frame
@@ -227,8 +228,10 @@ class BoundTool(Generic[R]):
             results = binding.results
             unenforced: list[str] = []
             filtered_out = 0
+            frame = prepared.frame
+            ids = value_ids(None if frame is None else frame.conversation.types)
             if plan.residual and binding.capabilities.overfetch:
-                result, items, filtered_out = filter_residual(raw, plan.residual, results)
+                result, items, filtered_out = filter_residual(raw, plan.residual, results, ids)
             else:
                 items = result_items(raw, results)
                 unenforced = [e["id"] for e in plan.residual]
@@ -241,6 +244,7 @@ class BoundTool(Generic[R]):
                 relaxed=relaxed,
                 filtered_out=filtered_out,
                 unenforced=unenforced,
+                ids=ids,
             )
             if self.counterfactual is not None and binding.capabilities.dry_run_param:
                 without = other if prepared.dry_call is not None else raw

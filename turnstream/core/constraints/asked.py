@@ -12,23 +12,16 @@ attribute's before a taste's. Within one step types come sorted by name
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from turnstream.core.constraints.folding import folded
+from turnstream.core.constraints.folding import normal
 from turnstream.models.object_types import LANGUAGES, ObjectTypes
 
 __all__ = ["Asked", "family_field", "normal", "resolve_asked"]
 
-_SEPARATORS = re.compile(r"[\s_-]+")
 #: The roles a person can be asked about: what they are and what they like.
 _ASKABLE = ("attribute", "taste")
-
-
-def normal(name: str) -> str:
-    """``name`` without case, accents or the difference between ``_``, ``-`` and spaces."""
-    return _SEPARATORS.sub(" ", folded(name)).strip()
 
 
 @dataclass(frozen=True)

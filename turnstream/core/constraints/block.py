@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from turnstream.core.constraints.asked import family_field, normal, resolve_asked
+from turnstream.core.constraints.asked import family_field, resolve_asked
 from turnstream.core.constraints.changes import (
     UnreadableState,
     changes_since_shown,
@@ -22,6 +22,7 @@ from turnstream.core.constraints.changes import (
     state_shown,
 )
 from turnstream.core.constraints.conditions import canonical, clashes, holds, refusing, signs
+from turnstream.core.constraints.folding import normal
 from turnstream.core.constraints.inputs import (
     BlockRequest,
     CompanyRule,
@@ -33,6 +34,7 @@ from turnstream.core.constraints.inputs import (
 )
 from turnstream.core.constraints.sensitive import acts_for
 from turnstream.core.constraints.text import ValueWords, language_of, quoted, render_text
+from turnstream.core.constraints.value_ids import ValueIds, value_ids
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
 from turnstream.models.object_types import ObjectTypes
@@ -110,24 +112,24 @@ def _newest_first(prefs: Iterable[StatedPreference]) -> list[StatedPreference]:
     return sorted(by_id, key=lambda p: p.occurred_at, reverse=True)
 
 
-def _said_key(pref: StatedPreference) -> tuple[Any, ...]:
+def _said_key(pref: StatedPreference, ids: ValueIds) -> tuple[Any, ...]:
     """What makes two statements the same constraint: field, strength, operator, values
-    (in any order for ``in``/``not_in``)."""
-    values = [canonical(v) for v in pref.values]
+    (the values they name, :class:`ValueIds`; in any order for ``in``/``not_in``)."""
+    values = [ids.key(pref.attr, v) for v in pref.values]
     if pref.op in ("in", "not_in"):
         values = sorted(set(values))
     return (pref.attr, pref.strength, pref.op, tuple(values))
 
 
 def _deduplicated(
-    prefs: Iterable[StatedPreference],
+    prefs: Iterable[StatedPreference], ids: ValueIds
 ) -> tuple[list[StatedPreference], dict[str, list[str]]]:
     """One statement per constraint, the newest; and its id -> the origins of every
     statement of it, newest first."""
     kept: dict[tuple[Any, ...], StatedPreference] = {}
     origins: dict[tuple[Any, ...], list[str]] = {}
     for pref in _newest_first(prefs):
-        key = _said_key(pref)
+        key = _said_key(pref, ids)
         kept.setdefault(key, pref)
         if pref.origin not in origins.setdefault(key, []):
             origins[key].append(pref.origin)
@@ -135,11 +137,15 @@ def _deduplicated(
 
 
 def _breaks(
-    ref: str, showed: Mapping[str, Any] | None, hard_rows: Sequence[Mapping[str, Any]]
+    ref: str,
+    showed: Mapping[str, Any] | None,
+    hard_rows: Sequence[Mapping[str, Any]],
+    ids: ValueIds,
 ) -> bool:
     """Whether the object ``ref``, by the values it showed, fails a hard row of its type
-    (a value it showed that the row's condition refuses; a value it did not show, or one
-    the condition cannot judge, fails nothing)."""
+    (a value it showed that the row's condition refuses, values compared by the values
+    they name, :class:`ValueIds`: ``Black`` fails "not preto"; a value it did not show,
+    or one the condition cannot judge, fails nothing)."""
     if not showed:
         return False
     type_name = ref.split(":", 1)[0]
@@ -148,13 +154,17 @@ def _breaks(
         value = showed.get(field_name)
         if owner != type_name or not isinstance(value, str | int | float):
             continue
-        if holds(row["op"], row["values"], value) is False:
+        attr = str(row["attr"])
+        if holds(row["op"], ids.all(attr, row["values"]), ids.of(attr, value)) is False:
             return True
     return False
 
 
 def _hard(
-    prefs: Sequence[StatedPreference], origins: Mapping[str, list[str]], types: _Types
+    prefs: Sequence[StatedPreference],
+    origins: Mapping[str, list[str]],
+    types: _Types,
+    ids: ValueIds,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
     rows, entries = [], []
     for pref in _newest_first(p for p in prefs if p.strength in _HARD):
@@ -174,6 +184,7 @@ def _hard(
                 "expires_at": _expires_at(pref),
             }
         )
+        named = ids.all(pref.attr, pref.values)
         entries.append(
             _Entry(
                 "hard",
@@ -181,8 +192,8 @@ def _hard(
                 pref.attr,
                 True,
                 op,
-                pref.values,
-                signs(op, pref.values, "prefer"),
+                named,
+                signs(op, named, "prefer"),
                 occurred_at=pref.occurred_at,
                 family=_family(types, pref.attr),
             )
@@ -199,9 +210,10 @@ def _soft(
     origins: Mapping[str, list[str]],
     inferences: Iterable[Inference],
     cap: int | None,
+    ids: ValueIds,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
-    """Stated ``prefer``/``avoid`` (weight 1), then inferences by weight; the first
-    ``cap`` of them."""
+    """Stated ``prefer``/``avoid`` (weight 1), then inferences by weight, one per value
+    (``Black`` and ``black``: the stronger); the first ``cap`` of them."""
     rows, entries = [], []
     for pref in _newest_first(p for p in prefs if p.strength not in _HARD):
         op = _AVOIDED.get(pref.op, pref.op) if pref.strength == "avoid" else pref.op
@@ -224,6 +236,7 @@ def _soft(
                 "inferred": False,
             }
         )
+        named = ids.all(pref.attr, pref.values)
         entries.append(
             _Entry(
                 "soft",
@@ -231,13 +244,19 @@ def _soft(
                 pref.attr,
                 True,
                 op,
-                pref.values,
-                signs(op, pref.values, pref.strength),
+                named,
+                signs(op, named, pref.strength),
                 occurred_at=pref.occurred_at,
             )
         )
+    inferred: set[tuple[Any, ...]] = set()
     for inf in sorted(inferences, key=lambda i: (-i.weight, i.id)):
         assert inf.polarity is not None  # soft kinds always lean one way
+        value = ids.of(inf.attr, inf.value)
+        said = (inf.kind, inf.attr, inf.polarity, ids.key(inf.attr, inf.value))
+        if said in inferred:
+            continue  # the same value spelled otherwise: the stronger says it
+        inferred.add(said)
         rows.append(
             {
                 "id": inf.id,
@@ -263,8 +282,8 @@ def _soft(
                 inf.attr,
                 False,
                 "eq",
-                (inf.value,),
-                signs("eq", (inf.value,), inf.polarity),
+                (value,),
+                signs("eq", (value,), inf.polarity),
             )
         )
     if cap is not None:
@@ -348,11 +367,14 @@ def _said_already(
     said: Iterable[tuple[Any, ...]],
     required: Iterable[StatedPreference],
     types: _Types,
+    ids: ValueIds,
 ) -> bool:
     """Whether the person said what ``inf`` infers, on its field or one of its family: an
-    attribute of the same value (in a system that does not differ), or a requirement
-    naming it (``size = M`` absorbs an inferred size M)."""
-    notion, value = _notion(types, inf.attr), canonical(inf.value)
+    attribute of the same value (:class:`ValueIds`: ``m`` says ``M``; in a system that
+    does not differ), or a requirement naming it (``size = M`` absorbs an inferred size
+    M)."""
+    notion, value = _notion(types, inf.attr), ids.key(inf.attr, inf.value)
+    system = None if system is None else normal(system)
     for attr, said_value, said_system in said:
         same_system = said_system is None or system is None or said_system == system
         if _notion(types, attr) == notion and said_value == value and same_system:
@@ -360,9 +382,30 @@ def _said_already(
     return any(
         _notion(types, p.attr) == notion
         and p.op in ("in", "eq")
-        and value in {canonical(v) for v in p.values}
+        and value in {ids.key(p.attr, v) for v in p.values}
         for p in required
     )
+
+
+def _systems(
+    stated: Iterable[StatedAttribute], types: _Types, ids: ValueIds
+) -> Callable[[str, Any, str | None], str | None]:
+    """The measuring system of an attribute's value, :func:`normal` (``br``): the one
+    given, else the only one known for that value of that field (said with it, or the
+    field's declared system), else ``None``: ``M`` and ``M (BR)`` are one fact."""
+    known: dict[tuple[str, str], set[str]] = {}
+    for fact in stated:
+        found = known.setdefault((fact.attr, ids.key(fact.attr, fact.value)), set())
+        declared = None if types is None else types.field(fact.attr)
+        found.update(normal(s) for s in (fact.system, declared and declared.system) if s)
+
+    def system_of(attr: str, value: Any, system: str | None) -> str | None:
+        if system:
+            return normal(system)
+        found = known.get((attr, ids.key(attr, value)), set())
+        return next(iter(found)) if len(found) == 1 else None
+
+    return system_of
 
 
 def _attributes(
@@ -372,17 +415,23 @@ def _attributes(
     types: _Types,
     required: Sequence[StatedPreference] = (),
     asked: Sequence[str] = (),
+    ids: ValueIds | None = None,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
-    """The person's attributes: what they said (the newest of each), then what was
-    inferred, when asked, unless something said already says it (:func:`_said_already`)."""
+    """The person's attributes: what they said (the newest of each value, by
+    :class:`ValueIds` and :func:`_systems`: ``M``, `` m `` and ``M (BR)`` are one), then
+    what was inferred, when asked, unless something said already says it
+    (:func:`_said_already`)."""
+    ids = ids or ValueIds()
     rows, entries = [], []
     said = sorted(stated, key=lambda a: (a.attr, a.id))
+    system_of = _systems(said, types, ids)
     seen: set[tuple[Any, ...]] = set()
     for fact in sorted(said, key=lambda a: a.occurred_at, reverse=True):
         applies = "always" if fact.source in SAID_SOURCES else "when_asked"
         if applies == "when_asked" and not _asked(fact.attr, asked, types):
             continue
-        key = (fact.attr, canonical(fact.value), fact.system)
+        system = system_of(fact.attr, fact.value, fact.system)
+        key = (fact.attr, ids.key(fact.attr, fact.value), system)
         if key in seen:
             continue  # said again: one entry, the newest
         seen.add(key)
@@ -405,19 +454,24 @@ def _attributes(
                 fact.id,
                 fact.attr,
                 True,
-                values=(fact.value,),
+                values=(ids.of(fact.attr, fact.value),),
                 occurred_at=fact.occurred_at,
-                system=fact.system,
+                system=system,
                 family=_family(types, fact.attr),
             )
         )
+    inferred_seen: set[tuple[Any, ...]] = set()
     for inf in sorted(inferred, key=lambda i: (i.attr, i.id)):
         if not _asked(inf.attr, asked, types):
             continue  # an attribute the person did not say applies only when asked
         declared = None if types is None else types.field(inf.attr)
         system = None if declared is None else declared.system
-        if _said_already(inf, system, seen, required, types):
+        if _said_already(inf, system, seen, required, types, ids):
             continue  # the person said it: the stated entry absorbs the inferred one
+        key = (inf.attr, ids.key(inf.attr, inf.value), system)
+        if key in inferred_seen:
+            continue  # inferred again, spelled otherwise: one entry
+        inferred_seen.add(key)
         rows.append(
             {
                 "id": inf.id,
@@ -437,8 +491,8 @@ def _attributes(
                 inf.id,
                 inf.attr,
                 False,
-                values=(inf.value,),
-                system=system,
+                values=(ids.of(inf.attr, inf.value),),
+                system=None if system is None else normal(system),
                 family=_family(types, inf.attr),
             )
         )
@@ -447,10 +501,23 @@ def _attributes(
     return rows, entries
 
 
-def _rules(rules: Iterable[CompanyRule]) -> tuple[list[dict[str, Any]], list[_Entry]]:
+def _rules(
+    rules: Iterable[CompanyRule], ids: ValueIds
+) -> tuple[list[dict[str, Any]], list[_Entry]]:
     ordered = sorted(rules, key=lambda r: (r.rank, r.id))
     rows = [{"id": r.id, "rank": r.rank, "origin": r.origin, "text": r.text} for r in ordered]
-    entries = [_Entry("rules", r.id, r.attr, True, r.op, r.values, rank=r.rank) for r in ordered]
+    entries = [
+        _Entry(
+            "rules",
+            r.id,
+            r.attr,
+            True,
+            r.op,
+            r.values if r.attr is None else ids.all(r.attr, r.values),
+            rank=r.rank,
+        )
+        for r in ordered
+    ]
     return rows, entries
 
 
@@ -572,20 +639,23 @@ def read_current(
     return read
 
 
-def _absorbed(inf: Inference, prefs: Sequence[StatedPreference]) -> bool:
-    """Whether a stated entry already says what ``inf`` infers (the same value, the same
-    way): "prefers navy or beige" absorbs "seems to like navy". A stated refusal of a
-    value an inferred liking names absorbs nothing: the pair is a conflict, asked."""
+def _absorbed(inf: Inference, prefs: Sequence[StatedPreference], ids: ValueIds) -> bool:
+    """Whether a stated entry already says what ``inf`` infers (the same value, by
+    :class:`ValueIds`, the same way): "prefers azul-marinho or beige" absorbs "seems to
+    like navy". A stated refusal of a value an inferred liking names absorbs nothing:
+    the pair is a conflict, asked."""
     if inf.kind != "affinity":
         return False
-    value = canonical(inf.value)
+    value = ids.key(inf.attr, inf.value)
     for pref in prefs:
         if pref.attr != inf.attr or pref.op not in ("in", "eq", "not_in", "ne"):
             continue
         # ``must``/``prefer`` ``in`` wants the values; a ``not_in``, a ``must_not`` and an
         # ``avoid`` (of either operator) refuse them.
         wants = pref.strength in ("must", "prefer") and pref.op in ("in", "eq")
-        if (inf.polarity == "prefer") == wants and value in {canonical(v) for v in pref.values}:
+        if (inf.polarity == "prefer") == wants and value in {
+            ids.key(pref.attr, v) for v in pref.values
+        }:
             return True
     return False
 
@@ -596,11 +666,14 @@ _NAME_FIELDS = ("name", "title")
 _DESCRIBED = 2
 
 
-def value_words_of(types: _Types, language: str) -> ValueWords:
-    """How values read in ``language`` with ``types`` (its value labels and units)."""
+def value_words_of(types: _Types, language: str, ids: ValueIds | None = None) -> ValueWords:
+    """How values read in ``language`` with ``types`` (its value labels, by the value
+    each value names, :func:`value_ids`, and its units)."""
     if types is None:
         return ValueWords(language)
-    return ValueWords(language, types.value_labels(language), types.units(), types.money())
+    ids = ids or value_ids(types)
+    labels = types.value_labels(language)
+    return ValueWords(language, labels, types.units(), types.money(), ids.of)
 
 
 def _described(types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str) -> str:
@@ -936,6 +1009,7 @@ def _said_by_hard(
     hard_rows: Sequence[Mapping[str, Any]],
     attr_rows: Sequence[Mapping[str, Any]],
     types: _Types,
+    ids: ValueIds,
 ) -> frozenset[str]:
     """The attributes a standing hard entry already says: one of its family naming that
     value alone (``Obrigatório: tamanho M`` says "A pessoa: tamanho M"), in a measuring
@@ -943,7 +1017,7 @@ def _said_by_hard(
     them."""
     said = set()
     for attr in (a for a in attr_rows if not a.get("lost")):
-        notion, value = _notion(types, attr["attr"]), canonical(attr["value"])
+        notion, value = _notion(types, attr["attr"]), ids.key(attr["attr"], attr["value"])
         for hard in hard_rows:
             if hard.get("lost") or hard.get("label") or hard.get("op") not in _NAMING:
                 continue
@@ -951,9 +1025,9 @@ def _said_by_hard(
                 continue
             declared = None if types is None else types.field(hard["attr"])
             system = None if declared is None else declared.system
-            if attr.get("system") and system and attr["system"] != system:
+            if attr.get("system") and system and normal(attr["system"]) != normal(system):
                 continue
-            if {canonical(v) for v in hard["values"]} == {value}:
+            if {ids.key(hard["attr"], v) for v in hard["values"]} == {value}:
                 said.add(attr["id"])
     return frozenset(said)
 
@@ -997,7 +1071,10 @@ def build_block(
     both; an object that breaks a hard entry as it is now (its state in ``current`` over
     what it showed), or whose shown values are a value a stated avoid names, is no
     interest; a stated entry absorbs an inferred one on the same value, a hard entry
-    naming one value the line of a stated attribute of that value; ``ask`` holds the
+    naming one value the line of a stated attribute of that value. Values are compared,
+    here and in conflicts, by the value they name (:mod:`value_ids`: ``Black``,
+    ``negro`` and ``preto`` alike), a size without a system as the size in the only
+    system known for it (:func:`_systems`). ``ask`` holds the
     asked notions no entry knows and those of each conflict, each judged alike whichever
     of its names was asked; ``asked_unknown`` the names that name no field
     (:func:`resolve_asked`). ``already_presented`` carries each object's state as it
@@ -1010,6 +1087,7 @@ def build_block(
     _check_aware(now)
     language = language_of(request.language)
     asked = resolve_asked(request.asked, types)
+    ids = value_ids(types)
 
     def sensitive(attr: str) -> bool:
         return types is not None and types.is_sensitive(attr)
@@ -1023,7 +1101,7 @@ def build_block(
     ]
     preferences = [p for p in preferences if not sensitive(p.attr)]
     attributes = [a for a in attributes if not sensitive(a.attr)]
-    prefs, origins = _deduplicated(_current(request, preferences, now))
+    prefs, origins = _deduplicated(_current(request, preferences, now), ids)
     mine = [
         inf
         for inf in inferences
@@ -1037,20 +1115,21 @@ def build_block(
     mine = [
         inf
         for inf in mine
-        if not (inf.kind in _ABOUT_OBJECTS and inf.value in excluded) and not _absorbed(inf, prefs)
+        if not (inf.kind in _ABOUT_OBJECTS and inf.value in excluded)
+        and not _absorbed(inf, prefs, ids)
     ]
     # One object is never both interesting and not: the interest stands (it rests on
     # what the person did, the implicit negative on what they did not).
     interesting = {inf.value for inf in mine if inf.kind == "interest"}
     mine = [i for i in mine if not (i.kind == "implicit_negative" and i.value in interesting)]
-    hard_rows, hard = _hard(prefs, origins, types)
+    hard_rows, hard = _hard(prefs, origins, types, ids)
     current = read_current(current or {}, types, language)
 
     def breaks_now(ref: str) -> bool:
         """Whether ``ref`` as it is now (its state in ``current`` over what it showed)
         breaks a hard entry."""
         state = {**((shown or {}).get(ref) or {}), **(current.get(ref) or {})}
-        return _breaks(ref, state, hard_rows)
+        return _breaks(ref, state, hard_rows, ids)
 
     # An object that breaks what the person requires, as it is now, is no interest to
     # offer again (clicked in black before saying "not black"; over the price limit now).
@@ -1068,7 +1147,7 @@ def build_block(
         for i in mine
         if not (
             i.kind == "interest"
-            and _breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows)
+            and _breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows, ids)
         )
     ]
     # What changed is never said of an object the agent must not show: one excluded, or
@@ -1077,7 +1156,9 @@ def build_block(
     silent = frozenset(ref for ref in {*excluded, *current} if ref in excluded or breaks_now(ref))
     act_rows, acts = _acts(said_sensitive, types, language)
     hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
-    soft_rows, soft = _soft(prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max)
+    soft_rows, soft = _soft(
+        prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max, ids
+    )
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
         attr_rows, attrs = [], []
     else:
@@ -1085,9 +1166,9 @@ def build_block(
         inferred = [i for i in mine if i.kind == "attribute"]
         required = [p for p in prefs if p.strength in ("must", "prefer")]
         attr_rows, attrs = _attributes(
-            request, said, inferred, types, required, (*asked.fields, *asked.unknown)
+            request, said, inferred, types, required, (*asked.fields, *asked.unknown), ids
         )
-    rule_rows, rule_entries = _rules(rules)
+    rule_rows, rule_entries = _rules(rules, ids)
     conflicts, lost = _conflicts([*hard, *soft, *attrs, *rule_entries])
     for rows, section in (
         (hard_rows, "hard"),
@@ -1140,14 +1221,14 @@ def build_block(
         if row.get("changed")
     }
     names = object_names((str(r) for r in refs), shown, types, language, changed=changed)
-    values = value_words_of(types, language)
+    values = value_words_of(types, language, ids)
     block["text"] = render_text(
         block,
         request.language,
         words,
         names=names,
         values=values,
-        said_by_hard=_said_by_hard(hard_rows, attr_rows, types),
+        said_by_hard=_said_by_hard(hard_rows, attr_rows, types, ids),
     )
     block["version"] = version_of(block)
     return block

@@ -26,7 +26,7 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ __all__ = [
     "changes_said",
     "field_words",
     "format_value",
+    "known_entry",
     "known_value",
     "language_of",
     "localized_number",
@@ -251,6 +252,9 @@ def format_value(value: Scalar) -> str:
 _LEXICON = Path(__file__).with_name("value_words.toml")
 #: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
 _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
+#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``, nor
+#: ``1.299``, whose mark may group thousands).
+_DECIMAL = re.compile(r"(?:0|[1-9]\d*)(?:[.,]\d{1,2})?")
 
 
 @functools.cache
@@ -281,12 +285,19 @@ def _key(value: str) -> str:
     return _SPACES.sub(" ", value.replace("_", " ").replace("-", " ")).strip().casefold()
 
 
+def known_entry(value: str) -> Mapping[str, str] | None:
+    """The built-in words (per language) of the one common retail value ``value`` names
+    (``Preto`` and ``negro`` name black); ``None`` when it names none or several."""
+    entries = _lexicon().get(_key(value), ())
+    return entries[0] if len(entries) == 1 else None
+
+
 def value_key(value: str) -> str:
     """What a value is compared by: the built-in entry it names when it names one alone
     (``black``, ``Preto`` and ``negro`` alike), else the value without case, surrounding
     spaces, ``_`` or ``-`` (``P`` and `` p``)."""
-    entries = _lexicon().get(_key(value), ())
-    return f"\x00{entries[0]['en']}" if len(entries) == 1 else _key(value)
+    entry = known_entry(value)
+    return f"\x00{entry['en']}" if entry is not None else _key(value)
 
 
 def known_value(value: str, language: str) -> str | None:
@@ -303,8 +314,10 @@ class ValueWords:
     """How the values of a block read in its language.
 
     A string value: its label in the types document (``labels``: ``(type.field, value)``
-    -> words), else its built-in words (:func:`known_value`), else, when written only in
-    digits (a size ``41``), as written; anything else is the producer's word, quoted
+    -> words; a value spelled otherwise by the value ``ids`` says it names), else its
+    built-in words (:func:`known_value`), else, when a decimal number (a size ``40.0``),
+    as the language writes the number (``40``, ``40,5`` in pt), when written only in
+    digits otherwise (``38-40``), as written; anything else is the producer's word, quoted
     (:func:`quoted`). A flag: the language's yes or no (``sim``, ``não``). A number: in
     the language's way (:func:`localized_number`: ``9,5`` in pt and es), a price
     (``money``: the ``type.field`` names of class money) with its cents (``479,90``),
@@ -315,16 +328,25 @@ class ValueWords:
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     money: frozenset[str] = frozenset()
+    #: ``(type.field, value)`` -> the value the types document declares that it names
+    #: (:meth:`~turnstream.core.constraints.value_ids.ValueIds.of`: ``APPLE``, ``lana``),
+    #: so a value spelled otherwise reads by that value's label.
+    ids: Callable[[str, Scalar], Scalar] | None = None
 
     def word(self, attr: str, value: Scalar, cents: bool = False) -> str:
         """``value`` of ``attr`` in the block's language (see the class); ``cents``: a
         price with its cents even when whole (``3,579.00`` beside ``3,599.50``)."""
         if isinstance(value, str):
-            label = self.labels.get((attr, value)) or known_value(value, self.language)
+            label = self.labels.get((attr, value))
+            if label is None and self.ids is not None:
+                label = self.labels.get((attr, str(self.ids(attr, value))))
+            label = label or known_value(value, self.language)
             if label is not None:
                 return label
             written = one_line(value)
-            if not _NUMERAL.fullmatch(written):
+            if _DECIMAL.fullmatch(written):  # a size 40.0 or 40,5: 40 and 40,5 in pt
+                written = localized_number(float(written.replace(",", ".")), self.language)
+            elif not _NUMERAL.fullmatch(written):
                 return quoted(value)
         elif isinstance(value, bool):
             return LANGUAGES[language_of(self.language)]["yes" if value else "no"]

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from turnstream.core.constraints.bindings import ArgBinding, ResultsBinding, ToolBinding
 from turnstream.core.constraints.bindings import render_for_tool as _render
 from turnstream.core.constraints.conditions import bound_within, canonical, holds
+from turnstream.core.constraints.value_ids import ValueIds
 
 __all__ = [
     "ELEMENT_ENTRIES",
@@ -280,18 +281,23 @@ def _field_key(results: ResultsBinding, attr: str) -> str | None:
     return results.fields.get(field_name, field_name)
 
 
-def _judge(item: Any, entry: Mapping[str, Any], results: ResultsBinding) -> bool | None:
-    """True: the item meets the entry; False: breaks it; None: lacks its field."""
-    key = _field_key(results, entry["attr"])
+def _judge(
+    item: Any, entry: Mapping[str, Any], results: ResultsBinding, ids: ValueIds
+) -> bool | None:
+    """True: the item meets the entry; False: breaks it; None: lacks its field. Values
+    compare by the value they name (:class:`ValueIds`: ``Black`` breaks "not preto")."""
+    attr = entry["attr"]
+    key = _field_key(results, attr)
     value = None if key is None else read_path(item, key)
     if value is None:
         return None
+    wanted = ids.all(attr, entry["values"])
     if isinstance(value, list | tuple):  # a multi-valued field: every value must hold
-        verdicts = [holds(entry["op"], entry["values"], v) for v in value]
+        verdicts = [holds(entry["op"], wanted, ids.of(attr, v)) for v in value]
         if any(v is False for v in verdicts):
             return False
         return None if any(v is None for v in verdicts) or not verdicts else True
-    return holds(entry["op"], entry["values"], value)
+    return holds(entry["op"], wanted, ids.of(attr, value))
 
 
 def measure_results(
@@ -302,12 +308,16 @@ def measure_results(
     relaxed: bool = False,
     filtered_out: int = 0,
     unenforced: Iterable[str] = (),
+    ids: ValueIds | None = None,
 ) -> Measured:
     """Count the results over the hard constraints sent: a result that breaks one is a
-    violation; one that breaks none but lacks the field of one is unverifiable."""
+    violation; one that breaks none but lacks the field of one is unverifiable. Values
+    compare by ``ids`` (the space's :func:`value_ids`; without it, by the built-in words
+    and without case, accents or extra space)."""
     violations = unverifiable = 0
+    ids = ids or ValueIds()
     for item in items:
-        verdicts = [_judge(item, entry, results) for entry in sent]
+        verdicts = [_judge(item, entry, results, ids) for entry in sent]
         if any(v is False for v in verdicts):
             violations += 1
         elif any(v is None for v in verdicts):
@@ -337,12 +347,17 @@ def _steps(path: str) -> list[str]:
 
 
 def filter_residual(
-    result: Any, residual: Sequence[Mapping[str, Any]], results: ResultsBinding
+    result: Any,
+    residual: Sequence[Mapping[str, Any]],
+    results: ResultsBinding,
+    ids: ValueIds | None = None,
 ) -> tuple[Any, list[Any], int]:
     """The result without the items that break a residual constraint (a result that lacks
-    the field stays: it is not known to break it); the items kept; how many went."""
+    the field stays: it is not known to break it; values compare by ``ids``, as in
+    :func:`measure_results`); the items kept; how many went."""
     items = result_items(result, results)
-    kept = [i for i in items if not any(_judge(i, e, results) is False for e in residual)]
+    ids = ids or ValueIds()
+    kept = [i for i in items if not any(_judge(i, e, results, ids) is False for e in residual)]
     if len(kept) == len(items):
         return result, items, 0
     return _replace_at(result, _steps(results.path), kept), kept, len(items) - len(kept)

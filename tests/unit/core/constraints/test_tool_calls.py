@@ -341,6 +341,26 @@ def test_residuals_are_filtered_from_an_overfetching_tool_s_results() -> None:
     assert len(result["plans"]) == 3  # the tool's own result is not changed
 
 
+def test_residuals_and_measures_compare_values_by_the_value_they_name() -> None:
+    """A result whose network is ``ACME`` or `` Acme `` breaks "network other than
+    acme"; a colour shown ``Black`` breaks "colour other than preto", with or without
+    the space's types (the built-in words name black too)."""
+    binding = ToolBinding.model_validate({**SEARCH_PLANS, "args": [], "capabilities":
+                                          {"overfetch": True}})  # fmt: skip
+    plan = plan_call(_color_block(), binding, {})
+    assert binding.results is not None
+    result = {"plans": [_plan("a", network="ACME"), _plan("b", network=" Acme "),
+                        _plan("c", network="red")]}  # fmt: skip
+    _, kept, gone = filter_residual(result, plan.residual, binding.results)
+    assert gone == 2 and [p["plan_id"] for p in kept] == ["c"]
+    products = _products()
+    assert products.results is not None
+    sent = [{"id": "h", "attr": COLOR, "op": "not_in", "values": ["preto"]}]
+    items = [{"sku": "1", "color": "Black"}, {"sku": "2", "color": ["white", "negro"]},
+             {"sku": "3", "color": "white"}]  # fmt: skip
+    assert measure_results(items, sent, products.results).violations == 2
+
+
 def test_residuals_are_unenforced_when_the_tool_does_not_overfetch() -> None:
     binding = ToolBinding.model_validate({**SEARCH_PLANS, "args": [], "capabilities": {}})
     plan = plan_call(_color_block(), binding, {})
