@@ -41,6 +41,7 @@ __all__ = [
     "PRECEDENCE",
     "SAID_SOURCES",
     "SESSION_LIFETIME",
+    "breaks",
     "build_block",
     "read_current",
     "version_of",
@@ -134,7 +135,7 @@ def _deduplicated(
     return list(kept.values()), {kept[k].id: origins[k] for k in kept}
 
 
-def _breaks(
+def breaks(
     ref: str, showed: Mapping[str, Any] | None, hard_rows: Sequence[Mapping[str, Any]]
 ) -> bool:
     """Whether the object ``ref``, by the values it showed, fails a hard row of its type
@@ -1074,7 +1075,7 @@ def build_block(
         """Whether ``ref`` as it is now (its state in ``current`` over what it showed)
         breaks a hard entry."""
         state = {**((shown or {}).get(ref) or {}), **(current.get(ref) or {})}
-        return _breaks(ref, state, hard_rows)
+        return breaks(ref, state, hard_rows)
 
     # An object that breaks what the person requires, as it is now, is no interest to
     # offer again (clicked in black before saying "not black"; over the price limit now).
@@ -1092,7 +1093,7 @@ def build_block(
         for i in mine
         if not (
             i.kind == "interest"
-            and _breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows)
+            and breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows)
         )
     ]
     # What changed is never said of an object the agent must not show: one excluded, or
