@@ -5,13 +5,15 @@ names foods: an allergy or intolerance to one ("alergia grave a amendoim",
 "soy alérgico al maní", "allergic to peanuts", "peanut allergy") is a hard "sem
 amendoim"; an avoidance ("só evito pão", "I avoid bread") a soft one; an act said as
 such ("sem lactose", "without eggs") the act. What follows a negation ("não sou celíaco",
-"no soy", "not", "não tenho", "sem ser") until the clause ends is said *not* to hold:
-its acts are negated, never served (and a newer negation outweighs an older
-statement). Clauses end at punctuation and at "mas", "pero", "but".
+"no soy", "not", "não tenho", "sem ser"; a bare "no" only before a verb or a condition,
+since in Portuguese it is "in the") is said *not* to hold, until the clause ends or
+"e" / "y" / "and" starts a new statement: its acts are negated, never served (and a
+newer negation outweighs an older statement). Clauses end at punctuation and at "mas",
+"pero", "but".
 
 A food is said in the block's language when ``foods.toml`` lists it, else quoted as the
-person wrote it (words only: no digits' neighbours, no marks). Nothing else of the
-words is kept: the condition's own words never reach the agent.
+person wrote it (its words alone, three at most, no marks). Nothing else of the words
+is kept: the condition's own words never reach the agent.
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ _ALLERGY = frozenset(
     | {"intolerancia", "intolerancias", "intolerante", "intolerantes"}
     | {"allergic", "allergy", "allergies", "intolerant", "intolerance", "intolerances"}
 )
+#: Words that start a statement: after "e" / "y" / "and" they end a negation; after a
+#: bare "no" they make it one ("no soy").
+_VERBS = frozenset(
+    {"soy", "tengo", "es", "estoy", "como", "padezco", "sufro", "tomo", "puedo", "me", "se"}
+    | {"sou", "tenho", "estou", "sofro", "am", "have", "has", "longer"}
+)
+_ANEW = _VERBS | frozenset({"i", "eu", "yo", "so", "solo", "just"})
 #: English names the food first ("peanut allergy").
 _NOUN_FIRST = frozenset({"allergy", "allergies", "intolerance", "intolerances"})
 _AVOID = frozenset({"evito", "evita", "evitamos", "evitar", "evitando", "avoid", "avoids"})
@@ -79,7 +88,7 @@ _STOP = (
 )
 #: A food is a few words at most; longer is no food this module can tell.
 _FOOD_WORDS = 3
-_WORD_CHARS = 24
+_WORD_CHARS = 20  # "without “…”" stays within a label's 80 characters
 
 
 @dataclass(frozen=True)
@@ -128,14 +137,37 @@ def _clauses(text: str) -> list[list[tuple[str, str]]]:
     return [c for c in clauses if c]
 
 
-def _negation_at(keys: Sequence[str]) -> int:
-    """Where the clause's first negation starts (``len(keys)`` when none)."""
-    for i, key in enumerate(keys):
-        if key in _NEGATORS or (key == "t" and i and keys[i - 1] in _NT):
-            return i
-        if i + 1 < len(keys) and (key, keys[i + 1]) in _NOT_BEING:
-            return i
-    return len(keys)
+def _negates(keys: Sequence[str], i: int) -> bool:
+    """Whether a negation starts at ``keys[i]``. A bare "no" negates only before a verb
+    ("no soy") or a condition ("no peanut allergy"): in Portuguese it is "in the"
+    ("no verão")."""
+    key, following = keys[i], keys[i + 1 : i + 3]
+    if key == "no":
+        return bool(following) and (following[0] in _VERBS or any(k in _ALLERGY for k in following))
+    if key == "t":  # "don't", split at the apostrophe
+        return i > 0 and keys[i - 1] in _NT
+    return key in _NEGATORS or tuple(keys[i : i + 2]) in _NOT_BEING
+
+
+def _segments(words: Sequence[tuple[str, str]]) -> list[tuple[bool, list[tuple[str, str]]]]:
+    """The clause in runs said (``True``) and negated (``False``): a negation holds from
+    its word until "e" / "y" / "and" starts a new statement ("não sou celíaco e tenho
+    alergia a amendoim": the allergy is said)."""
+    keys = [k for _, k in words]
+    runs: list[tuple[bool, list[tuple[str, str]]]] = [(True, [])]
+    for i, word in enumerate(words):
+        said = runs[-1][0]
+        if said and _negates(keys, i):
+            runs.append((False, []))
+        elif (
+            not said
+            and keys[i] in _AND
+            and i + 1 < len(keys)
+            and keys[i + 1] in _ANEW | _ALLERGY | _AVOID
+        ):
+            runs.append((True, []))
+        runs[-1][1].append(word)
+    return [run for run in runs if run[1]]
 
 
 def _food_of(words: Sequence[tuple[str, str]]) -> _Food | None:
@@ -226,23 +258,25 @@ def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
     the declared acts and the foods done without its affirmed parts name, the foods it
     avoids, and the acts its negated parts name (never served)."""
     reading = Reading()
+
+    def _doing_without(food: _Food) -> tuple[str, Act]:
+        return _without(types, attr, food)
+
     values = said if isinstance(said, list) else [said]
     for value in (v for v in values if v is not None):
-        for words in _clauses(str(value)):
-            cut = _negation_at([k for _, k in words])
-            yes, no = words[:cut], words[cut:]
-            yes_text = " ".join(k for _, k in yes)
-            for name, act in [
-                *acts_for(types, attr, yes_text),
-                *(_without(types, attr, f) for f in [*_allergens(yes), *_after(yes, _WITHOUT)]),
-            ]:
+        for said_run, words in (run for c in _clauses(str(value)) for run in _segments(c)):
+            text = " ".join(k for _, k in words)
+            if not said_run:
+                reading.negated.update(n for n, _ in acts_for(types, attr, text))
+                reading.negated.update(n for n, _ in map(_doing_without, _allergens(words)))
+                continue
+            foods = [*_allergens(words), *_after(words, _WITHOUT)]
+            for name, act in [*acts_for(types, attr, text), *map(_doing_without, foods)]:
                 if name not in {n for n, _ in reading.acts}:
                     reading.acts.append((name, act))
-            for food in _after(yes, _AVOID):
+            for food in _after(words, _AVOID):
                 name = f"avoid_{food.name}"
                 if name not in {n for n, _ in reading.avoided}:
                     reading.avoided.append((name, Labels(**food.words)))
-            reading.negated.update(n for n, _ in acts_for(types, attr, " ".join(k for _, k in no)))
-            reading.negated.update(n for n, _ in (_without(types, attr, f) for f in _allergens(no)))
     negated = reading.negated - {n for n, _ in reading.acts}
     return Reading(reading.acts, reading.avoided, negated)

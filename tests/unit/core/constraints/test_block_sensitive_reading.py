@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.unit.core.constraints.builders import attribute, block, pref
+from turnstream.core.constraints import ToolBinding, filter_residual, render_for_tool
 from turnstream.core.constraints.sensitive_reading import read_sensitive
 from turnstream.models.object_types import load_types
 
@@ -95,6 +96,26 @@ def test_a_newer_negation_outweighs_an_older_statement_and_a_negation_only_its_c
 
 
 @pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        # A negation ends where "e" / "y" / "and" starts a new statement.
+        ("não sou celíaco e tenho alergia a amendoim", "pt", ["Obrigatório: sem amendoim"]),
+        ("I'm not coeliac and I'm allergic to peanuts", "en", ["Required: without peanuts"]),
+        ("no tengo alergia al maní pero soy celíaca", "es", ["Obligatorio: sin gluten"]),
+        # ...and only there: both foods are negated.
+        ("não sou alérgico a amendoim e castanha", "pt", []),
+        # A bare "no" negates before a verb or a condition; in Portuguese it is "in the".
+        ("no verão tenho alergia a camarão", "pt", ["Obrigatório: sem camarão"]),
+        ("I have no peanut allergy", "en", []),
+    ],
+)
+def test_a_negation_reaches_as_far_as_it_is_said(
+    said: str, language: str, lines: list[str]
+) -> None:
+    assert _lines(said, language) == lines
+
+
+@pytest.mark.parametrize(
     ("said", "language", "line"),
     [
         ("diabetes tipo 2", "pt", "Pergunte antes: dieta"),
@@ -129,3 +150,24 @@ def test_the_reading_keeps_no_word_of_the_condition() -> None:
     assert not read_sensitive(TYPES, DIET, "alergia").understood
     # A food of more words than a food has is no food: nothing read, so asked.
     assert not read_sensitive(TYPES, DIET, "alergia a pólen de árvores de jardim").acts
+
+
+def test_an_act_naming_no_objects_field_is_no_tool_argument_and_no_residual() -> None:
+    """Before, such an act was residual with an unbound field ``None``: a tool that
+    overfetches then failed judging its results by it."""
+    binding = ToolBinding.model_validate({
+        "tool": "search_products",
+        "args": [{"attr": "item_variant.color", "param": "colors",
+                  "negation": {"param": "exclude_colors"}}],
+        "results": {"path": "items", "type": "item_variant", "id": "sku"},
+        "capabilities": {"overfetch": True},
+    })  # fmt: skip
+    said = [pref("p1", "item_variant.color", "not_in", ("black",), "must_not"),
+            pref("p2", "item_variant.gender", "eq", ("women",), "must")]  # fmt: skip
+    got = block(preferences=said, attributes=[attribute("a1", DIET, "alergia a amendoim")],
+                types=TYPES)  # fmt: skip
+    rendered = render_for_tool(got, binding)
+    assert (rendered["residual"], rendered["unbound_attrs"]) == (["p2"], ["item_variant.gender"])
+    items = {"items": [{"sku": "1", "color": "navy"}, {"sku": "2", "color": "black"}]}
+    residual = [r for r in got["hard"] if r["id"] in rendered["residual"]]
+    assert filter_residual(items, residual, binding.results)[2] == 0  # no gender: kept
