@@ -1024,7 +1024,8 @@ def build_block(
     interest; a stated entry absorbs an inferred one on the same value, a hard entry
     naming one value the line of a stated attribute of that value; ``ask`` holds the
     asked notions no entry knows and those of each conflict, each judged alike whichever
-    of its names was asked; ``asked_unknown`` the names that name no field
+    of its names was asked, and each sensitive field whose newest statement nothing reads
+    (:func:`_acts`); ``asked_unknown`` the names that name no field
     (:func:`resolve_asked`). ``already_presented`` carries each object's state as it
     was shown; with ``current`` (ref -> its state read now, each price read by
     :func:`read_current`, which raises :class:`UnreadableState` for one that is no
