@@ -128,6 +128,18 @@ class SignalsConfig(BaseModel):
     # Not in the spec: how many idempotency keys a profile remembers to fold each event once.
     max_folded_keys: AtLeastOne = 10_000
 
+    # Not in the spec: the ``type.field`` names an outcome's ``attrs`` gives a size of,
+    # beside ``size`` (``attrs.shoe_size`` of an ``item_variant``: its
+    # ``item_variant.shoe_size``); the engine adds the attribute fields of the space's
+    # types, so a shoe's size and a shirt's are counted apart.
+    size_fields: frozenset[str] = frozenset()
+
+    def with_size_fields(self, names: frozenset[str]) -> SignalsConfig:
+        """This config with ``names`` (``type.field``) counted as sizes too."""
+        if names <= self.size_fields:
+            return self
+        return self.model_copy(update={"size_fields": self.size_fields | names})
+
     def with_sensitive(self, names: frozenset[str]) -> SignalsConfig:
         """This config with ``names`` (types or ``type.field``) sensitive too."""
         if names <= self.sensitive:

@@ -261,6 +261,15 @@ class ObjectTypes(_Doc):
             )
         return frozenset(names)
 
+    def attribute_names(self) -> frozenset[str]:
+        """Every ``type.field`` of role ``attribute`` (``item_variant.shoe_size``)."""
+        return frozenset(
+            f"{t}.{f}"
+            for t, declared in self.types.items()
+            for f, spec in declared.fields.items()
+            if spec.role == "attribute"
+        )
+
     def unknown(self, attr: str) -> str | None:
         """Why ``attr`` is not a declared ``type.field``; ``None`` when it is."""
         type_name, _, field_name = attr.partition(".")

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping
 from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, get_args
 
 from pydantic import TypeAdapter, ValidationError
 
-from turnstream.core.constraints.block import value_words_of
+from turnstream.core.constraints.block import breaks, value_words_of
 from turnstream.core.constraints.changes import (
     UnreadableState,
     changes_since_shown,
@@ -27,6 +27,7 @@ from turnstream.core.constraints.changes import (
     state_shown,
 )
 from turnstream.core.constraints.text import LANGUAGES, changes_said, language_of
+from turnstream.core.constraints.value_ids import value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.interactions import Interaction
 from turnstream.models.object_types import ObjectTypes
@@ -42,6 +43,7 @@ from turnstream.sdk.claims import (
     ToolCall,
 )
 from turnstream.sdk.claims.contract import Language
+from turnstream.sdk.claims.evidence import ValueClass
 from turnstream.sdk.ids import uuid7
 
 
@@ -96,6 +98,28 @@ def _iso(at: datetime) -> str:
 
 
 _REFUSED = " (the turn will not be published: fix the interaction and run the turn again)"
+
+
+def _bad_value(
+    where: str, i: int, data: Mapping[str, Any], exc: ValidationError, typed: bool
+) -> str:
+    """What is wrong with ``values[i]`` of a call or a read, and what to do: a missing
+    class names the classes and ``type=``."""
+    name = f"{where}: values.{i} (field {data.get('field')!r})"
+    problems = []
+    for error in exc.errors():
+        loc = ".".join(str(p) for p in error["loc"])
+        if error["type"] == "missing" and loc == "class":
+            hint = "give its class"
+            if not typed:
+                hint += ", or pass type= to take it from the conversation's object types"
+            problems.append(f"class required: {hint} ({', '.join(get_args(ValueClass))})")
+        elif error["loc"][:1] == ("value",):  # one error per member of the union
+            got = type(data.get("value")).__name__
+            problems.append(f"value: a number, a text or a pair of numbers, not a {got}")
+        else:
+            problems.append(f"{loc}: {error['msg']}")
+    return f"{name}: {'; '.join(dict.fromkeys(problems))}"
 
 
 def interaction_problems(exc: ValidationError) -> str:
@@ -240,16 +264,17 @@ class TurnFrame:
         naming it, and nothing is recorded."""
         types = self.conversation.types
         language = self.language or getattr(self.conversation, "language", None) or "en"
+        lang = language_of(language)
         given = list(values)
+        fields = {
+            str(v.field if isinstance(v, EvidenceValue) else v.get("field")): (
+                v.value if isinstance(v, EvidenceValue) else v.get("value")
+            )
+            for v in given
+        }
         if types is not None:
-            fields = {
-                str(v.field if isinstance(v, EvidenceValue) else v.get("field")): (
-                    v.value if isinstance(v, EvidenceValue) else v.get("value")
-                )
-                for v in given
-            }
             try:
-                read_state(object, fields, types, language_of(language))
+                read_state(object, fields, types, lang)
             except UnreadableState as exc:
                 raise TurnstreamError(f"record_read: {object}.{exc}") from None
         read = StateRead(
@@ -261,14 +286,45 @@ class TurnFrame:
         shown = self._shown_before(object)
         if shown is None or types is None:
             return SeenChanges(object, [], "")
-        lang = language_of(language)
-        now = read_state(object, {v.field: v.value for v in read.values}, types, lang)
+        now = read_state(object, fields, types, lang)
+        if self._unsaid(object, now):
+            return SeenChanges(object, [], "")
         changes = [c.as_dict() for c in changes_since_shown(object, shown, now, types, lang)]
         type_name = object.split(":", 1)[0]
         values = value_words_of(types, lang)
         said = changes_said(language, type_name, changes, types.labels(lang), values)
         words = LANGUAGES[language_of(language)]
         return SeenChanges(object, changes, f"{words['changed_since']} {said}" if said else "")
+
+    def _unsaid(self, ref: str, now: Mapping[str, Any]) -> bool:
+        """Whether what changed of ``ref`` goes unsaid, as the block leaves it unsaid: the
+        person excluded it (the cited block's ``exclude``, or a dislike in this turn),
+        or, as it is now (``now`` over what it showed), it breaks a hard entry of the
+        cited block (an interest in it is no interest the agent may offer again)."""
+        block = self.block or {}
+        disliked = {
+            i.get("ref")
+            for i in self.interactions
+            if i.get("kind") == "feedback" and i.get("polarity") == "dislike"
+        }
+        if ref in block.get("exclude", ()) or ref in disliked:
+            return True
+        ids = value_ids(self.conversation.types)
+        return breaks(ref, {**self._showed(ref), **now}, block.get("hard", ()), ids)
+
+    def _showed(self, ref: str) -> dict[str, Any]:
+        """Every value ``ref`` showed the person: its latest presentation in this turn,
+        else the state the cited block's ``already_presented`` entry carries."""
+        for interaction in reversed(self.interactions):
+            if interaction.get("kind") != "presented":
+                continue
+            for item in interaction.get("items", ()):
+                if item.get("ref") == ref:
+                    return dict(item.get("shown") or {})
+        for entry in (self.block or {}).get("already_presented", ()):
+            if entry.get("ref") == ref:
+                return dict(entry.get("shown") or {})
+        return {}
 
     def _shown_before(self, ref: str) -> dict[str, Any] | None:
         """The state ``ref`` showed the person: its latest presentation in this turn,
@@ -287,10 +343,13 @@ class TurnFrame:
     def _values(
         self, values: Iterable[EvidenceValue | Mapping[str, Any]], type: str | None, where: str
     ) -> list[EvidenceValue]:
-        if type is None:
-            return [EvidenceValue.model_validate(v) for v in values]
+        """The values as evidence. With ``type``, a value takes its field's class and claim
+        age from the conversation's object types; a field they declare without a class
+        (a stock flag, the sizes in stock) is no evidence (no claim can be checked
+        against it) and is left out. A bad value raises :class:`TurnstreamError` naming
+        it and what to do."""
         types = self.conversation.types
-        if types is None or type not in types.types:
+        if type is not None and (types is None or type not in types.types):
             raise TurnstreamError(f"{where}: type {type!r} is not in the conversation's types")
         found: list[EvidenceValue] = []
         for i, value in enumerate(values):
@@ -298,19 +357,29 @@ class TurnFrame:
                 found.append(value)
                 continue
             data = dict(value)
-            declared = types.field(f"{type}.{data.get('field')}")
-            if declared is None:
-                raise TurnstreamError(
-                    f"{where}: values.{i}.field: {type}.{data.get('field')} is not declared"
-                )
-            if "class" not in data and declared.class_ is not None:
-                data["class"] = declared.class_
-            if "claim_age_s" not in data and declared.claim_age is not None:
-                data["claim_age_s"] = declared.claim_age.total_seconds()
-            if declared.role == "identifier":
-                data.setdefault("class", "label")
-                data.setdefault("identifies", True)
-            found.append(EvidenceValue.model_validate(data))
+            if type is not None and types is not None:
+                declared = types.field(f"{type}.{data.get('field')}")
+                if declared is None:
+                    raise TurnstreamError(
+                        f"{where}: values.{i}.field: {type}.{data.get('field')} is not declared"
+                    )
+                if (
+                    "class" not in data
+                    and declared.class_ is None
+                    and declared.role != "identifier"
+                ):
+                    continue
+                if "class" not in data and declared.class_ is not None:
+                    data["class"] = declared.class_
+                if "claim_age_s" not in data and declared.claim_age is not None:
+                    data["claim_age_s"] = declared.claim_age.total_seconds()
+                if declared.role == "identifier":
+                    data.setdefault("class", "label")
+                    data.setdefault("identifies", True)
+            try:
+                found.append(EvidenceValue.model_validate(data))
+            except ValidationError as exc:
+                raise TurnstreamError(_bad_value(where, i, data, exc, type is not None)) from None
         return found
 
     def document(self, id: str, text: str) -> None:

@@ -144,3 +144,40 @@ def test_words_stated_before_the_table_are_sealed_at_start(store: Store) -> None
                         inputs.attributes, [], [], [], [], datetime.now(UTC),
                         types=load_types(EXAMPLES))  # fmt: skip
     assert block["text"] == "Obrigatório: sem glúten"
+
+
+def test_an_allergy_and_a_negation_read_back_from_the_store(store: Store) -> None:
+    """Words read back from ``stated_sensitive``: an allergy serves its act, a newer
+    negation withdraws an older condition, words nothing reads are asked; none of them
+    reaches the block or an analyst's table."""
+    said = [
+        ("d1", "p4", "alergia grave a amendoim", "2026-12-01T10:00:00+00:00"),
+        ("d2", "p4", "celíaco", "2026-12-01T10:00:00+00:00"),
+        ("d3", "p5", "diabetes tipo 2", "2026-12-01T10:00:00+00:00"),
+        ("d4", "p4", "não sou celíaco, só evito pão", "2026-12-02T10:00:00+00:00"),
+    ]
+    items = []
+    for key, person, value, when in said:
+        diet = {"kind": "attribute", "attr": "person.diet", "value": value, "source": "stated"}
+        item = json.loads(_item(key, person, diet))
+        items.append(json.dumps({**item, "occurred_at": when}).encode())
+    _write(store, items)
+    visible = sorted({*ANALYST_TABLES, *ANALYST_VIEWS, *CATALOG})
+    for relation in visible:
+        rows = json.dumps(store.query(f"SELECT * FROM {relation}").rows, default=str,
+                          ensure_ascii=False).lower()  # fmt: skip
+        assert not any(w in rows for w in ("amendoim", "diabetes", "evito")), relation
+    types = load_types(EXAMPLES)
+    texts = {}
+    for person in ("p4", "p5"):
+        inputs = load_inputs(store, "acme", person, "self")
+        block = build_block(BlockRequest("acme", person, language="pt"), inputs.preferences,
+                            inputs.attributes, [], [], [], [], datetime.now(UTC),
+                            types=types)  # fmt: skip
+        texts[person] = block["text"].split("\n")
+        assert not any(w in json.dumps(block, ensure_ascii=False).lower()
+                       for w in ("alergia", "grave", "diabetes", "celíac"))  # fmt: skip
+    assert texts == {
+        "p4": ["Obrigatório: sem amendoim", "Prefere evitar: pão"],
+        "p5": ["Pergunte antes: dieta"],
+    }

@@ -261,7 +261,9 @@ def render_for_tool(block: Mapping[str, Any], binding: ToolBinding) -> dict[str,
     residual: list[str] = []
     unbound: set[str] = set()
     for entry in block.get("hard", ()):
-        if entry.get("lost"):
+        # An act of a sensitive field that names no objects' field ("sem amendoim") is the
+        # agent's to act on from the text: no argument carries it, no result is judged by it.
+        if entry.get("lost") or entry["attr"] is None:
             continue
         args = [arg for arg in binding.args if arg.attr == entry["attr"]]
         if not args:

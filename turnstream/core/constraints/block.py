@@ -32,7 +32,7 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
-from turnstream.core.constraints.sensitive import acts_for
+from turnstream.core.constraints.sensitive_reading import read_sensitive
 from turnstream.core.constraints.text import ValueWords, language_of, quoted, render_text
 from turnstream.core.constraints.value_ids import ValueIds, value_ids
 from turnstream.core.derivation.events import format_time
@@ -43,6 +43,7 @@ __all__ = [
     "PRECEDENCE",
     "SAID_SOURCES",
     "SESSION_LIFETIME",
+    "breaks",
     "build_block",
     "read_current",
     "version_of",
@@ -136,7 +137,7 @@ def _deduplicated(
     return list(kept.values()), {kept[k].id: origins[k] for k in kept}
 
 
-def _breaks(
+def breaks(
     ref: str,
     showed: Mapping[str, Any] | None,
     hard_rows: Sequence[Mapping[str, Any]],
@@ -291,42 +292,58 @@ def _soft(
     return rows, entries
 
 
+@dataclass
+class _Acted:
+    """What statements on sensitive fields mean to the agent (:func:`_acts`)."""
+
+    hard_rows: list[dict[str, Any]] = field(default_factory=list)
+    hard: list[_Entry] = field(default_factory=list)
+    soft_rows: list[dict[str, Any]] = field(default_factory=list)
+    #: The fields whose newest statement means nothing this block can act on.
+    unread: list[str] = field(default_factory=list)
+
+
 def _acts(
     said: Sequence[StatedPreference | StatedAttribute], types: _Types, language: str
-) -> tuple[list[dict[str, Any]], list[_Entry]]:
-    """What statements on sensitive fields mean to the agent: one hard entry per act the
-    types document declares for their words (the newest statement of each), its label
-    in the block's language; never the words, and nothing for words no act declares."""
-    rows, entries = [], []
+) -> _Acted:
+    """What statements on sensitive fields mean to the agent (:func:`read_sensitive`):
+    one hard entry per act their words affirm (the declared ones, "sem amendoim" for an
+    allergy), one soft avoid per food they avoid, its label in the block's language;
+    never the words. The newest statement of each act decides it: one that negates it
+    ("não sou celíaco") leaves it out. A field whose newest statement means nothing
+    readable is ``unread`` (asked, never echoed)."""
+    acted = _Acted()
     seen: set[tuple[str, str]] = set()
+    newest: set[str] = set()
     for fact in sorted(said, key=lambda f: (f.occurred_at, f.id), reverse=True):
         words = list(fact.values) if isinstance(fact, StatedPreference) else [fact.value]
-        for name, act in acts_for(types, fact.attr, words):
+        reading = read_sensitive(types, fact.attr, words)
+        if fact.attr not in newest:
+            newest.add(fact.attr)
+            if not reading.understood:
+                acted.unread.append(fact.attr)
+        seen.update((fact.attr, name) for name in reading.negated)
+        common = {
+            "source": fact.source,
+            "scope": "persistent",
+            "category": None,
+            "origin": fact.origin,
+            "origins": [fact.origin],
+            "expires_at": None,
+        }
+        for name, act in reading.acts:
             if (fact.attr, name) in seen:
                 continue
             seen.add((fact.attr, name))
             op = act.op if act.attr is not None else None
-            rows.append(
-                {
-                    "id": f"{fact.id}:{name}",
-                    "attr": act.attr,
-                    "op": op,
-                    "values": list(act.values),
-                    "source": fact.source,
-                    "scope": "persistent",
-                    "category": None,
-                    "relax": "never",
-                    "origin": fact.origin,
-                    "origins": [fact.origin],
-                    "expires_at": None,
-                    "act": name,
-                    "label": str(getattr(act.labels, language)),
-                }
-            )
-            entries.append(
+            label = str(getattr(act.labels, language))
+            row = {"id": f"{fact.id}:{name}", "attr": act.attr, "op": op}
+            row |= {"values": list(act.values), **common, "relax": "never"}
+            acted.hard_rows.append(row | {"act": name, "label": label})
+            acted.hard.append(
                 _Entry(
                     "hard",
-                    f"{fact.id}:{name}",
+                    row["id"],
                     act.attr,
                     True,
                     op,
@@ -335,7 +352,15 @@ def _acts(
                     occurred_at=fact.occurred_at,
                 )
             )
-    return rows, entries
+        for name, food in reading.avoided:
+            if (fact.attr, name) in seen:
+                continue
+            seen.add((fact.attr, name))
+            row = {"id": f"{fact.id}:{name}", "attr": None, "op": None, "values": []}
+            row |= {"polarity": "avoid", "weight": 1.0, "confidence": 1.0}
+            row |= {"kind": "preference", **common, "inferred": False}
+            acted.soft_rows.append(row | {"act": name, "label": str(getattr(food, language))})
+    return acted
 
 
 def _asked(attr: str, asked: Sequence[str], types: _Types) -> bool:
@@ -1076,7 +1101,8 @@ def build_block(
     ``negro`` and ``preto`` alike), a size without a system as the size in the only
     system known for it (:func:`_systems`). ``ask`` holds the
     asked notions no entry knows and those of each conflict, each judged alike whichever
-    of its names was asked; ``asked_unknown`` the names that name no field
+    of its names was asked, and each sensitive field whose newest statement nothing reads
+    (:func:`_acts`); ``asked_unknown`` the names that name no field
     (:func:`resolve_asked`). ``already_presented`` carries each object's state as it
     was shown; with ``current`` (ref -> its state read now, each price read by
     :func:`read_current`, which raises :class:`UnreadableState` for one that is no
@@ -1129,7 +1155,7 @@ def build_block(
         """Whether ``ref`` as it is now (its state in ``current`` over what it showed)
         breaks a hard entry."""
         state = {**((shown or {}).get(ref) or {}), **(current.get(ref) or {})}
-        return _breaks(ref, state, hard_rows, ids)
+        return breaks(ref, state, hard_rows, ids)
 
     # An object that breaks what the person requires, as it is now, is no interest to
     # offer again (clicked in black before saying "not black"; over the price limit now).
@@ -1147,18 +1173,19 @@ def build_block(
         for i in mine
         if not (
             i.kind == "interest"
-            and _breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows, ids)
+            and breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows, ids)
         )
     ]
     # What changed is never said of an object the agent must not show: one excluded, or
     # one that breaks a hard entry as it is now (one that broke it when shown and fits
     # now is said: its price came down under the limit).
     silent = frozenset(ref for ref in {*excluded, *current} if ref in excluded or breaks_now(ref))
-    act_rows, acts = _acts(said_sensitive, types, language)
-    hard_rows, hard = [*act_rows, *hard_rows], [*acts, *hard]
+    acted = _acts(said_sensitive, types, language)
+    hard_rows, hard = [*acted.hard_rows, *hard_rows], [*acted.hard, *hard]
     soft_rows, soft = _soft(
         prefs, origins, [i for i in mine if i.kind in _SOFT_KINDS], soft_max, ids
     )
+    soft_rows = [*acted.soft_rows, *soft_rows]
     if request.for_ == "gift":  # a gift never becomes an attribute of anyone
         attr_rows, attrs = [], []
     else:
@@ -1199,10 +1226,15 @@ def build_block(
     if unknown:
         block["asked_unknown"] = unknown
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
-    # A sensitive field the person spoke of is known: the block acts on it, never asks.
-    acted = [{"attr": fact.attr, "value": None} for fact in said_sensitive]
-    known_rows = [*attr_rows, *acted, *hard_rows, *soft_rows]
+    # A sensitive field the person spoke of is known: the block acts on it, never asks
+    # it; unless what they said last means nothing it can act on: then it asks (by the
+    # field's name, never the words).
+    spoken = [{"attr": fact.attr, "value": None} for fact in said_sensitive]
+    known_rows = [*attr_rows, *spoken, *hard_rows, *soft_rows]
     block["ask"] = _ask(request, asked.fields, known_rows, conflicts, by_id, types)
+    for question in (_question(types, attr) for attr in acted.unread):
+        if question not in block["ask"]:
+            block["ask"].append(question)
     words = {**(types.labels(language) if types else {}), **(labels or {})}
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}

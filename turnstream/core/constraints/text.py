@@ -611,6 +611,9 @@ def _soft_lines(
             objects.setdefault(kind, []).extend(entry["values"])
             continue
         polarity = entry["polarity"]
+        if entry.get("label"):  # what a sensitive field's words avoid: its own words
+            lines.append(f"{words[polarity]} {entry['label']}")
+            continue
         lead = words["affinity"] if kind == "affinity" and polarity == "prefer" else None
         lead = lead or (words["avoid_inferred"] if kind == "affinity" else words[polarity])
         field = field_words(entry["attr"], labels)

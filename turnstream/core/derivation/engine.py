@@ -142,12 +142,15 @@ class SignalsEngine:
         return not (event.kind == "command" and event.name == "erase")
 
     def config_for(self, space_id: str) -> SignalsConfig:
-        """``config`` with the sensitive types and fields of the space's types added."""
+        """``config`` with the sensitive types and fields, and the attribute fields (sizes
+        an outcome's ``attrs`` may give), of the space's types added."""
         config = self._configs.get(space_id)
         if config is None:
             types = self.types_for(space_id)
-            extra = frozenset() if types is None else types.sensitive_names()
-            config = self.config.with_sensitive(extra)
+            config = self.config
+            if types is not None:
+                config = config.with_sensitive(types.sensitive_names())
+                config = config.with_size_fields(types.attribute_names())
             self._configs[space_id] = config
         return config
 

@@ -650,23 +650,28 @@ def _outcome(
 
 
 def _size(bucket: BucketState, event: SignalEvent, ref: str, config: SignalsConfig) -> None:
+    """Count the sizes of an outcome: ``attrs.size``, and each ``attrs`` field of the
+    ref's type that ``config.size_fields`` names (``attrs.shoe_size`` of a sneaker
+    counts on ``item_variant.shoe_size``, never on its clothing ``size``)."""
     payload = event.payload
-    size = (payload.get("attrs") or {}).get("size")
-    if size is None or isinstance(size, bool):
-        return
     if payload["outcome"] in ("purchase", "kept"):
         delta = 1
     elif payload["outcome"] == "return" and payload.get("reason") == "returned_for_size":
         delta = -1
     else:
         return
-    attr = attr_of(ref, "size")
-    if attr in config.sensitive:
-        _count(bucket.sensitive_counts, attr)
-        return
-    stats = bucket.sizes.setdefault(attr, {}).setdefault(value_key(size), SizeStats())
-    stats.net += delta
-    stats.events += 1
-    stats.sessions.add(event.session)
-    remember(stats.origin, event.occurred_at, event.idempotency_key, config.max_origin_events)
-    stats.last_occurred_at = later(stats.last_occurred_at, event.occurred_at)
+    for name, size in sorted((payload.get("attrs") or {}).items()):
+        attr = attr_of(ref, name)
+        if size is None or isinstance(size, bool):
+            continue
+        if name != "size" and attr not in config.size_fields:
+            continue
+        if attr in config.sensitive:
+            _count(bucket.sensitive_counts, attr)
+            continue
+        stats = bucket.sizes.setdefault(attr, {}).setdefault(value_key(size), SizeStats())
+        stats.net += delta
+        stats.events += 1
+        stats.sessions.add(event.session)
+        remember(stats.origin, event.occurred_at, event.idempotency_key, config.max_origin_events)
+        stats.last_occurred_at = later(stats.last_occurred_at, event.occurred_at)

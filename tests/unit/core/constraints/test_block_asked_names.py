@@ -48,7 +48,7 @@ def test_names_are_matched_without_case_accents_or_separators() -> None:
         (ACME, "tamanho", "item_variant.size"),
         (ACME, "Size", "item_variant.size"),
         (ACME, "tamanho de roupa", CLOTHING),
-        (ACME, "Numero do calcado", "person.shoe_size"),
+        (ACME, "Numero do calcado", "item_variant.shoe_size"),  # the notion of person.shoe_size
         (ACME, "ITEM_VARIANT.COLOR", "item_variant.color"),
     ],
 )

@@ -45,9 +45,10 @@ def test_the_block_serves_the_act_never_the_words(language: str) -> None:
     assert asked["ask"] == ["item_variant.size"]  # said: never asked again
 
 
-def test_words_no_act_declares_serve_nothing_and_a_preference_on_the_field_acts_too() -> None:
+def test_words_no_act_declares_are_asked_and_a_preference_on_the_field_acts_too() -> None:
     got = block(attributes=[attribute("a1", DIET, "diabetes tipo 2")], types=TYPES, language="pt")
-    assert (got["text"], got["hard"], got["attributes"]) == ("", [], [])
+    assert (got["text"], got["hard"], got["attributes"]) == ("Pergunte antes: dieta", [], [])
+    assert got["ask"] == [DIET]
     assert "diabetes" not in json.dumps(got)
     said = [
         pref("p1", DIET, "in", ("intolerante à lactose", "vegana"), "must"),

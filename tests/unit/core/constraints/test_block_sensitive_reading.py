@@ -1,0 +1,173 @@
+"""Sensitive stated values read from their words: an allergy or intolerance to a named
+food is a hard "sem X" / "without X" / "sin X"; a negated condition ("não sou celíaco")
+serves no act (at most the soft avoid the rest says); words nothing reads are asked,
+never echoed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.unit.core.constraints.builders import attribute, block, pref
+from turnstream.core.constraints import ToolBinding, filter_residual, render_for_tool
+from turnstream.core.constraints.sensitive_reading import read_sensitive
+from turnstream.models.object_types import load_types
+
+TYPES = load_types(Path(__file__).resolve().parents[4] / "examples" / "types.toml")
+DIET = "person.diet"
+
+
+def _lines(said: str, language: str, **more: object) -> list[str]:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language, **more)
+    return got["text"].split("\n") if got["text"] else []
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "line"),
+    [
+        ("alergia grave a amendoim", "pt", "Obrigatório: sem amendoim"),
+        ("sou alérgica a frutos do mar", "pt", "Obrigatório: sem frutos do mar"),
+        ("tengo alergia a los cacahuetes", "es", "Obligatorio: sin cacahuete"),
+        ("soy alérgico al maní", "es", "Obligatorio: sin cacahuete"),
+        ("I'm allergic to peanuts", "en", "Required: without peanuts"),
+        ("severe peanut allergy", "en", "Required: without peanuts"),
+        ("intolerante a ovo", "pt", "Obrigatório: sem ovo"),
+        ("intolerant to eggs", "en", "Required: without eggs"),
+    ],
+)
+def test_an_allergy_to_a_named_food_is_a_hard_act(said: str, language: str, line: str) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert got["text"].split("\n") == [line]
+    [row] = got["hard"]
+    assert (row["relax"], row["attr"], row["source"]) == ("never", None, "stated")
+    assert got["ask"] == []
+    served = json.dumps(got, ensure_ascii=False).lower()
+    assert not any(w in served for w in ("alergi", "allerg", "intoler")), served
+
+
+def test_a_food_is_said_in_the_blocks_language_or_quoted_and_several_are_each_acted() -> None:
+    assert _lines("alergia grave a amendoim", "en") == ["Required: without peanuts"]
+    assert _lines("alergia a amendoim e camarão", "pt") == [
+        "Obrigatório: sem amendoim",
+        "Obrigatório: sem camarão",
+    ]
+    # A food no list names is the person's word, quoted; what follows it is left out.
+    assert _lines("alergia a kiwi desde criança", "es") == ["Obligatorio: sin “kiwi”"]
+    # An allergy to what an act of the types document covers is that act.
+    assert _lines("intolerante à lactose", "pt") == ["Obrigatório: sem lactose"]
+    assert _lines("allergic to gluten", "en") == ["Required: gluten-free"]
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        ("não sou celíaco, só evito pão", "pt", ["Prefere evitar: pão"]),
+        ("no soy celíaco, solo evito el pan", "es", ["Prefiere evitar: pan"]),
+        ("I'm not coeliac, I just avoid bread", "en", ["Would rather avoid: bread"]),
+        ("sem ser celíaca", "pt", []),
+        ("não tenho alergia a amendoim", "pt", []),
+        ("no tengo alergia al maní", "es", []),
+        ("I don't have a peanut allergy", "en", []),
+    ],
+)
+def test_a_negated_condition_serves_no_hard_act(said: str, language: str, lines: list[str]) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert got["hard"] == []
+    assert _lines(said, language) == lines
+    assert got["ask"] == []  # understood: nothing to ask
+    assert all(row["polarity"] == "avoid" and row["act"] for row in got["soft"])
+
+
+def test_a_newer_negation_outweighs_an_older_statement_and_a_negation_only_its_clause() -> None:
+    said = [
+        attribute("a1", DIET, "não sou celíaco", hours_ago=1),
+        attribute("a2", DIET, "celíaco", hours_ago=5),
+    ]
+    assert block(attributes=said, types=TYPES, language="pt")["hard"] == []
+    older = [
+        attribute("a1", DIET, "celíaca", hours_ago=1),
+        attribute("a2", DIET, "não sou celíaca", hours_ago=5),
+    ]
+    assert [r["act"] for r in block(attributes=older, types=TYPES)["hard"]] == ["gluten_free"]
+    assert _lines("alergia a camarão, não a peixe", "pt") == ["Obrigatório: sem camarão"]
+    assert _lines("allergic to peanuts but not coeliac", "en") == ["Required: without peanuts"]
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        # A negation ends where "e" / "y" / "and" starts a new statement.
+        ("não sou celíaco e tenho alergia a amendoim", "pt", ["Obrigatório: sem amendoim"]),
+        ("I'm not coeliac and I'm allergic to peanuts", "en", ["Required: without peanuts"]),
+        ("no tengo alergia al maní pero soy celíaca", "es", ["Obligatorio: sin gluten"]),
+        # ...and only there: both foods are negated.
+        ("não sou alérgico a amendoim e castanha", "pt", []),
+        # A bare "no" negates before a verb or a condition; in Portuguese it is "in the".
+        ("no verão tenho alergia a camarão", "pt", ["Obrigatório: sem camarão"]),
+        ("I have no peanut allergy", "en", []),
+    ],
+)
+def test_a_negation_reaches_as_far_as_it_is_said(
+    said: str, language: str, lines: list[str]
+) -> None:
+    assert _lines(said, language) == lines
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "line"),
+    [
+        ("diabetes tipo 2", "pt", "Pergunte antes: dieta"),
+        ("tengo una alergia", "es", "Pregunte antes: dieta"),
+        ("high blood pressure", "en", "Ask first: diet"),
+    ],
+)
+def test_words_nothing_reads_are_asked_never_echoed(said: str, language: str, line: str) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert (got["text"], got["ask"], got["hard"], got["soft"]) == (line, [DIET], [], [])
+    served = json.dumps(got, ensure_ascii=False).lower()
+    assert not any(w in served for w in said.lower().split() if len(w) > 3), served
+
+
+def test_only_the_newest_statement_of_a_field_decides_whether_to_ask() -> None:
+    said = [
+        attribute("a1", DIET, "celíaca", hours_ago=1),
+        attribute("a2", DIET, "diabetes tipo 2", hours_ago=5),
+    ]
+    assert block(attributes=said, types=TYPES, language="pt")["ask"] == []
+    said = [pref("p1", DIET, "in", ("pressão alta",), "must", hours_ago=1), *said[:1]]
+    got = block(preferences=said[:1], attributes=said[1:], types=TYPES, language="pt")
+    assert got["text"].split("\n") == ["Obrigatório: sem glúten", "Pergunte antes: dieta"]
+
+
+def test_the_reading_keeps_no_word_of_the_condition() -> None:
+    reading = read_sensitive(TYPES, DIET, "não sou celíaco, só evito pão")
+    assert (reading.acts, reading.negated) == ([], {"gluten_free"})
+    assert [(n, food.en) for n, food in reading.avoided] == [("avoid_bread", "bread")]
+    reading = read_sensitive(TYPES, DIET, ["alergia a amendoim", "vegana"])
+    assert [n for n, _ in reading.acts] == ["without_peanut", "vegan"]
+    assert not read_sensitive(TYPES, DIET, "alergia").understood
+    # A food of more words than a food has is no food: nothing read, so asked.
+    assert not read_sensitive(TYPES, DIET, "alergia a pólen de árvores de jardim").acts
+
+
+def test_an_act_naming_no_objects_field_is_no_tool_argument_and_no_residual() -> None:
+    """Before, such an act was residual with an unbound field ``None``: a tool that
+    overfetches then failed judging its results by it."""
+    binding = ToolBinding.model_validate({
+        "tool": "search_products",
+        "args": [{"attr": "item_variant.color", "param": "colors",
+                  "negation": {"param": "exclude_colors"}}],
+        "results": {"path": "items", "type": "item_variant", "id": "sku"},
+        "capabilities": {"overfetch": True},
+    })  # fmt: skip
+    said = [pref("p1", "item_variant.color", "not_in", ("black",), "must_not"),
+            pref("p2", "item_variant.gender", "eq", ("women",), "must")]  # fmt: skip
+    got = block(preferences=said, attributes=[attribute("a1", DIET, "alergia a amendoim")],
+                types=TYPES)  # fmt: skip
+    rendered = render_for_tool(got, binding)
+    assert (rendered["residual"], rendered["unbound_attrs"]) == (["p2"], ["item_variant.gender"])
+    items = {"items": [{"sku": "1", "color": "navy"}, {"sku": "2", "color": "black"}]}
+    residual = [r for r in got["hard"] if r["id"] in rendered["residual"]]
+    assert filter_residual(items, residual, binding.results)[2] == 0  # no gender: kept

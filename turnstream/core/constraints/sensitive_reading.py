@@ -1,0 +1,282 @@
+"""What a value stated on a sensitive field means to the agent, read from its words.
+
+Beside the acts the types document declares (:func:`.sensitive.acts_for`), a person
+names foods: an allergy or intolerance to one ("alergia grave a amendoim",
+"soy alérgico al maní", "allergic to peanuts", "peanut allergy") is a hard "sem
+amendoim"; an avoidance ("só evito pão", "I avoid bread") a soft one; an act said as
+such ("sem lactose", "without eggs") the act. What follows a negation ("não sou celíaco",
+"no soy", "not", "não tenho", "sem ser"; a bare "no" only before a verb or a condition,
+since in Portuguese it is "in the") is said *not* to hold, until the clause ends or
+"e" / "y" / "and" starts a new statement: its acts are negated, never served (and a
+newer negation outweighs an older statement). Clauses end at punctuation and at "mas",
+"pero", "but".
+
+A food is said in the block's language when ``foods.toml`` lists it, else quoted as the
+person wrote it (its words alone, three at most, no marks). Nothing else of the words
+is kept: the condition's own words never reach the agent.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from turnstream.core.constraints.sensitive import acts_for, normalized
+from turnstream.core.constraints.text import quoted
+from turnstream.models.object_types import Act, Labels, ObjectTypes
+
+__all__ = ["Reading", "read_sensitive"]
+
+_FOODS = Path(__file__).with_name("foods.toml")
+#: A word, or a mark that ends a clause.
+_TOKEN = re.compile(r"[^\W_]+|[,;.!?()\[\]\n]")
+_BREAKS = frozenset(",;.!?()[]\n")
+_CONTRAST = frozenset({"mas", "porem", "pero", "but", "however", "though", "although", "aunque"})
+_NEGATORS = frozenset(
+    {"nao", "nunca", "nem", "jamais", "not", "never", "nor", "no", "ni", "tampoco", "jamas"}
+    | {"dont", "doesnt", "isnt", "arent", "didnt", "havent", "hasnt", "cant", "aint"}
+)
+#: The first half of "don't" once the apostrophe splits it ("don", "t").
+_NT = frozenset({"don", "doesn", "isn", "aren", "didn", "haven", "hasn", "can", "ain", "wasn"})
+_NOT_BEING = frozenset({("sem", "ser"), ("sin", "ser"), ("without", "being")})
+_ALLERGY = frozenset(
+    {"alergia", "alergias", "alergico", "alergica", "alergicos", "alergicas"}
+    | {"intolerancia", "intolerancias", "intolerante", "intolerantes"}
+    | {"allergic", "allergy", "allergies", "intolerant", "intolerance", "intolerances"}
+)
+#: Words that start a statement: after "e" / "y" / "and" they end a negation; after a
+#: bare "no" they make it one ("no soy").
+_VERBS = frozenset(
+    {"soy", "tengo", "es", "estoy", "como", "padezco", "sufro", "tomo", "puedo", "me", "se"}
+    | {"sou", "tenho", "estou", "sofro", "am", "have", "has", "longer"}
+)
+_ANEW = _VERBS | frozenset({"i", "eu", "yo", "so", "solo", "just"})
+#: English names the food first ("peanut allergy").
+_NOUN_FIRST = frozenset({"allergy", "allergies", "intolerance", "intolerances"})
+_AVOID = frozenset({"evito", "evita", "evitamos", "evitar", "evitando", "avoid", "avoids"})
+_WITHOUT = frozenset({"sem", "sin", "without"})
+_TO = frozenset({"a", "ao", "aos", "as", "al", "to", "de", "do", "da", "dos", "das", "del"})
+_ARTICLES = frozenset(
+    {"o", "os", "a", "as", "el", "la", "los", "las", "the", "um", "uma", "un", "una", "an"}
+    | {"my", "meu", "minha", "mi", "mis", "some", "any", "todo", "toda", "all"}
+)
+#: Words of degree or kind left out of a food ("alergia grave a", "severe").
+_DEGREE = frozenset(
+    {"grave", "graves", "severa", "severo", "severas", "severos", "severe", "leve", "leves"}
+    | {"mild", "forte", "fuerte", "strong", "seria", "serio", "serious", "bad", "muito"}
+    | {"muy", "very", "alimentar", "alimentaria", "food", "ligeira", "ligera", "moderada"}
+    | {"moderate", "tambem", "tambien", "also"}
+)
+#: Words that join foods ("amendoim e camarão"): a food after one counts only when
+#: ``foods.toml`` lists it.
+_AND = frozenset({"e", "y", "and", "ou", "o", "or"})
+#: Words that end a food ("alergia a amendoim desde criança").
+_STOP = (
+    _AND
+    | _NEGATORS
+    | _ALLERGY
+    | _AVOID
+    | _WITHOUT
+    | frozenset({"desde", "since", "que", "porque", "because", "quando", "cuando", "when"})
+    | frozenset({"com", "con", "with", "em", "en", "in", "on", "at", "para", "for", "por"})
+    | frozenset({"sou", "soy", "am", "is", "tenho", "tengo", "have", "has", "ha", "he"})
+)
+#: A food is a few words at most; longer is no food this module can tell.
+_FOOD_WORDS = 3
+_WORD_CHARS = 20  # "without “…”" stays within a label's 80 characters
+
+
+@dataclass(frozen=True)
+class _Food:
+    """A food: its act's name part and its words per language."""
+
+    name: str
+    words: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What one sensitive value means: hard acts (name, act), soft avoidances (name,
+    the food's words per language), and the names of acts said not to hold."""
+
+    acts: list[tuple[str, Act]] = field(default_factory=list)
+    avoided: list[tuple[str, Labels]] = field(default_factory=list)
+    negated: set[str] = field(default_factory=set)
+
+    @property
+    def understood(self) -> bool:
+        """Whether anything of the value was read (an act, an avoidance, a negation)."""
+        return bool(self.acts or self.avoided or self.negated)
+
+
+@functools.cache
+def _foods() -> dict[str, _Food]:
+    """Every word of ``foods.toml`` (normalized) -> its food."""
+    found: dict[str, _Food] = {}
+    for name, entry in tomllib.loads(_FOODS.read_text(encoding="utf-8")).items():
+        food = _Food(name, {lang: entry[lang] for lang in ("pt", "en", "es")})
+        for word in [name, entry["pt"], entry["en"], entry["es"], *entry.get("said", ())]:
+            found.setdefault(normalized(word.replace("_", " ")), food)
+    return found
+
+
+def _clauses(text: str) -> list[list[tuple[str, str]]]:
+    """The clauses of ``text``, each its words as (as written, normalized)."""
+    clauses: list[list[tuple[str, str]]] = [[]]
+    for token in _TOKEN.findall(text):
+        key = normalized(token)
+        if token in _BREAKS or key in _CONTRAST:
+            clauses.append([])
+        elif key:
+            clauses[-1].append((token, key))
+    return [c for c in clauses if c]
+
+
+def _negates(keys: Sequence[str], i: int) -> bool:
+    """Whether a negation starts at ``keys[i]``. A bare "no" negates only before a verb
+    ("no soy") or a condition ("no peanut allergy"): in Portuguese it is "in the"
+    ("no verão")."""
+    key, following = keys[i], keys[i + 1 : i + 3]
+    if key == "no":
+        return bool(following) and (following[0] in _VERBS or any(k in _ALLERGY for k in following))
+    if key == "t":  # "don't", split at the apostrophe
+        return i > 0 and keys[i - 1] in _NT
+    return key in _NEGATORS or tuple(keys[i : i + 2]) in _NOT_BEING
+
+
+def _segments(words: Sequence[tuple[str, str]]) -> list[tuple[bool, list[tuple[str, str]]]]:
+    """The clause in runs said (``True``) and negated (``False``): a negation holds from
+    its word until "e" / "y" / "and" starts a new statement ("não sou celíaco e tenho
+    alergia a amendoim": the allergy is said)."""
+    keys = [k for _, k in words]
+    runs: list[tuple[bool, list[tuple[str, str]]]] = [(True, [])]
+    for i, word in enumerate(words):
+        said = runs[-1][0]
+        if said and _negates(keys, i):
+            runs.append((False, []))
+        elif (
+            not said
+            and keys[i] in _AND
+            and i + 1 < len(keys)
+            and keys[i + 1] in _ANEW | _ALLERGY | _AVOID
+        ):
+            runs.append((True, []))
+        runs[-1][1].append(word)
+    return [run for run in runs if run[1]]
+
+
+def _food_of(words: Sequence[tuple[str, str]]) -> _Food | None:
+    """The food ``words`` name: one ``foods.toml`` lists, else the words quoted."""
+    if not words or len(words) > _FOOD_WORDS or any(len(k) > _WORD_CHARS for _, k in words):
+        return None
+    key = " ".join(k for _, k in words)
+    listed = _foods().get(key)
+    if listed is not None:
+        return listed
+    said = quoted(" ".join(w.lower() for w, _ in words))
+    return _Food(key.replace(" ", "_"), dict.fromkeys(("pt", "en", "es"), said)) if said else None
+
+
+def _foods_from(words: Sequence[tuple[str, str]], at: int) -> list[_Food]:
+    """The foods named from ``at`` on: the first as said (an article and words of degree
+    left out), each next one after "e"/"y"/"and"/"or" only when ``foods.toml`` lists it."""
+    found: list[_Food] = []
+    i = at
+    while i < len(words):
+        skip = _ARTICLES | _TO if found else _ARTICLES  # "y al huevo", "e a os ovos"
+        while words[i][1] in skip and i + 1 < len(words):
+            i += 1
+        phrase = []
+        while i < len(words) and words[i][1] not in _STOP:
+            if words[i][1] not in _DEGREE:
+                phrase.append(words[i])
+            i += 1
+        food = _foods().get(" ".join(k for _, k in phrase)) if found else _food_of(phrase)
+        if food is None:
+            break
+        found.append(food)
+        if i >= len(words) or words[i][1] not in _AND:
+            break
+        i += 1
+    return found
+
+
+def _allergens(words: Sequence[tuple[str, str]]) -> list[_Food]:
+    """The foods an allergy or intolerance is said to: "alergia (grave) a X", "X allergy"."""
+    keys = [k for _, k in words]
+    found: list[_Food] = []
+    for i, key in enumerate(keys):
+        if key not in _ALLERGY:
+            continue
+        j = i + 1
+        while j < len(keys) and keys[j] in _DEGREE:
+            j += 1
+        if j < len(keys) and keys[j] in _TO:
+            found.extend(_foods_from(words, j + 1))
+        elif key in _NOUN_FIRST:
+            before = [w for w in words[max(0, i - 2) : i] if w[1] not in _DEGREE | _ARTICLES]
+            two = _foods().get(" ".join(k for _, k in before))
+            one = _food_of(before[-1:]) if before and before[-1][1] not in _STOP else None
+            food = two or one
+            if food is not None:
+                found.append(food)
+    return found
+
+
+def _after(words: Sequence[tuple[str, str]], leads: frozenset[str]) -> list[_Food]:
+    """The foods named after a word of ``leads`` ("evito pão", "sem lactose")."""
+    return [
+        food
+        for i, (_, key) in enumerate(words)
+        if key in leads
+        for food in _foods_from(words, i + 1)
+    ]
+
+
+def _without(types: ObjectTypes | None, attr: str, food: _Food) -> tuple[str, Act]:
+    """The act of doing without ``food``: the one the types document declares for it
+    ("sem glúten": ``gluten_free``), else "sem X" / "without X" / "sin X"."""
+    key = food.name.replace("_", " ")
+    for words in ({key}, {normalized(w) for w in food.words.values()}):
+        said = [f"{lead} {w}" for w in words for lead in ("sem", "sin", "without")]
+        declared = acts_for(types, attr, [*said, *(f"{w} free" for w in words)])
+        if declared:
+            return declared[0]
+    labels = Labels(
+        pt=f"sem {food.words['pt']}", en=f"without {food.words['en']}", es=f"sin {food.words['es']}"
+    )
+    return f"without_{food.name}", Act(labels=labels, said=[key])
+
+
+def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
+    """What ``said`` (a value, or a list of them) on the sensitive field ``attr`` means:
+    the declared acts and the foods done without its affirmed parts name, the foods it
+    avoids, and the acts its negated parts name (never served)."""
+    reading = Reading()
+
+    def _doing_without(food: _Food) -> tuple[str, Act]:
+        return _without(types, attr, food)
+
+    values = said if isinstance(said, list) else [said]
+    for value in (v for v in values if v is not None):
+        for said_run, words in (run for c in _clauses(str(value)) for run in _segments(c)):
+            text = " ".join(k for _, k in words)
+            if not said_run:
+                reading.negated.update(n for n, _ in acts_for(types, attr, text))
+                reading.negated.update(n for n, _ in map(_doing_without, _allergens(words)))
+                continue
+            foods = [*_allergens(words), *_after(words, _WITHOUT)]
+            for name, act in [*acts_for(types, attr, text), *map(_doing_without, foods)]:
+                if name not in {n for n, _ in reading.acts}:
+                    reading.acts.append((name, act))
+            for food in _after(words, _AVOID):
+                name = f"avoid_{food.name}"
+                if name not in {n for n, _ in reading.avoided}:
+                    reading.avoided.append((name, Labels(**food.words)))
+    negated = reading.negated - {n for n, _ in reading.acts}
+    return Reading(reading.acts, reading.avoided, negated)
