@@ -20,7 +20,8 @@ from aiokafka.errors import GroupAuthorizationFailedError, TopicAuthorizationFai
 from tests.fixtures.kafka import PRODUCERS, SASL_USERS
 from turnstream.adapters.kafka.admin import ensure_topics
 from turnstream.adapters.kafka.topology import TopicNames
-from turnstream.config import WorkerSettings
+from turnstream.config import BrokerSecurity, BrokerSettings, Settings, WorkerSettings
+from turnstream.entrypoints.kafka.singleton import BrokerSingleton
 from turnstream_dev import LocalKafka, ensure_jars
 from turnstream_dev.kafka import BROKER_USER, _find_java
 
@@ -180,3 +181,35 @@ def test_a_user_named_as_a_producer_stays_one_on_later_ups(sasl_broker: LocalKaf
             await producer.stop()
 
     asyncio.run(forge())
+
+
+def test_the_scheduler_s_singleton_holds_its_role_as_a_worker_user(
+    sasl_broker: LocalKafka,
+) -> None:
+    name = f"acl{uuid.uuid4().hex[:8]}"
+    worker = WorkerSettings(app_id=name, topic_prefix=name, session_timeout=6.0)
+    sasl_broker.grant(worker)
+    security = BrokerSecurity(
+        protocol="SASL_PLAINTEXT",
+        mechanism="PLAIN",
+        username=WORKER,
+        password=sasl_broker.users()[WORKER],
+    )
+    settings = Settings(
+        broker=BrokerSettings(bootstrap=sasl_broker.bootstrap, security=security), worker=worker
+    )
+    owner = BrokerSingleton(settings, "scheduler")
+
+    async def run() -> None:
+        stopping = False
+        task = asyncio.create_task(owner.run(lambda: stopping))
+        try:
+            async with asyncio.timeout(60):
+                while not owner.held():
+                    await asyncio.sleep(0.1)
+        finally:
+            stopping = True
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(run())
