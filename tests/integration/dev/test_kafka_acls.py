@@ -88,22 +88,34 @@ def _alter_through_controller(kafka: LocalKafka, topic: str, client: Path) -> in
     return subprocess.run(command, capture_output=True, timeout=120, check=False).returncode
 
 
-def test_the_controller_listener_refuses_an_anonymous_admin(
+def _client(path: Path, kafka: LocalKafka | None = None, user: str = "") -> Path:
+    """A client's properties file: ``user``'s PLAIN credentials, or none (anonymous)."""
+    lines = ["default.api.timeout.ms=8000", "request.timeout.ms=4000"]
+    if kafka is not None:
+        lines += [
+            "security.protocol=SASL_PLAINTEXT",
+            "sasl.mechanism=PLAIN",
+            "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule "
+            f'required username="{user}" password="{kafka.users()[user]}";',
+        ]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_controller_listener_takes_the_broker_s_user_alone(
     sasl_broker: LocalKafka, tmp_path: Path
 ) -> None:
     topic = _deployment(sasl_broker).accepted
     before = _retention(sasl_broker, topic)
-    anonymous = tmp_path / "anonymous.properties"
-    anonymous.write_text("default.api.timeout.ms=8000\nrequest.timeout.ms=4000\n")
-    assert _alter_through_controller(sasl_broker, topic, anonymous) != 0
-    assert _retention(sasl_broker, topic) == before != "1000"
-    # The same call as the broker's own user goes through: the path the anonymous one took.
-    broker = tmp_path / "broker.properties"
-    broker.write_text(
-        "security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN\n"
-        "sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required "
-        f'username="{BROKER_USER}" password="{sasl_broker.users()[BROKER_USER]}";\n'
-    )
+    # Anonymous, and the worker's user (every topic of its own on the client listener).
+    for refused in (
+        _client(tmp_path / "anonymous.properties"),
+        _client(tmp_path / "worker.properties", sasl_broker, WORKER),
+    ):
+        assert _alter_through_controller(sasl_broker, topic, refused) != 0
+        assert _retention(sasl_broker, topic) == before != "1000"
+    # The same call as the broker's own user goes through: the path the others took.
+    broker = _client(tmp_path / "broker.properties", sasl_broker, BROKER_USER)
     assert _alter_through_controller(sasl_broker, topic, broker) == 0
     assert _retention(sasl_broker, topic) == "1000"
 
