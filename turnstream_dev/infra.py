@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, TypeVar
@@ -10,6 +11,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from turnstream.config import WorkerSettings, load_settings
+from turnstream.errors import ConfigError
 from turnstream_dev.kafka import KAFKA_VERSION, InfraError, LocalKafka, parse_local_broker
 
 __all__ = ["infra_app"]
@@ -55,7 +58,13 @@ def _guarded(fn: Callable[[], T]) -> T:
         raise typer.Exit(2) from None
 
 
-def _kafka(home: Path, broker: str, users: tuple[str, ...] = (), tls: bool = False) -> LocalKafka:
+def _kafka(
+    home: Path,
+    broker: str,
+    users: tuple[str, ...] = (),
+    tls: bool = False,
+    producers: tuple[str, ...] = (),
+) -> LocalKafka:
     _, port = parse_local_broker(broker)
     return LocalKafka(
         home=home.expanduser().resolve(),
@@ -63,7 +72,19 @@ def _kafka(home: Path, broker: str, users: tuple[str, ...] = (), tls: bool = Fal
         controller_port=port + 1,
         sasl_users=users,
         tls=tls,
+        producers=producers,
     )
+
+
+def _worker_names(config: Path | None) -> WorkerSettings:
+    """The ``[worker]`` of the configuration (``--config``, ``TURNSTREAM_CONFIG`` or
+    ``./turnstream.toml``): its topic prefix and app id name what the ACLs grant. The
+    ``TURNSTREAM_KAFKA_*`` variables are not read: their password file is made by `up`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TURNSTREAM_KAFKA_")}
+    try:
+        return load_settings(config, environ=env).worker
+    except ConfigError as exc:
+        raise InfraError(f"the ACLs need the worker's topic prefix and app id: {exc}") from None
 
 
 def _say(msg: str) -> None:
@@ -89,6 +110,25 @@ def up(
         bool,
         typer.Option("--sasl", help="SASL with one user, `turnstream` (as --user turnstream)."),
     ] = False,
+    producer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--producer",
+            help="A SASL user that may only write the input topics (repeatable); kept on "
+            "later `up` calls. Every other user gets the worker's topics and groups.",
+        ),
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option(
+            "--config",
+            "-c",
+            envvar="TURNSTREAM_CONFIG",
+            help="The configuration whose [worker] topic_prefix and app_id the SASL "
+            "broker's ACLs grant (default: ./turnstream.toml when present).",
+            dir_okay=False,
+        ),
+    ] = None,
     tls: Annotated[
         bool,
         typer.Option(
@@ -100,12 +140,17 @@ def up(
 ) -> None:
     """Start the broker (resolving jars and formatting storage on first use); no-op if running.
 
-    With --sasl or --user, a fresh broker listens with SASL_PLAINTEXT (PLAIN and SCRAM-SHA-256/512;
-    SCRAM users are written when the storage is formatted: add them on the first `up`)."""
+    With --sasl, --user or --producer, a fresh broker listens with SASL_PLAINTEXT (PLAIN and
+    SCRAM-SHA-256/512; SCRAM users are written when the storage is formatted: add them on
+    the first `up`), its controller takes the broker's own user alone, and ACLs, rewritten
+    on every `up`, decide what each user may do (docs/security.md)."""
     users = tuple(user or ()) + (("turnstream",) if sasl and not user else ())
+    producers = tuple(producer or ())
 
     def run() -> None:
-        kafka = _kafka(home, broker, users, tls)
+        kafka = _kafka(home, broker, users, tls, producers)
+        if users or producers or kafka.users_dir.is_dir():  # a SASL broker: its ACLs
+            kafka.worker = _worker_names(config)
         st = kafka.up(timeout=timeout, progress=_say)
         _out.print(
             f"[green]Kafka {KAFKA_VERSION} listening on {st.bootstrap}[/green] "
@@ -115,11 +160,12 @@ def up(
         ca = f" TURNSTREAM_KAFKA_CAFILE={escape(str(kafka.ca_path))}" if tls else ""
         if tls and not users:
             _out.print(f"TLS: TURNSTREAM_KAFKA_PROTOCOL=SSL{ca}")
-        for name in users:
+        roles = [(name, "worker") for name in users] + [(n, "producer") for n in producers]
+        for name, role in roles:
             _out.print(
                 # PLAIN: its users are written on every `up`; SCRAM's only when the
                 # storage is formatted, so a broker formatted before has none.
-                f"SASL user {escape(name)}: TURNSTREAM_KAFKA_PROTOCOL={protocol} "
+                f"SASL user {escape(name)} ({role}): TURNSTREAM_KAFKA_PROTOCOL={protocol} "
                 "TURNSTREAM_KAFKA_MECHANISM=PLAIN "
                 f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "
                 f"TURNSTREAM_KAFKA_PASSWORD_FILE={escape(str(kafka.password_file(name)))}{ca}"

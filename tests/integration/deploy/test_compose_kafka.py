@@ -40,3 +40,22 @@ def test_the_worker_and_the_scheduler_authenticate(tmp_path: Path) -> None:
         result = view.run(["turnstream", "config", "check"], tmp_path / view.name)
         assert result.returncode == 0, result.stdout + result.stderr
         assert "broker.security: SASL_PLAINTEXT, PLAIN as turnstream" in result.stdout
+
+
+def test_the_controller_takes_the_broker_alone_and_acls_decide() -> None:
+    compose = read_compose(COMPOSE)
+    kafka = compose["services"]["kafka"]["environment"]
+    protocols = dict(
+        pair.split(":") for pair in kafka["KAFKA_LISTENER_SECURITY_PROTOCOL_MAP"].split(",")
+    )
+    assert protocols[kafka["KAFKA_CONTROLLER_LISTENER_NAMES"]] == "SASL_PLAINTEXT"
+    assert kafka["KAFKA_SASL_MECHANISM_CONTROLLER_PROTOCOL"] == "PLAIN"
+    # The controller's listener reads the JAAS file's section named for it (lower case).
+    jaas = (ROOT / compose["secrets"]["kafka_server_jaas"]["file"]).read_text()
+    section = f"{kafka['KAFKA_CONTROLLER_LISTENER_NAMES'].lower()}.KafkaServer"
+    controller = re.search(re.escape(section) + r"\s*\{(.*?)\};", jaas, re.DOTALL)
+    assert controller is not None
+    assert re.findall(r"user_(\w+)=", controller[1]) == ["broker"]
+    assert kafka["KAFKA_AUTHORIZER_CLASS_NAME"].endswith("authorizer.StandardAuthorizer")
+    assert kafka["KAFKA_ALLOW_EVERYONE_IF_NO_ACL_FOUND"] == "false"
+    assert kafka["KAFKA_SUPER_USERS"].split(";") == ["User:broker", "User:turnstream"]

@@ -89,6 +89,7 @@ def test_sasl_ssl_with_the_broker_s_ca_lands_and_without_it_is_refused(
         with pytest.raises(TurnstreamError, match="cannot reach the Kafka broker"):
             _publish(settings)
     good = _settings(tls_broker, **alice, ssl_cafile=ca)
+    tls_broker.grant(good.worker)  # alice: the worker's ACLs on the topics of "tls"
     _publish(good)
     assert json.loads(_read_one(good)) == ITEM
 

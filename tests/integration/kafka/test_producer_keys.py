@@ -61,6 +61,7 @@ def keyed(sasl_broker: LocalKafka, tmp_path: Path) -> Iterator[Deployment]:
     deployment = new_deployment(
         sasl_broker.bootstrap, tmp_path, extra=SPACES + _security(sasl_broker, "alice")
     )
+    sasl_broker.grant(deployment.settings.worker)  # the ACLs of its topics and groups
     try:
         deployment.worker.start()
         yield deployment

@@ -1,4 +1,4 @@
-"""The local broker's SASL: its properties and its users' password files."""
+"""The local broker's SASL: its properties, its users' password files and their ACLs."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from turnstream.adapters.kafka.topology import TopicNames
+from turnstream_dev.infra import _worker_names
 from turnstream_dev.kafka import BROKER_USER, InfraError, LocalKafka, render_server_properties
+from turnstream_dev.kafka_acls import Operation, Pattern, Resource, acls_of
 
 
 def test_without_users_the_listener_is_plaintext() -> None:
@@ -62,3 +65,61 @@ def test_with_tls_the_listener_is_sasl_ssl_or_ssl() -> None:
     assert "ssl.truststore.location=/h/tls/ca.pem" in both
     only_tls = render_server_properties(9092, 9093, "/d", None, tls)
     assert "listeners=SSL://127.0.0.1:9092," in only_tls and "sasl" not in only_tls
+
+
+def test_with_users_the_controller_takes_the_broker_alone_and_acls_decide() -> None:
+    text = render_server_properties(9092, 9093, "/d", {BROKER_USER: "bpw", "alice": "apw"})
+    assert "listener.security.protocol.map=SASL_PLAINTEXT:SASL_PLAINTEXT," in text
+    assert ",CONTROLLER:SASL_PLAINTEXT\n" in text
+    controller = next(
+        line for line in text.splitlines() if line.startswith("listener.name.controller.plain.")
+    )
+    assert 'username="broker" password="bpw" user_broker="bpw";' in controller
+    assert "alice" not in controller
+    assert "sasl.mechanism.controller.protocol=PLAIN" in text
+    assert "authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer" in text
+    assert "super.users=User:broker\n" in text
+    assert "allow.everyone.if.no.acl.found=false" in text
+    # Without users: no authorizer (nobody to grant anything to).
+    assert "authorizer" not in render_server_properties(9092, 9093, "/d")
+
+
+def test_a_worker_gets_its_topics_and_groups_a_producer_writes_the_inputs() -> None:
+    names = TopicNames("shop")
+    acls = acls_of(names, "shop-app", workers=["w"], producers=["p"])
+    assert {(a.principal, a.resource, a.name, a.pattern, a.operation) for a in acls} == {
+        ("User:w", Resource.TOPIC, "shop.", Pattern.PREFIXED, Operation.ALL),
+        ("User:w", Resource.GROUP, "shop-app", Pattern.PREFIXED, Operation.READ),
+        *(
+            ("User:p", Resource.TOPIC, topic, Pattern.LITERAL, op)
+            for topic in names.inputs
+            for op in (Operation.WRITE, Operation.DESCRIBE)
+        ),
+    }
+    assert names.accepted not in {a.name for a in acls if a.user == "p"}
+
+
+def test_producers_are_kept_until_named_as_users(tmp_path: Path) -> None:
+    LocalKafka(home=tmp_path, producers=("bob",)).producers_path.write_text("bob\ncarol\n")
+    assert LocalKafka(home=tmp_path).producer_users() == {"bob", "carol"}
+    assert LocalKafka(home=tmp_path, producers=("dan",)).producer_users() == {
+        "bob",
+        "carol",
+        "dan",
+    }
+    assert LocalKafka(home=tmp_path, sasl_users=("bob",)).producer_users() == {"carol"}
+
+
+def test_up_takes_the_acls_names_from_the_configuration_before_its_password_exists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "turnstream.toml"
+    config.write_text('[worker]\ntopic_prefix = "shop"\napp_id = "shop-app"\n')
+    # The variables `up` prints, set before the first `up` made the password file.
+    monkeypatch.setenv("TURNSTREAM_KAFKA_PROTOCOL", "SASL_PLAINTEXT")
+    monkeypatch.setenv("TURNSTREAM_KAFKA_USERNAME", "turnstream")
+    monkeypatch.setenv("TURNSTREAM_KAFKA_PASSWORD_FILE", str(tmp_path / "users" / "turnstream"))
+    worker = _worker_names(config)
+    assert (worker.topic_prefix, worker.app_id) == ("shop", "shop-app")
+    with pytest.raises(InfraError, match="topic prefix and app id"):
+        _worker_names(tmp_path / "missing.toml")

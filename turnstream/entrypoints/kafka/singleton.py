@@ -19,6 +19,7 @@ from typing import Any
 from aiokafka import TopicPartition
 
 from turnstream.adapters.kafka.admin import ensure_topics
+from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.ownership import PartitionRole
 from turnstream.config import Settings
 from turnstream.core.liveness import Liveness
@@ -97,7 +98,9 @@ class BrokerSingleton:
         bootstrap = self.settings.broker.bootstrap
         while True:  # a broker not up yet: try again, as the loop itself does
             try:
-                await ensure_topics(bootstrap, [self.topic], partitions=1)
+                await ensure_topics(
+                    bootstrap, [self.topic], partitions=1, options=client_options(self.settings)
+                )
                 break
             except Exception as exc:
                 log.warning("%s: control topic not ready (%s); retrying", self.role_name, exc)
