@@ -166,7 +166,8 @@ def print_rows(
         writer.writerows([[_cell(v) for v in row] for row in rows])
         sys.stdout.write(buffer.getvalue())
     else:
-        table = Table(title=title and escape(visible(title)), title_justify="left")
+        # The title is markup (a caller escapes what it takes from data); cells are text.
+        table = Table(title=title and visible(title), title_justify="left")
         for column in columns:
             table.add_column(escape(visible(column)))
         for row in rows:
