@@ -25,8 +25,12 @@ PATH_NAME_MAX = 64
 
 #: pydantic-core's message for text that is not JSON: its reason and where.
 _INVALID = re.compile(r"^Invalid JSON: (.*) at line (\d+) column (\d+)$", re.S)
-#: A JSON string from its opening quote (escapes and all), or up to the end of the text.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"?', re.S)
+#: One token of JSON text for :func:`path_at`: a string from its opening quote (escapes
+#: and all; up to the end of the text when it is not closed), a bracket, or a run of
+#: anything else (numbers, words, spaces, colons, commas).
+_TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*\\?"?|[{}\[\]]|[^"{}\[\]]+', re.S)
+#: The most tokens :func:`path_at` reads before it gives up on a path.
+_TOKENS_MAX = 20_000
 #: A ``\uXXXX`` escape of a UTF-16 surrogate (its six bytes end the match): not after
 #: an escaped backslash (``\\ud800`` is a backslash and five letters).
 _SURROGATE = re.compile(rb"(?<!\\)(?:\\\\)*\\u([dD][89a-fA-F][0-9a-fA-F]{2})")
@@ -74,35 +78,47 @@ def json_problem(raw: bytes, parser_message: str) -> tuple[str, str] | None:
 def path_at(raw: bytes, offset: int) -> str:
     """The path of the value the byte at ``offset`` of the JSON text ``raw`` is in, as a
     validation error names it (``interactions[2].ref``); :data:`BODY` outside every
-    field. The text before ``offset`` may be broken anywhere after it."""
+    field, or when the text before ``offset`` holds more than :data:`_TOKENS_MAX` tokens
+    (a refused item is read again in ~10 ms at most). The text may be broken
+    anywhere after ``offset``."""
     stack: list[list[object]] = []  # [key or index, True for an object awaiting a key]
-    i, end = 0, min(offset, len(raw))
-    while i < end:
-        byte = raw[i]
-        if byte == 0x22:  # a string: a key, or a value
-            found = _STRING.match(raw, i)
-            assert found is not None  # it matches the quote at least
-            if found.end() > end:
+    end = min(offset, len(raw))
+    for n, token in enumerate(_TOKEN.finditer(raw, 0, end)):
+        if n == _TOKENS_MAX:
+            return BODY
+        text = token.group()
+        first = text[0]
+        if first == 0x22:  # a string: a key, or a value
+            if token.end() == end and not _closed(text):
                 break  # the offset is inside it
             if stack and stack[-1][1] is True:
-                stack[-1] = [_key(found.group()[1:-1]), False]
-            i = found.end()
-            continue
-        if byte == 0x7B:  # {
+                stack[-1] = [text, False]  # read as a name only if it is on the path
+        elif first == 0x7B:  # {
             stack.append([None, True])
-        elif byte == 0x5B:  # [
+        elif first == 0x5B:  # [
             stack.append([0, False])
-        elif byte in (0x7D, 0x5D) and stack:  # } ]
-            stack.pop()
-        elif byte == 0x2C and stack:  # ,
+        elif first in (0x7D, 0x5D):  # } ]
+            if stack:
+                stack.pop()
+        elif stack and (commas := text.count(b",")):  # numbers, words, spaces, : and ,
             top = stack[-1]
-            stack[-1] = [top[0] + 1, False] if isinstance(top[0], int) else [None, True]
-        i += 1
+            stack[-1] = [top[0] + commas, False] if isinstance(top[0], int) else [None, True]
     steps = [step for step, _ in stack if step is not None]
-    path = "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in steps).lstrip(".")
+    path = "".join(
+        f"[{s}]" if isinstance(s, int) else f".{_key(s[1:-1])}"  # type: ignore[index]
+        for s in steps
+    ).lstrip(".")
     if len(path) > _PATH_MAX:
         path = path[:_PATH_MAX] + "…"
     return path or BODY
+
+
+def _closed(string: bytes) -> bool:
+    """Whether a string token ends in its closing quote (not an escaped one)."""
+    if len(string) < 2 or not string.endswith(b'"'):
+        return False
+    body = string[1:-1]
+    return (len(body) - len(body.rstrip(b"\\"))) % 2 == 0
 
 
 def path_name(name: str) -> str:
@@ -121,24 +137,25 @@ def _key(text: bytes) -> str:
 
 
 def _lone_surrogate(raw: bytes, offset: int) -> tuple[int, str] | None:
-    """The offset and hex digits of the first surrogate escape up to ``offset`` that is
-    not half of a pair (a leading one, ``d800`` to ``dbff``, then a trailing one)."""
-    escapes = list(_SURROGATE.finditer(raw, 0, min(len(raw), offset + 6)))
-    for n, escape in enumerate(escapes):
+    """The offset and hex digits of the first surrogate escape near ``offset`` (where
+    the parser stopped, a few bytes after it) that is not half of a pair: a leading half
+    (``d800`` to ``dbff``) not followed by a trailing one, or a trailing one alone."""
+    for escape in _SURROGATE.finditer(raw, max(0, offset - 64), min(len(raw), offset + 6)):
         at = escape.end() - 6
-        if _trailing(escape):  # a pair's second half is skipped with its first
-            before = escapes[n - 1] if n else None
-            if before is None or before.end() != at or _trailing(before):
-                return at, escape[1].lower().decode()
-            continue
-        after = escapes[n + 1] if n + 1 < len(escapes) else None
-        if after is None or after.end() - 6 != escape.end() or not _trailing(after):
+        if _trailing(escape[1]):
+            before = _SURROGATE.match(raw, max(0, at - 6), at)
+            paired = before is not None and before.end() == at and not _trailing(before[1])
+        else:
+            after = _SURROGATE.match(raw, escape.end(), escape.end() + 6)
+            paired = after is not None and _trailing(after[1])
+        if not paired:
             return at, escape[1].lower().decode()
     return None
 
 
-def _trailing(escape: re.Match[bytes]) -> bool:
-    return escape[1][1:2].lower() in (b"c", b"d", b"e", b"f")
+def _trailing(digits: bytes) -> bool:
+    """Whether a surrogate's hex digits are a trailing half's (``dc00`` to ``dfff``)."""
+    return digits[1:2].lower() in (b"c", b"d", b"e", b"f")
 
 
 def _offset(raw: bytes, line: int, column: int) -> int:

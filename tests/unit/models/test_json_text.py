@@ -138,3 +138,19 @@ def test_an_escaped_backslash_before_u_is_no_surrogate() -> None:
     column = raw.index(b"\\udbff") + 1
     assert path == "interaction.ref"
     assert message.startswith(f"a lone surrogate \\udbff in a string at line 1 column {column}:")
+
+
+def test_path_at_inside_a_key_or_an_escape() -> None:
+    text = b'{"a": {"b\\q": 1}}'  # an invalid escape in a key: the object holding it
+    assert path_at(text, text.index(b"q")) == "a"
+    text = b'{"a": "x\\"y", "b": 2}'  # an escaped quote does not close the string
+    assert path_at(text, text.index(b"y")) == "a"
+    assert path_at(text, text.index(b"2")) == "b"
+
+
+def test_path_at_gives_up_past_its_token_budget() -> None:
+    # A refused item of 1 MiB of tiny tokens: bounded work, the body as the path.
+    text = b'{"a": [' + b"[]," * 300_000
+    assert path_at(text, len(text)) == BODY
+    text = b'{"a": [' + b"1," * 300_000  # a run of numbers is one token
+    assert path_at(text, len(text)) == "a[300000]"
