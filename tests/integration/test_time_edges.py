@@ -102,3 +102,85 @@ def test_edges_are_dead_letters_live_and_in_a_replay(deployment_factory, tmp_pat
     assert [(r["idempotency_key"], r["reason"], r["field_path"]) for r in replayed] == [
         (key, reason, path) for key, reason, path, _ in letters
     ]
+
+
+FAST_TRIGGERS = "[signals]\nquiet_seconds = 1.0\noldest_pending_seconds = 3.0\n"
+HOUR_AGO = (NOW - timedelta(hours=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+#: A presented list's delivered_at → the reason it is refused with (None: accepted). The
+#: items occurred an hour ago: only delivered_at, which dates the exposure rows, is off.
+DELIVERED = {
+    "1850-01-01T00:00:00Z": "past_retention",
+    "0001-01-01T00:00:00Z": "past_retention",
+    "2350-01-01T00:00:00Z": "ahead_of_clock",
+    (NOW - timedelta(days=50)).strftime("%Y-%m-%dT%H:%M:%SZ"): "past_retention",
+    (NOW - timedelta(days=1)).strftime("%Y-%m-%dT%H:%M:%SZ"): None,
+}
+
+
+def _presented(n: int, delivered_at: str, turn: bool = False) -> bytes:
+    presented = {
+        "kind": "presented",
+        "exposure_id": f"0190f5a2-7b3c-7def-8123-{n:012x}",
+        "list_id": f"list-{n}",
+        "list_kind": "search",
+        "delivered_at": delivered_at,
+        "visible_k": 1,
+        "items": [{"pos": 1, "ref": f"item:{n}"}],
+    }
+    item: dict[str, object] = {
+        "type": "turn" if turn else "interaction",
+        "space_id": "acme",
+        "idempotency_key": f"delivered-{n}",
+        "profile_id": f"p-{n}",
+        "source": "web",
+        "occurred_at": HOUR_AGO,
+    }
+    if turn:
+        item |= {"turn_id": f"t-{n}", "agent": "sales", "interactions": [presented]}
+    else:
+        item["interaction"] = presented
+    return json.dumps(item).encode()
+
+
+EXPOSED = "SELECT list_id FROM exposure_items FINAL ORDER BY 1"
+DELIVERED_LETTERS = "SELECT idempotency_key, reason, field_path FROM dead_letters ORDER BY 1"
+
+
+def test_a_delivered_at_past_the_edges_is_a_dead_letter_and_no_exposure(  # type: ignore[no-untyped-def]
+    deployment_factory, tmp_path: Path
+) -> None:
+    lines = [_presented(n, at) for n, at in enumerate(DELIVERED)]
+    # A turn with a list delivered in 2350: the turn stands, its interactions go.
+    lines.append(_presented(len(lines), "2350-01-01T00:00:00Z", turn=True))
+    live = deployment_factory(extra=FAST_TRIGGERS)
+    live.worker.start()
+    live.publish(lines)
+    live.drain()
+    live.drain_signals()
+    expected = [
+        (f"delivered-{n}", why, "interaction.delivered_at")
+        for n, why in enumerate(DELIVERED.values())
+        if why
+    ] + [(f"delivered-{len(DELIVERED)}", "ahead_of_clock", "interactions.0.delivered_at")]
+    letters = read_query(live.settings, DELIVERED_LETTERS).rows
+    assert sorted(tuple(r) for r in letters) == sorted(expected)
+    counts = live.counts()
+    # The list delivered yesterday, and the turn without its interactions.
+    assert counts["interactions"] == 1 and counts["turns"] == 1
+    accepted = [f"list-{n}" for n, why in enumerate(DELIVERED.values()) if why is None]
+    assert [r[0] for r in read_query(live.settings, EXPOSED).rows] == accepted
+    live.worker.stop()
+
+    events = tmp_path / "delivered.jsonl"
+    events.write_bytes(b"\n".join(lines) + b"\n")
+    replay_dsn = f"chdb://{tmp_path / 'replayed'}"
+    subprocess.run(
+        [sys.executable, "-m", "turnstream", "replay", "--config", str(live.config),
+         "--dsn", replay_dsn, str(events)],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    replayed = read_one(live.config, replay_dsn, DELIVERED_LETTERS)
+    assert sorted((r["idempotency_key"], r["reason"], r["field_path"]) for r in replayed) == sorted(
+        expected
+    )
+    assert [r["list_id"] for r in read_one(live.config, replay_dsn, EXPOSED)] == accepted

@@ -290,8 +290,8 @@ class WorkerSettings(_Section):
     status_grace: float = Field(default=45.0, ge=0)
     #: Seconds an item's ``occurred_at`` may be ahead of the time its batch was received
     #: (producers' clocks drift; a local time sent as UTC is up to 14 h ahead). Further
-    #: ahead, the item goes to the dead letters as ``ahead_of_clock`` (docs/limits.md).
-    #: At most ten years.
+    #: ahead, the item goes to the dead letters as ``ahead_of_clock`` (docs/limits.md);
+    #: a presented list's ``delivered_at`` is held to the same. At most ten years.
     occurred_at_max_ahead: float = Field(default=86_400.0, ge=0, le=10 * 366 * 86_400)
 
     def prepares_in_child(self) -> bool:

@@ -35,6 +35,7 @@ __all__ = [
     "decide",
     "dedup_key_for",
     "dedupe",
+    "delivered_past_edge",
     "judge",
     "refused_by_store",
     "signature_refusal",
@@ -77,10 +78,11 @@ class Reason(StrEnum):
     #: Valid, but the store refuses its rows, and would again (see
     #: ``adapters/clickhouse/failures.py``).
     store_refused = "store_refused"
-    #: ``occurred_at`` is older than the raw tables keep (``core/time_edges.py``): its
-    #: rows would be deleted on insert.
+    #: ``occurred_at`` (or a presented list's ``delivered_at``) is older than the raw
+    #: tables keep (``core/time_edges.py``): its rows would be deleted on insert.
     past_retention = Edge.too_old
-    #: ``occurred_at`` is further ahead of the received time than the configured skew.
+    #: ``occurred_at`` (or ``delivered_at``) is further ahead of the received time than
+    #: the configured skew.
     ahead_of_clock = Edge.too_far_ahead
     #: The space has producer keys (an erase: erase keys) and the record carries no
     #: signature (``core/signing.py``).
@@ -156,7 +158,9 @@ class Decision:
 
 
 #: A partial refusal of a turn with these reasons drops its interactions, keeps the rest.
-_DROPS_INTERACTIONS = frozenset({Reason.signals_disabled, Reason.unknown_field})
+_DROPS_INTERACTIONS = frozenset(
+    {Reason.signals_disabled, Reason.unknown_field, Reason.past_retention, Reason.ahead_of_clock}
+)
 
 
 def unknown_field(item: Item, types: ObjectTypes) -> tuple[str, str] | None:
@@ -218,6 +222,34 @@ def _without_turn_scope(item: Item) -> tuple[Item, Refusal | None]:
         return item, refusal
     kept = [one for one in item.interactions if field_of(one, "scope") != "turn"]
     return item.model_copy(update={"interactions": kept}), refusal
+
+
+def delivered_past_edge(item: Item, now: datetime, gate: Gate) -> Refusal | None:
+    """The refusal of the first presented list whose ``delivered_at`` falls past the time
+    edges judged at ``now`` (``core/time_edges.py``): it dates the list's
+    ``exposure_items`` rows (their TTL) as ``occurred_at`` dates the raw rows. The path
+    names it (``interaction.delivered_at``, ``interactions.<i>.delivered_at``); a turn's
+    message says how many interactions its turn is refused with (the turn stands)."""
+    if isinstance(item, InteractionItem):
+        interactions, path = [item.interaction], "interaction.delivered_at"
+    elif isinstance(item, Turn):
+        interactions, path = item.interactions, "interactions.{}.delivered_at"
+    else:
+        return None
+    oldest, latest = gate.edges(now)
+    for i, one in enumerate(interactions):
+        at = field_of(one, "delivered_at")
+        if at is None or oldest < at <= latest:
+            continue
+        where = path.format(i)
+        edge = time_edge(at, now, gate.max_ahead(), path=where)
+        if edge is None:
+            continue
+        message = edge[1]
+        if isinstance(item, Turn):
+            message += f" ({len(interactions)} interactions refused)"
+        return Refusal(Reason(edge[0]), where, message)
+    return None
 
 
 def dedup_key_for(item: Item | None, raw: bytes) -> str:
@@ -360,7 +392,9 @@ def judge(
     ``now``: when the message was received (live: its batch's received time; replay: the
     replay's start). A valid item whose ``occurred_at`` is past the raw tables' retention
     or further ahead of ``now`` than ``worker.occurred_at_max_ahead`` is refused whole
-    (``past_retention``, ``ahead_of_clock``). ``None`` judges no edge (rule tests only)."""
+    (``past_retention``, ``ahead_of_clock``); so is an interaction whose list's
+    ``delivered_at`` is, and a turn loses its interactions for one
+    (:func:`delivered_past_edge`). ``None`` judges no edge (rule tests only)."""
     if gate is None:
         gate = Gate(settings)
     try:
@@ -392,6 +426,7 @@ def judge(
     if isinstance(item, Turn) and not space.turns:
         refusal = Refusal(Reason.turns_disabled, "type", "the space's turns feature is off")
         return Decision(source, raw, key, refusal=refusal)
+    partial = None
     if now is not None:
         oldest, latest = gate.edges(now)
         if not oldest < item.occurred_at <= latest:
@@ -399,7 +434,10 @@ def judge(
             if edge is not None:
                 refusal = Refusal(Reason(edge[0]), "occurred_at", edge[1])
                 return Decision(source, raw, key, refusal=refusal)
-    partial = None
+        if space.signals:
+            partial = delivered_past_edge(item, now, gate)
+            if partial is not None and not isinstance(item, Turn):
+                return Decision(source, raw, key, refusal=partial)
     if isinstance(item, Turn) and item.interactions and not space.signals:
         partial = Refusal(
             Reason.signals_disabled,

@@ -359,10 +359,10 @@ TABLES: tuple[Table, ...] = (
                 "reason",
                 "LowCardinality(String)",
                 "invalid, unknown_space, signals_disabled, turns_disabled, unknown_field, "
-                "too_large, store_refused, turn_scope, past_retention (occurred_at older than "
-                "the raw tables keep, 45 days), ahead_of_clock (occurred_at further ahead of "
-                "the received time than worker.occurred_at_max_ahead), unsigned or "
-                "bad_signature",
+                "too_large, store_refused, turn_scope, past_retention (occurred_at, or a "
+                "presented list's delivered_at, older than the raw tables keep, 45 days), "
+                "ahead_of_clock (either further ahead of the received time than "
+                "worker.occurred_at_max_ahead), unsigned or bad_signature",
             ),
             Column("field_path", "String", "the offending field, e.g. interaction.items[0].pos"),
             Column("message", "String", "what was wrong"),

@@ -4,9 +4,12 @@ The raw ``interactions`` table deletes a row ``RAW_KEEP_DAYS`` after its ``occur
 (its TTL): a row older than that vanished on insert, without a trace. An item dated
 further ahead than the configured skew would sit in the tables as a future event (and
 years past 2299 do not fit the store's ``DateTime64`` columns). Both go to the dead
-letters instead, with a reason that says so. Pure: the time is passed in (the batch's
-received time live, the replay's start in a replay: the TTL counts from the store's
-clock, not from the file's event time).
+letters instead, with a reason that says so. The same edges hold for every producer
+time a row is dated by: a presented list's ``delivered_at`` dates its ``exposure_items``
+rows (their TTL), so one delivered 50 days ago vanished on insert, and one of year 0001
+or 2350 got a TTL its ``DateTime`` cannot hold (it wraps, to 2042 or 2077). Pure: the
+time is passed in (the batch's received time live, the replay's start in a replay: the
+TTL counts from the store's clock, not from the file's event time).
 """
 
 from __future__ import annotations
@@ -36,29 +39,31 @@ class Edge:
 
 
 def time_edge(
-    occurred_at: datetime,
+    at: datetime,
     now: datetime,
     max_ahead: timedelta,
     keep_days: int = RAW_KEEP_DAYS,
+    path: str = "occurred_at",
 ) -> tuple[str, str] | None:
-    """The edge ``occurred_at`` falls past, with a message naming the limit, judged at
-    ``now``; ``None`` when it is inside.
+    """The edge the time ``at`` (the field at ``path``) falls past, with a message naming
+    the limit, judged at ``now``; ``None`` when it is inside.
 
-    Too old: ``occurred_at`` at or before ``now - keep_days`` (a row the TTL would
-    delete at once). Too far ahead: after ``now + max_ahead``. Both datetimes must be
-    aware (the models parse every ``occurred_at`` to UTC)."""
+    Too old: ``at`` at or before ``now - keep_days`` (a row the TTL would delete at
+    once). Too far ahead: after ``now + max_ahead``. Both datetimes must be aware (the
+    models parse every producer time with its zone)."""
     oldest, latest = inside(now, max_ahead, keep_days)
-    if occurred_at <= oldest:
-        age = now - occurred_at
+    if at <= oldest:
+        age = now - at
+        field = path.rpartition(".")[2]
         return Edge.too_old, (
-            f"occurred_at {_iso(occurred_at)} is {_span(age)} before it was received "
-            f"({_iso(now)}); the raw tables keep {keep_days} days after occurred_at, "
+            f"{path} {_iso(at)} is {_span(age)} before it was received "
+            f"({_iso(now)}); the raw tables keep {keep_days} days after {field}, "
             "so its rows would be deleted on insert"
         )
-    if occurred_at > latest:
-        ahead = occurred_at - now
+    if at > latest:
+        ahead = at - now
         return Edge.too_far_ahead, (
-            f"occurred_at {_iso(occurred_at)} is {_span(ahead)} after it was received "
+            f"{path} {_iso(at)} is {_span(ahead)} after it was received "
             f"({_iso(now)}); at most {_span(max_ahead)} ahead is accepted "
             "(worker.occurred_at_max_ahead): check the producer's clock"
         )
@@ -68,8 +73,8 @@ def time_edge(
 def inside(
     now: datetime, max_ahead: timedelta, keep_days: int = RAW_KEEP_DAYS
 ) -> tuple[datetime, datetime]:
-    """The edges judged at ``now``: an ``occurred_at`` after the first and at or before
-    the second falls past neither (:func:`time_edge` is ``None``)."""
+    """The edges judged at ``now``: a time after the first and at or before the second
+    falls past neither (:func:`time_edge` is ``None``)."""
     return now - timedelta(days=keep_days), now + max_ahead
 
 

@@ -11,6 +11,7 @@ from turnstream.errors import InvalidItem
 from turnstream.models.commands import Command
 from turnstream.models.common import Envelope, ForWhom
 from turnstream.models.interactions import INTERACTION_KINDS, Interaction
+from turnstream.models.json_text import PATH_NAME_MAX, json_problem, path_at, path_name
 from turnstream.models.outcomes import Outcome
 from turnstream.models.turns import Turn
 
@@ -45,12 +46,6 @@ _ADAPTER: TypeAdapter[Item] = TypeAdapter(
 _FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.S)
 
 
-#: The longest name of one step of a field path in an error: a longer one is a key the
-#: sender made up (a 10,000-character name in ``current``) and is cut, so an error
-#: answer or a dead letter's reason never carries the sender's input back whole.
-PATH_NAME_MAX = 64
-
-
 def _path(loc: tuple[int | str, ...]) -> str:
     """``('interactions', 2, 'preference', 'values', 0)`` -> ``interactions[2].values[0]``.
 
@@ -71,8 +66,7 @@ def _path(loc: tuple[int | str, ...]) -> str:
             parts.append(f"[{part}]")
         else:
             name = "for" if part == "for_" else "class" if part == "class_" else str(part)
-            if len(name) > PATH_NAME_MAX:  # a key the producer made up, not a field
-                name = name[:PATH_NAME_MAX] + "…"
+            name = path_name(name)  # a key the producer made up may be long
             parts.append(("." if parts else "") + name)
     return "".join(parts)
 
@@ -209,11 +203,15 @@ def parse_item(raw: bytes) -> Item:
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidItem([("", f"not valid UTF-8 (byte {exc.start})")]) from None
+        where = path_at(raw, exc.start)
+        raise InvalidItem([(where, f"not valid UTF-8 (byte {exc.start})")]) from None
     try:
         return _ADAPTER.validate_json(raw, strict=True)
     except ValidationError as exc:
         errors = error_pairs(exc)
-        if any(e[1].startswith("Invalid JSON") for e in errors):
-            raise InvalidItem([("", errors[0][1])]) from None
+        for _, message in errors:
+            # The text is not JSON: that alone, where and why (read again: refused only).
+            problem = json_problem(raw, message)
+            if problem is not None:
+                raise InvalidItem([problem]) from None
         raise InvalidItem(errors) from None

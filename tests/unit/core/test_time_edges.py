@@ -141,3 +141,92 @@ def test_the_rule_keeps_what_the_store_keeps() -> None:
     assert RETENTION["interactions"].days == RAW_KEEP_DAYS
     ttl = f"TTL toDateTime(occurred_at) + INTERVAL {RAW_KEEP_DAYS} DAY"
     assert any(ttl in sql for m in MIGRATIONS for sql in m.statements)
+
+
+def _presented(delivered_at: str, kind: str = "interaction") -> bytes:
+    """An item received at ``NOW``, dated an hour before it, presenting a list delivered
+    at ``delivered_at``: alone, or in a turn beside an engaged."""
+    presented = {
+        "kind": "presented",
+        "exposure_id": "0190f5a2-7b3c-7def-8123-456789abcdef",
+        "list_id": "l-1",
+        "list_kind": "search",
+        "delivered_at": delivered_at,
+        "visible_k": 1,
+        "items": [{"pos": 1, "ref": "item:1"}],
+    }
+    item = json.loads(_item("2026-12-04T11:00:00Z", kind))
+    if kind == "interaction":
+        item["interaction"] = presented
+    else:
+        item["interactions"] = [{"kind": "engaged", "ref": "item:1", "action": "click"}, presented]
+    return json.dumps(item).encode()
+
+
+FMT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+@pytest.mark.parametrize(
+    ("delivered_at", "reason", "says"),
+    [
+        ("1850-01-01T00:00:00Z", Reason.past_retention, "1850-01-01T00:00:00Z is 64,"),
+        ("0001-01-01T00:00:00Z", Reason.past_retention, "keep 45 days after delivered_at"),
+        ((NOW - timedelta(days=50)).strftime(FMT), Reason.past_retention, "is 50 days 00:00:00"),
+        ((NOW - timedelta(days=45)).strftime(FMT), Reason.past_retention, "deleted on insert"),
+        ("2350-01-01T00:00:00Z", Reason.ahead_of_clock, "2350-01-01T00:00:00Z is 118,"),
+        ((NOW + timedelta(seconds=3601)).strftime(FMT), Reason.ahead_of_clock, "01:00:01 after"),
+    ],
+)
+def test_a_delivered_at_past_the_edges_refuses_the_interaction_whole(
+    delivered_at: str, reason: Reason, says: str
+) -> None:
+    # occurred_at is an hour ago: only delivered_at (which dates the exposure rows' TTL)
+    # is past an edge.
+    raw = _presented(delivered_at)
+    decision = decide(raw, SRC, SETTINGS, lambda _: None, NOW)
+    assert decision.item is None and decision.refusal is not None
+    assert decision.refusal.reason is reason
+    assert decision.refusal.field_path == "interaction.delivered_at"
+    assert decision.refusal.message.startswith("interaction.delivered_at ")
+    assert says in decision.refusal.message
+    assert set(rows_for(decision, SETTINGS, NOW)) == {"dead_letters", "idempotency_keys"}
+    letter = DeadLetter.model_validate_json(dead_letter_for(decision, NOW))
+    assert letter.reason == reason.value and letter.field_path == "interaction.delivered_at"
+    assert letter.original_bytes() == raw
+
+
+@pytest.mark.parametrize(
+    "delivered_at",
+    [
+        NOW - timedelta(days=RAW_KEEP_DAYS) + timedelta(milliseconds=1),  # the oldest kept
+        NOW + timedelta(seconds=3600),  # exactly the configured skew ahead
+        NOW,
+    ],
+)
+def test_a_delivered_at_inside_the_edges_is_accepted_at_both_limits(delivered_at: datetime) -> None:
+    for kind in ("interaction", "turn"):
+        decision = decide(_presented(delivered_at.strftime(FMT), kind), SRC, SETTINGS,
+                          lambda _: None, NOW)  # fmt: skip
+        assert decision.item is not None and decision.refusal is None, kind
+        assert decision.keep_interactions
+        kinds = [row["kind"] for row in rows_for(decision, SETTINGS, NOW)["interactions"]]
+        assert kinds[-1] == "presented", kind
+
+
+def test_a_turn_with_a_list_past_the_edges_stands_without_its_interactions() -> None:
+    # As for an unknown field: the turn's own rows are kept, its interactions go, and the
+    # dead letter names the list by its position among the producer's interactions.
+    decision = decide(_presented("1850-01-01T00:00:00Z", "turn"), SRC, SETTINGS,
+                      lambda _: None, NOW)  # fmt: skip
+    assert decision.item is not None and decision.refusal is not None
+    assert decision.refusal.reason is Reason.past_retention
+    assert decision.refusal.field_path == "interactions.1.delivered_at"
+    assert decision.refusal.message.endswith("(2 interactions refused)")
+    assert not decision.keep_interactions
+    rows = rows_for(decision, SETTINGS, NOW)
+    assert "turns" in rows and "dead_letters" in rows and "interactions" not in rows
+
+
+def test_without_a_received_time_no_delivered_at_is_judged() -> None:
+    # Rule tests judge without a clock; the edges are the received time's.
+    assert judge(_presented("1850-01-01T00:00:00Z"), SRC, SETTINGS).item is not None

@@ -521,11 +521,14 @@ def test_correct_parses() -> None:
 
 
 def test_not_json() -> None:
-    assert_error(b"turn acme k-1 2026-09-29", "", "Invalid JSON")
+    assert_error(b"turn acme k-1 2026-09-29", "<body>", "not valid JSON: not a JSON value")
+    assert_error(b"<item/>", "<body>", "not valid JSON: a value was expected at line 1 column 1")
 
 
-def test_truncated_json() -> None:
-    assert_error(json.dumps(turn()).encode()[:-3], "", "Invalid JSON")
+def test_truncated_json_names_the_field_it_ends_in() -> None:
+    raw = json.dumps(turn()).encode()
+    cut = raw[: raw.index(b'"agent"') + 12]  # inside the agent's name
+    assert_error(cut, "agent", "not valid JSON: the text ends inside a string at line 1 column")
 
 
 def test_json_but_not_an_object() -> None:
@@ -542,7 +545,7 @@ def test_nan_and_infinity_are_not_json(token: bytes) -> None:
 
 def test_invalid_utf8() -> None:
     raw = json.dumps(interaction()).encode().replace(b"wa-8812", b"wa-\xff\xfe")
-    assert_error(raw, "", "not valid UTF-8")
+    assert_error(raw, "conversation_id", "not valid UTF-8 (byte")
 
 
 def test_item_larger_than_the_limit() -> None:
@@ -568,7 +571,10 @@ def test_deep_nesting_is_invalid_not_a_recursion_error(where: str) -> None:
         raw = json.dumps(turn(claims=[CLAIM | {"evidence": "@"}])).encode()
         raw = raw.replace(b'"@"', b'{"x":' + nested + b"}")
     errors = errors_of(raw)  # pytest.raises(InvalidItem): a RecursionError fails the test
-    assert errors[0][0] == ""
+    # The nearest path, cut (10,000 levels of [0] would be 30,000 characters).
+    path, message = errors[0]
+    assert path.startswith("[0][0]" if where == "bare" else "claims[0].evidence.x[0][0]")
+    assert len(path) <= 129 and message.startswith("not valid JSON: nested too deep at line 1")
 
 
 # ----------------------------------------------------------------------------- valid items

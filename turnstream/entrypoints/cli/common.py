@@ -21,6 +21,7 @@ from rich.table import Table
 from turnstream.adapters.clickhouse.store import QueryResult
 from turnstream.adapters.clickhouse.summary import DEAD_LETTERS_SQL, table_counts
 from turnstream.config import Settings, load_settings
+from turnstream.entrypoints.cli.terminal import visible
 from turnstream.errors import TurnstreamError
 
 __all__ = [
@@ -152,7 +153,9 @@ def _cell(value: Any) -> str:
 def print_rows(
     columns: Sequence[str], rows: Sequence[Sequence[Any]], fmt: Format, title: str | None = None
 ) -> None:
-    """Print a result as a table, CSV or JSON (an array of objects)."""
+    """Print a result as a table, CSV or JSON (an array of objects). The table shows
+    control characters and bidi overrides escaped (``terminal.visible``): stored values
+    are producers' data; CSV and JSON keep them exact."""
     if fmt is Format.json:
         data = [dict(zip(columns, row, strict=True)) for row in rows]
         sys.stdout.write(json.dumps(data, default=str, indent=2) + "\n")
@@ -163,9 +166,10 @@ def print_rows(
         writer.writerows([[_cell(v) for v in row] for row in rows])
         sys.stdout.write(buffer.getvalue())
     else:
-        table = Table(title=title, title_justify="left")
+        # The title is markup (a caller escapes what it takes from data); cells are text.
+        table = Table(title=title and visible(title), title_justify="left")
         for column in columns:
-            table.add_column(column)
+            table.add_column(escape(visible(column)))
         for row in rows:
-            table.add_row(*(escape(_cell(v)) for v in row))
+            table.add_row(*(escape(visible(_cell(v))) for v in row))
         out.print(table)
