@@ -29,6 +29,7 @@ from turnstream.core.constraints.changes import (
 from turnstream.core.constraints.text import LANGUAGES, changes_said, language_of
 from turnstream.core.constraints.value_ids import value_ids
 from turnstream.errors import TurnstreamError
+from turnstream.models.common import Scalar
 from turnstream.models.interactions import Interaction
 from turnstream.models.object_types import ObjectTypes
 from turnstream.models.turns import ConstraintMeasurement
@@ -265,7 +266,7 @@ class TurnFrame:
         types = self.conversation.types
         language = self.language or getattr(self.conversation, "language", None) or "en"
         lang = language_of(language)
-        given = list(values)
+        given = _state_values(values)
         fields = {
             str(v.field if isinstance(v, EvidenceValue) else v.get("field")): (
                 v.value if isinstance(v, EvidenceValue) else v.get("value")
@@ -309,8 +310,18 @@ class TurnFrame:
         }
         if ref in block.get("exclude", ()) or ref in disliked:
             return True
+        hard = block.get("hard", ())
         ids = value_ids(self.conversation.types)
-        return breaks(ref, {**self._showed(ref), **now}, block.get("hard", ()), ids)
+        if breaks(ref, {**self._showed(ref), **now}, hard, ids):
+            return True
+        # A row the block found it breaking by a value this read does not carry (the
+        # colour it was shown in, turns ago) still holds.
+        entry = next((e for e in block.get("already_presented", ()) if e.get("ref") == ref), {})
+        judged = set(entry.get("breaks", ()))
+        return any(
+            row.get("id") in judged and str(row.get("attr")).partition(".")[2] not in now
+            for row in hard
+        )
 
     def _showed(self, ref: str) -> dict[str, Any]:
         """Every value ``ref`` showed the person: its latest presentation in this turn,
@@ -368,6 +379,7 @@ class TurnFrame:
                     and declared.class_ is None
                     and declared.role != "identifier"
                 ):
+                    _check_state_value(where, i, data)
                     continue
                 if "class" not in data and declared.class_ is not None:
                     data["class"] = declared.class_
@@ -473,3 +485,45 @@ class TurnFrame:
         if self.output is not None:
             raise TurnstreamError("one output per turn: start a new turn for the next one")
         self.output = Output(text, context or self.context, immutable, language or self.language)
+
+
+#: A value of a state read: a scalar, a list of them (a field of many values), or unknown.
+_STATE_VALUE = TypeAdapter(Scalar | list[Scalar] | None)
+
+
+def _state_values(
+    values: Iterable[EvidenceValue | Mapping[str, Any]],
+) -> list[EvidenceValue | Mapping[str, Any]]:
+    """``record_read``'s values, each checked to be a value of a state: a mapping (or an
+    :class:`EvidenceValue`) with a ``field`` and a ``value``. Raises
+    :class:`TurnstreamError` naming the first that is not."""
+    if isinstance(values, Mapping | str | bytes):
+        raise TurnstreamError(
+            "record_read: values: a list of {field, value, ...}, one per field read, "
+            f"not a {type(values).__name__}"
+        )
+    given = list(values)
+    for i, value in enumerate(given):
+        if isinstance(value, EvidenceValue):
+            continue
+        if not isinstance(value, Mapping):
+            raise TurnstreamError(
+                f"record_read: values.{i}: a mapping with field and value, "
+                f"not a {type(value).__name__}"
+            )
+        if not isinstance(value.get("field"), str) or "value" not in value:
+            raise TurnstreamError(f"record_read: values.{i}: needs a field (text) and a value")
+    return given
+
+
+def _check_state_value(where: str, i: int, data: Mapping[str, Any]) -> None:
+    """Raise :class:`TurnstreamError` unless ``data``'s value, of a field that is state
+    and no evidence (a stock flag, the sizes in stock), is a text, a number, a flag, a
+    list of them or ``None``."""
+    try:
+        _STATE_VALUE.validate_python(data.get("value"))
+    except ValidationError:
+        raise TurnstreamError(
+            f"{where}: values.{i} (field {data.get('field')!r}): value: a text, a number, "
+            f"a flag, a list of them or None, not a {type(data.get('value')).__name__}"
+        ) from None

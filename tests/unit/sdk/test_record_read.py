@@ -120,3 +120,42 @@ def test_what_changed_is_said_only_of_an_object_that_fits_the_hard_entries_now()
     not_navy = pref("p2", "item_variant.color", "not_in", ("navy",), "must_not")
     cited = block([not_navy], presented=[Presented(REF, 1)], shown={REF: SHOWN}, types=TYPES)
     assert _seen(cited, {"price_sale": 189.9}, present=True) == ""
+
+
+def test_an_object_shown_turns_ago_in_a_refused_colour_stays_unsaid() -> None:
+    # The cited block knows the colour it was shown in ("Black": "not preto" refuses it);
+    # its ``already_presented`` entry carries only the state fields, and the ids of the
+    # hard rows the object breaks.
+    not_black = pref("p2", "item_variant.color", "not_in", ("preto",), "must_not")
+    shown = {**SHOWN, "color": "Black"}
+    cited = block([not_black], presented=[Presented(REF, 1)], shown={REF: shown}, types=TYPES)
+    entry = cited["already_presented"][0]
+    assert "color" not in entry.get("shown", {}) and entry["breaks"] == ["p2"]
+    assert _seen(cited, {"price_sale": 99.9, "stock_sizes": ["41"]}) == ""
+    # A read that carries the colour is judged by it: dyed navy now, it is offered again.
+    said = _seen(cited, {"price_sale": 99.9, "color": "navy"})
+    assert said.startswith("Changed since they saw it: price down from 199.90 to 99.90")
+    # An object that breaks nothing carries no ``breaks``.
+    fine = block([not_black], presented=[Presented(REF, 1)], shown={REF: SHOWN}, types=TYPES)
+    assert "breaks" not in fine["already_presented"][0]
+
+
+@pytest.mark.parametrize(
+    ("values", "bad"),
+    [
+        ({"field": "in_stock", "value": True}, r"values: a list of \{field, value, \.\.\.\}"),
+        (["in_stock"], r"values\.0: a mapping with field and value, not a str"),
+        ([{"field": "in_stock"}], r"values\.0: needs a field \(text\) and a value"),
+        ([{"value": True}], r"values\.0: needs a field \(text\) and a value"),
+        ([{"field": "stock_sizes", "value": {"38": 1}}],
+         r"values\.0 \(field 'stock_sizes'\): value: a text, a number, a flag, a list of them "
+         r"or None, not a dict"),
+        ([{"field": "in_stock", "value": {"a": 1}}], r"values\.0 \(field 'in_stock'\): value"),
+    ],
+)
+def test_a_read_that_is_not_a_list_of_field_values_is_refused_by_name(
+    values: Any, bad: str
+) -> None:
+    with _conversation().turn() as frame, pytest.raises(TurnstreamError, match=bad):
+        frame.record_read(REF, values, type="item_variant")
+    assert frame.reads == []

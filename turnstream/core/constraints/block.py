@@ -627,11 +627,14 @@ def _presented(
     types: _Types,
     silent: frozenset[str] = frozenset(),
     language: str = "en",
+    broken: Mapping[str, list[str]] | None = None,
 ) -> list[dict[str, Any]]:
     """Each object shown before: how many times, the state its latest presentation
-    showed (``shown``: its state fields, when it showed any) and, when ``current``
-    holds its state read now, what ``changed`` since; never for an object in ``silent``
-    (one the agent must not show again)."""
+    showed (``shown``: its state fields, when it showed any), the ids of the hard rows
+    it ``breaks`` by what it showed (and ``current``: so an SDK read that lacks the
+    field, the colour it was shown in, still knows), and, when ``current`` holds its
+    state read now, what ``changed`` since; never for an object in ``silent`` (one the
+    agent must not show again)."""
     times: dict[str, int] = {}
     for item in presented:
         times[item.ref] = times.get(item.ref, 0) + item.times
@@ -641,6 +644,8 @@ def _presented(
         state = state_shown(ref, shown.get(ref) or {}, types)
         if state:
             row["shown"] = state
+        if (broken or {}).get(ref):
+            row["breaks"] = list((broken or {})[ref])
         if ref in current and ref not in silent:
             changes = changes_since_shown(ref, state, current[ref], types, language)
             if changes:
@@ -1151,11 +1156,11 @@ def build_block(
     hard_rows, hard = _hard(prefs, origins, types, ids)
     current = read_current(current or {}, types, language)
 
-    def breaks_now(ref: str) -> bool:
+    def breaks_now(ref: str, rows: Sequence[Mapping[str, Any]] | None = None) -> bool:
         """Whether ``ref`` as it is now (its state in ``current`` over what it showed)
-        breaks a hard entry."""
+        breaks a hard entry (of ``rows``; all by default)."""
         state = {**((shown or {}).get(ref) or {}), **(current.get(ref) or {})}
-        return breaks(ref, state, hard_rows, ids)
+        return breaks(ref, state, hard_rows if rows is None else rows, ids)
 
     # An object that breaks what the person requires, as it is now, is no interest to
     # offer again (clicked in black before saying "not black"; over the price limit now).
@@ -1180,6 +1185,11 @@ def build_block(
     # one that breaks a hard entry as it is now (one that broke it when shown and fits
     # now is said: its price came down under the limit).
     silent = frozenset(ref for ref in {*excluded, *current} if ref in excluded or breaks_now(ref))
+    presented = list(presented)
+    broken = {
+        item.ref: [str(row["id"]) for row in hard_rows if breaks_now(item.ref, [row])]
+        for item in presented
+    }
     acted = _acts(said_sensitive, types, language)
     hard_rows, hard = [*acted.hard_rows, *hard_rows], [*acted.hard, *hard]
     soft_rows, soft = _soft(
@@ -1211,7 +1221,9 @@ def build_block(
         "soft": soft_rows,
         "attributes": attr_rows,
         "exclude": sorted(excluded),
-        "already_presented": _presented(presented, shown or {}, current, types, silent, language),
+        "already_presented": _presented(
+            presented, shown or {}, current, types, silent, language, broken
+        ),
         "relaxation_order": ["soft", *relaxable],
         "precedence": list(PRECEDENCE),
         "rules": rule_rows,
