@@ -147,9 +147,11 @@ def test_an_object_shown_turns_ago_in_a_refused_colour_stays_unsaid() -> None:
         (["in_stock"], r"values\.0: a mapping with field and value, not a str"),
         ([{"field": "in_stock"}], r"values\.0: needs a field \(text\) and a value"),
         ([{"value": True}], r"values\.0: needs a field \(text\) and a value"),
-        ([{"field": "stock_sizes", "value": {"38": 1}}],
-         r"values\.0 \(field 'stock_sizes'\): value: a text, a number, a flag, a list of them "
-         r"or None, not a dict"),
+        (
+            [{"field": "stock_sizes", "value": {"38": 1}}],
+            r"values\.0 \(field 'stock_sizes'\): value: a text, a number, a flag, a list of them "
+            r"or None, not a dict",
+        ),
         ([{"field": "in_stock", "value": {"a": 1}}], r"values\.0 \(field 'in_stock'\): value"),
     ],
 )
