@@ -310,8 +310,9 @@ def _acts(
     one hard entry per act their words affirm (the declared ones, "sem amendoim" for an
     allergy), one soft avoid per food they avoid, its label in the block's language;
     never the words. The newest statement of each act decides it: one that negates it
-    ("não sou celíaco") leaves it out. A field whose newest statement means nothing
-    readable is ``unread`` (asked, never echoed)."""
+    ("não sou celíaco") leaves it out. A field whose newest statement is not understood
+    (:func:`read_sensitive`: nothing read, or a "sem X" naming no food) is
+    ``unread`` (asked, never echoed)."""
     acted = _Acted()
     seen: set[tuple[str, str]] = set()
     newest: set[str] = set()
@@ -1012,13 +1013,13 @@ def _ask(
     fields the agent's names mean, :func:`resolve_asked`) no standing entry knows enough
     of (:func:`_knows`: a ``person.clothing_size`` M, or a hard ``size = M``, knows the
     ``size``); each notion of a conflict, which names its question as ``ask`` (the text
-    says what each side said). A sensitive field is never asked: the block acts on it."""
+    says what each side said). A sensitive field is asked like any other, by its name,
+    when the agent asks it and the person never spoke of it (what they said is known:
+    the block acts on it)."""
     ask = ["for_whom"] if request.delivery_elsewhere else []
     known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
     known_attrs = [row["attr"] for row in known_rows if _knows(row)]
     for attr in asked:
-        if types is not None and types.is_sensitive(attr):
-            continue
         question = _question(types, attr)
         if question in ask or _notion(types, attr) in known:
             continue
@@ -1239,8 +1240,9 @@ def build_block(
         block["asked_unknown"] = unknown
     by_id = {row["id"]: row.get("attr") for row in [*hard_rows, *soft_rows, *attr_rows]}
     # A sensitive field the person spoke of is known: the block acts on it, never asks
-    # it; unless what they said last means nothing it can act on: then it asks (by the
-    # field's name, never the words).
+    # it (also when they said there is nothing to act on, "sem restrições"); unless what
+    # they said last is not understood: then it asks (by the field's name, never the
+    # words). One they never spoke of is asked only when the agent asks it.
     spoken = [{"attr": fact.attr, "value": None} for fact in said_sensitive]
     known_rows = [*attr_rows, *spoken, *hard_rows, *soft_rows]
     block["ask"] = _ask(request, asked.fields, known_rows, conflicts, by_id, types)

@@ -4,12 +4,18 @@ Beside the acts the types document declares (:func:`.sensitive.acts_for`), a per
 names foods: an allergy or intolerance to one ("alergia grave a amendoim",
 "soy alérgico al maní", "allergic to peanuts", "peanut allergy") is a hard "sem
 amendoim"; an avoidance ("só evito pão", "I avoid bread") a soft one; an act said as
-such ("sem lactose", "without eggs") the act. What follows a negation ("não sou celíaco",
+such ("sem lactose", "without eggs") the act, when what it does without is a food
+``foods.toml`` lists or an act the types document declares ("sem restrição", "without
+issues" name no food: no act). What follows a negation ("não sou celíaco",
 "no soy", "not", "não tenho", "sem ser"; a bare "no" only before a verb or a condition,
 since in Portuguese it is "in the") is said *not* to hold, until the clause ends or
 "e" / "y" / "and" starts a new statement: its acts are negated, never served (and a
 newer negation outweighs an older statement). Clauses end at punctuation and at "mas",
 "pero", "but".
+
+A clause that says there is nothing to act on ("sem restrições", "como de tudo", "sin
+restricciones", "I eat everything", "none") reads as that: no act, and nothing to ask.
+A "sem X" whose X is neither a food nor an act is not understood: the field is asked.
 
 A food is said in the block's language when ``foods.toml`` lists it, else quoted as the
 person wrote it (its words alone, three at most, no marks). Nothing else of the words
@@ -89,6 +95,30 @@ _STOP = (
 #: A food is a few words at most; longer is no food this module can tell.
 _FOOD_WORDS = 3
 _WORD_CHARS = 20  # "without “…”" stays within a label's 80 characters
+#: Words left out when telling whether a clause says there is nothing to act on.
+_FILLER = frozenset(
+    {"eu", "yo", "i", "mesmo", "really", "any", "alguma", "algum", "alguna", "alguno"}
+    | {"nenhuma", "nenhum", "ninguna", "ninguno", "ningun", "at", "all", "tipo", "kind"}
+    | {"alimentar", "alimentares", "alimentaria", "alimentarias", "alimenticia"}
+    | {"alimenticias", "dietary", "food", "special", "especial", "especiais", "especiales"}
+    | {"posso", "puedo", "can", "basicamente", "basically", "praticamente", "practically"}
+)
+#: What a person has none of when there is nothing to act on ("sem restrições").
+_RESTRICTIONS = (
+    *("restricao", "restricoes", "restriccion", "restricciones", "restriction"),
+    *("restrictions", "problema", "problemas", "problem", "problems", "issue", "issues"),
+)
+_NO = ("sem", "sin", "without", "no", "nao tenho", "no tengo", "have no", "don t have")
+_NOTHING_SAID = (
+    *(f"{no} {word}" for no in _NO for word in _RESTRICTIONS),
+    *("como de tudo", "como tudo", "comer de tudo", "como de todo", "como todo"),
+    *("comer de todo", "eat everything", "eat anything"),
+)
+#: A clause, its filler left out, that says there is nothing to act on: one or more of
+#: these phrases ("como de tudo sem restrições").
+_NOTHING = re.compile(rf"(?:(?:^| )(?:(?:e|y|and) )?(?:{'|'.join(_NOTHING_SAID)}))+")
+#: The same, said alone as the whole clause ("nenhuma", "none").
+_NOTHING_ALONE = frozenset({"nenhuma", "nenhum", "ninguna", "ninguno", "none", "nada", "nothing"})
 
 
 @dataclass(frozen=True)
@@ -97,21 +127,30 @@ class _Food:
 
     name: str
     words: dict[str, str]
+    #: Whether ``foods.toml`` lists it (else it is the person's words, quoted).
+    listed: bool = True
 
 
 @dataclass(frozen=True)
 class Reading:
     """What one sensitive value means: hard acts (name, act), soft avoidances (name,
-    the food's words per language), and the names of acts said not to hold."""
+    the food's words per language), the names of acts said not to hold, whether it says
+    there is nothing to act on (``unrestricted``: "sem restrições", no clause left
+    unread), and whether it does without something no food nor act names (``unclear``:
+    "sem sentido")."""
 
     acts: list[tuple[str, Act]] = field(default_factory=list)
     avoided: list[tuple[str, Labels]] = field(default_factory=list)
     negated: set[str] = field(default_factory=set)
+    unrestricted: bool = False
+    unclear: bool = False
 
     @property
     def understood(self) -> bool:
-        """Whether anything of the value was read (an act, an avoidance, a negation)."""
-        return bool(self.acts or self.avoided or self.negated)
+        """Whether the value was read (an act, an avoidance, a negation, or that there is
+        nothing to act on) and no "sem X" of it was left unread."""
+        read = self.acts or self.avoided or self.negated or self.unrestricted
+        return bool(read) and not self.unclear
 
 
 @functools.cache
@@ -179,7 +218,9 @@ def _food_of(words: Sequence[tuple[str, str]]) -> _Food | None:
     if listed is not None:
         return listed
     said = quoted(" ".join(w.lower() for w, _ in words))
-    return _Food(key.replace(" ", "_"), dict.fromkeys(("pt", "en", "es"), said)) if said else None
+    if not said:
+        return None
+    return _Food(key.replace(" ", "_"), dict.fromkeys(("pt", "en", "es"), said), listed=False)
 
 
 def _foods_from(words: Sequence[tuple[str, str]], at: int) -> list[_Food]:
@@ -238,39 +279,85 @@ def _after(words: Sequence[tuple[str, str]], leads: frozenset[str]) -> list[_Foo
     ]
 
 
-def _without(types: ObjectTypes | None, attr: str, food: _Food) -> tuple[str, Act]:
-    """The act of doing without ``food``: the one the types document declares for it
-    ("sem glúten": ``gluten_free``), else "sem X" / "without X" / "sin X"."""
+def _done_without(
+    types: ObjectTypes | None, attr: str, words: Sequence[tuple[str, str]]
+) -> tuple[list[_Food], bool]:
+    """The foods "sem" / "sin" / "without" name ("sem lactose"), the first a food
+    ``foods.toml`` lists or one an act of the types document does without; and whether
+    one names anything else ("sem sentido": no act, the field asked) but restrictions
+    ("sem restrições")."""
+    foods: list[_Food] = []
+    unclear = False
+    for i, (_, key) in enumerate(words):
+        if key not in _WITHOUT or (i + 1 < len(words) and words[i + 1][1] in _RESTRICTIONS):
+            continue
+        named = _foods_from(words, i + 1)
+        if named and (named[0].listed or _declared(types, attr, named[0]) is not None):
+            foods.extend(named)
+        else:
+            unclear = True
+    return foods, unclear
+
+
+def _says_nothing(words: Sequence[tuple[str, str]]) -> bool:
+    """Whether a clause says there is nothing to act on ("sem restrições", "como de
+    tudo", "I eat everything", "nenhuma")."""
+    keys = [k for _, k in words]
+    if " ".join(keys) in _NOTHING_ALONE:
+        return True
+    return _NOTHING.fullmatch(" ".join(k for k in keys if k not in _FILLER)) is not None
+
+
+def _declared(types: ObjectTypes | None, attr: str, food: _Food) -> tuple[str, Act] | None:
+    """The act the types document declares for doing without ``food`` ("sem glúten":
+    ``gluten_free``), if any."""
     key = food.name.replace("_", " ")
     for words in ({key}, {normalized(w) for w in food.words.values()}):
         said = [f"{lead} {w}" for w in words for lead in ("sem", "sin", "without")]
         declared = acts_for(types, attr, [*said, *(f"{w} free" for w in words)])
         if declared:
             return declared[0]
+    return None
+
+
+def _without(types: ObjectTypes | None, attr: str, food: _Food) -> tuple[str, Act]:
+    """The act of doing without ``food``: the one the types document declares for it
+    (:func:`_declared`), else "sem X" / "without X" / "sin X"."""
+    declared = _declared(types, attr, food)
+    if declared is not None:
+        return declared
     labels = Labels(
         pt=f"sem {food.words['pt']}", en=f"without {food.words['en']}", es=f"sin {food.words['es']}"
     )
-    return f"without_{food.name}", Act(labels=labels, said=[key])
+    return f"without_{food.name}", Act(labels=labels, said=[food.name.replace("_", " ")])
 
 
 def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
     """What ``said`` (a value, or a list of them) on the sensitive field ``attr`` means:
     the declared acts and the foods done without its affirmed parts name, the foods it
-    avoids, and the acts its negated parts name (never served)."""
+    avoids, the acts its negated parts name (never served), whether it says there is
+    nothing to act on and whether a "sem X" of it names no food."""
     reading = Reading()
+    nothing = unread = unclear = False
 
     def _doing_without(food: _Food) -> tuple[str, Act]:
         return _without(types, attr, food)
 
     values = said if isinstance(said, list) else [said]
-    for value in (v for v in values if v is not None):
-        for said_run, words in (run for c in _clauses(str(value)) for run in _segments(c)):
+    for clause in (c for v in values if v is not None for c in _clauses(str(v))):
+        if _says_nothing(clause):
+            nothing = True
+            continue
+        before = (len(reading.acts), len(reading.avoided), len(reading.negated))
+        for said_run, words in _segments(clause):
             text = " ".join(k for _, k in words)
             if not said_run:
                 reading.negated.update(n for n, _ in acts_for(types, attr, text))
                 reading.negated.update(n for n, _ in map(_doing_without, _allergens(words)))
                 continue
-            foods = [*_allergens(words), *_after(words, _WITHOUT)]
+            done_without, unnamed = _done_without(types, attr, words)
+            unclear = unclear or unnamed
+            foods = [*_allergens(words), *done_without]
             for name, act in [*acts_for(types, attr, text), *map(_doing_without, foods)]:
                 if name not in {n for n, _ in reading.acts}:
                     reading.acts.append((name, act))
@@ -278,5 +365,6 @@ def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
                 name = f"avoid_{food.name}"
                 if name not in {n for n, _ in reading.avoided}:
                     reading.avoided.append((name, Labels(**food.words)))
+        unread = unread or before == (len(reading.acts), len(reading.avoided), len(reading.negated))
     negated = reading.negated - {n for n, _ in reading.acts}
-    return Reading(reading.acts, reading.avoided, negated)
+    return Reading(reading.acts, reading.avoided, negated, nothing and not unread, unclear)

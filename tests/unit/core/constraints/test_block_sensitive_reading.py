@@ -1,6 +1,7 @@
 """Sensitive stated values read from their words: an allergy or intolerance to a named
 food is a hard "sem X" / "without X" / "sin X"; a negated condition ("não sou celíaco")
-serves no act (at most the soft avoid the rest says); words nothing reads are asked,
+serves no act (at most the soft avoid the rest says); "sem X" is an act only when X is
+a food; "no restriction" is nothing to act on or ask; words nothing reads are asked,
 never echoed."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import pytest
 from tests.unit.core.constraints.builders import attribute, block, pref
 from turnstream.core.constraints import ToolBinding, filter_residual, render_for_tool
 from turnstream.core.constraints.sensitive_reading import read_sensitive
-from turnstream.models.object_types import load_types
+from turnstream.models.object_types import load_types, parse_types
 
 TYPES = load_types(Path(__file__).resolve().parents[4] / "examples" / "types.toml")
 DIET = "person.diet"
@@ -171,3 +172,139 @@ def test_an_act_naming_no_objects_field_is_no_tool_argument_and_no_residual() ->
     items = {"items": [{"sku": "1", "color": "navy"}, {"sku": "2", "color": "black"}]}
     residual = [r for r in got["hard"] if r["id"] in rendered["residual"]]
     assert filter_residual(items, residual, binding.results)[2] == 0  # no gender: kept
+
+
+def _served(got: dict[str, object]) -> str:
+    return json.dumps(got, ensure_ascii=False).lower()
+
+
+@pytest.mark.parametrize(
+    ("said", "language"),
+    [
+        ("como de tudo, sem restrição", "pt"),
+        ("sem restrições", "pt"),
+        ("Sem Restrições", "pt"),
+        ("SEM RESTRICAO", "pt"),
+        ("sem restrições alimentares", "pt"),
+        ("eu como de tudo sem restrição nenhuma", "pt"),
+        ("sem problemas", "pt"),
+        ("não tenho restrições", "pt"),
+        ("nenhuma", "pt"),
+        ("Nenhuma.", "pt"),
+        ("sin problemas", "es"),
+        ("como de todo, sin restricciones", "es"),
+        ("Sin restricción", "es"),
+        ("no tengo ninguna restricción", "es"),
+        ("without issues", "en"),
+        ("Without any issue", "en"),
+        ("no restrictions", "en"),
+        ("No dietary restriction", "en"),
+        ("I eat everything", "en"),
+        ("I don't have any restrictions", "en"),
+        ("none", "en"),
+    ],
+)
+def test_saying_there_is_no_restriction_is_no_act_and_nothing_to_ask(
+    said: str, language: str
+) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert (got["text"], got["hard"], got["soft"], got["ask"]) == ("", [], [], [])
+    assert read_sensitive(TYPES, DIET, said).understood
+    asked = block(attributes=[attribute("a1", DIET, said)], types=TYPES, asked=("diet",))
+    assert asked["ask"] == []  # known: they said there is none
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "line"),
+    [
+        ("xyzzy sem sentido", "pt", "Pergunte antes: dieta"),
+        ("Sem Sentido", "pt", "Pergunte antes: dieta"),
+        ("sem kiwi", "pt", "Pergunte antes: dieta"),
+        ("SIN SENTIDO", "es", "Pregunte antes: dieta"),
+        ("sin zapatos", "es", "Pregunte antes: dieta"),
+        ("without sense", "en", "Ask first: diet"),
+        # "No restriction but..." is no "no restriction": what follows is asked.
+        ("como de tudo menos kiwi", "pt", "Pergunte antes: dieta"),
+        ("sem restrições exceto kiwi", "pt", "Pergunte antes: dieta"),
+        ("como de tudo, diabetes", "pt", "Pergunte antes: dieta"),
+    ],
+)
+def test_doing_without_what_is_no_food_is_asked_never_a_hard_act(
+    said: str, language: str, line: str
+) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert (got["text"], got["ask"], got["hard"], got["soft"]) == (line, [DIET], [], [])
+    served = _served(got)
+    assert not any(w in served for w in ("sentido", "sense", "kiwi", "zapatos", "“")), served
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        ("sem lactose", "pt", ["Obrigatório: sem lactose"]),
+        ("Sem Glúten", "pt", ["Obrigatório: sem glúten"]),
+        ("sem gluten", "pt", ["Obrigatório: sem glúten"]),
+        ("sem amendoins", "pt", ["Obrigatório: sem amendoim"]),
+        ("sem amendoim e camarão", "pt", ["Obrigatório: sem amendoim", "Obrigatório: sem camarão"]),
+        ("sin huevos", "es", ["Obligatorio: sin huevo"]),
+        ("Without Eggs", "en", ["Required: without eggs"]),
+        # An allergy names a food no list holds; a "sem" does not.
+        ("alergia a kiwi", "pt", ["Obrigatório: sem “kiwi”"]),
+        ("como de tudo, mas tenho alergia a amendoim", "pt", ["Obrigatório: sem amendoim"]),
+        ("sem restrições e alergia a amendoim", "pt", ["Obrigatório: sem amendoim"]),
+    ],
+)
+def test_doing_without_a_food_is_still_a_hard_act(
+    said: str, language: str, lines: list[str]
+) -> None:
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert (got["text"].split("\n"), got["ask"]) == (lines, [])
+
+
+def test_a_food_done_without_beside_words_that_are_none_serves_it_and_asks() -> None:
+    got = block(
+        attributes=[attribute("a1", DIET, "sem amendoim e sem kiwi")], types=TYPES, language="pt"
+    )
+    assert got["text"].split("\n") == ["Obrigatório: sem amendoim", "Pergunte antes: dieta"]
+    assert "kiwi" not in _served(got)
+
+
+def test_doing_without_what_a_declared_act_names_is_that_act() -> None:
+    """A "sem X" of a food no list holds is an act when the types document declares
+    one for it ("kiwi-free"); else the field is asked."""
+    diet = {
+        "labels": {"pt": "dieta", "en": "diet", "es": "dieta"},
+        "role": "attribute",
+        "family": "diet",
+        "sensitive": True,
+        "acts": {
+            "kiwi_free": {
+                "labels": {"pt": "nada de kiwi", "en": "no kiwi", "es": "nada de kiwi"},
+                "said": ["kiwi-free"],
+            }
+        },
+    }
+    types = parse_types({"types": {"person": {"fields": {"diet": diet}}}})
+    got = block(attributes=[attribute("a1", DIET, "sem kiwi")], types=types, language="pt")
+    assert (got["text"], got["ask"]) == ("Obrigatório: nada de kiwi", [])
+    assert [row["act"] for row in got["hard"]] == ["kiwi_free"]
+    got = block(attributes=[attribute("a1", DIET, "sem manga")], types=types)
+    assert (got["hard"], got["ask"]) == ([], [DIET])
+
+
+def test_a_sensitive_field_the_agent_asks_is_asked_when_nothing_was_said() -> None:
+    """Asked and never spoken of, the field is asked by its label (no value of it is
+    known); spoken of, it is not; never asked unprompted."""
+    got = block(types=TYPES, asked=("diet",), language="pt")
+    assert (got["ask"], got["text"], "asked_unknown" in got) == (
+        [DIET],
+        "Pergunte antes: dieta",
+        False,
+    )
+    assert block(types=TYPES, asked=("Dieta",))["ask"] == [DIET]  # by its label
+    assert block(types=TYPES, asked=("person.diet", "diet"))["ask"] == [DIET]  # once
+    assert block(types=TYPES)["ask"] == []  # unprompted: never
+    said = [attribute("a1", DIET, "celíaca")]
+    assert block(attributes=said, types=TYPES, asked=("diet",))["ask"] == []
+    unread = [attribute("a1", DIET, "xyzzy sem sentido")]
+    assert block(attributes=unread, types=TYPES, asked=("diet",))["ask"] == [DIET]
