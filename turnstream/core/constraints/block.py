@@ -33,7 +33,13 @@ from turnstream.core.constraints.inputs import (
     StatedPreference,
 )
 from turnstream.core.constraints.sensitive_reading import read_sensitive
-from turnstream.core.constraints.text import ValueWords, language_of, quoted, render_text
+from turnstream.core.constraints.text import (
+    ValueWords,
+    builtin_field_labels,
+    language_of,
+    quoted,
+    render_text,
+)
 from turnstream.core.constraints.value_ids import ValueIds, value_ids
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
@@ -1249,7 +1255,15 @@ def build_block(
     for question in (_question(types, attr) for attr in acted.unread):
         if question not in block["ask"]:
             block["ask"].append(question)
-    words = {**(types.labels(language) if types else {}), **(labels or {})}
+    # A field by the types document's words, else the built-in words of its name.
+    said_of = [
+        str(r["attr"]) for r in [*hard_rows, *soft_rows, *attr_rows, *rule_rows] if "attr" in r
+    ]
+    words = {
+        **builtin_field_labels([*said_of, *block["ask"]], language),
+        **(types.labels(language) if types else {}),
+        **(labels or {}),
+    }
     refs = {*excluded, *(r["values"][0] for r in soft_rows if r["kind"] in _ABOUT_OBJECTS)}
     refs |= {row["ref"] for row in block["already_presented"] if row.get("changed")}
     # A statement on an object field (``item_variant.ref``) names objects too.

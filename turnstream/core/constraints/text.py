@@ -26,7 +26,7 @@ import math
 import re
 import tomllib
 import unicodedata
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -236,6 +236,33 @@ def field_words(attr: str, labels: Mapping[str, str] | None = None) -> str:
         return labels[attr]
     field = attr.split(".", 1)[1] if "." in attr else attr
     return one_line(field.replace("_", " "))
+
+
+#: The built-in words of common field names, beside this module.
+_FIELD_WORDS = Path(__file__).with_name("field_words.toml")
+
+
+@functools.cache
+def _field_lexicon() -> dict[str, dict[str, str]]:
+    """A field name (lower case, spaced) -> its words per language (``field_words.toml``)."""
+    table = tomllib.loads(_FIELD_WORDS.read_text(encoding="utf-8"))
+    for name, per_language in table.items():
+        if set(per_language) != set(LANGUAGES):
+            raise ValueError(f"{_FIELD_WORDS.name}: {name!r} needs words in pt, en and es")
+    return {_key(name): dict(words) for name, words in table.items()}
+
+
+def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
+    """``attr`` -> the built-in words in ``language`` of its field name, for each of
+    ``attrs`` whose name ``field_words.toml`` knows (``person.clothing_size`` → ``talla de
+    ropa`` in es): the fallback of a field the types document does not label."""
+    lexicon, lang = _field_lexicon(), language_of(language)
+    found = {}
+    for attr in attrs:
+        entry = lexicon.get(_key(attr.split(".", 1)[1] if "." in attr else attr))
+        if entry is not None:
+            found[attr] = entry[lang]
+    return found
 
 
 def format_value(value: Scalar) -> str:

@@ -1,0 +1,45 @@
+"""A field the space's types document does not label is said by the built-in words of
+its name in the block's language (``field_words.toml``), else by its name in words."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.core.constraints.builders import attribute, block, pref
+from turnstream.core.constraints.text import builtin_field_labels
+
+
+@pytest.mark.parametrize(
+    ("language", "line", "hard"),
+    [
+        ("es", "La persona: talla de ropa M", "Obligatorio: color que no sea negro"),
+        ("pt", "A pessoa: tamanho de roupa M", "Obrigatório: cor que não seja preto"),
+        ("en", "The person: clothing size M", "Required: colour other than black"),
+    ],
+)
+def test_a_space_without_types_says_common_fields_in_its_language(
+    language: str, line: str, hard: str
+) -> None:
+    got = block(
+        [pref("p1", "item_variant.color", "not_in", ("black",), "must_not")],
+        [attribute("a1", "person.clothing_size", "M")],
+        types=None,
+        language=language,
+    )
+    lines = got["text"].splitlines()
+    assert line in lines and hard in lines
+    assert "clothing size" not in got["text"] or language == "en"
+
+
+def test_a_field_nobody_knows_is_its_name_in_words_and_labels_win() -> None:
+    got = block([pref("p1", "gadget.wire_gauge", "eq", ("12",), "must")], types=None,
+                language="pt")  # fmt: skip
+    assert "wire gauge" in got["text"]
+    labelled = block([pref("p1", "item_variant.size", "eq", ("M",), "must")], types=None,
+                     language="pt", labels={"item_variant.size": "manequim"})  # fmt: skip
+    assert "manequim" in labelled["text"] and "tamanho" not in labelled["text"]
+
+
+def test_builtin_labels_match_names_without_case_or_separators() -> None:
+    got = builtin_field_labels(["person.Shoe-Size", "item.PRICE_SALE", "x.unknown"], "es")
+    assert got == {"person.Shoe-Size": "número de calzado", "item.PRICE_SALE": "precio"}
