@@ -36,6 +36,7 @@ from turnstream.core.constraints.sensitive_reading import read_sensitive
 from turnstream.core.constraints.text import (
     ValueWords,
     builtin_field_labels,
+    builtin_field_notion,
     language_of,
     quoted,
     render_text,
@@ -389,7 +390,12 @@ def _family(types: _Types, attr: str) -> str | None:
 
 def _notion(types: _Types, attr: str) -> str:
     """What a field says of the person: its attribute family (``size`` for both
-    ``item_variant.size`` and ``person.clothing_size``), else the field itself."""
+    ``item_variant.size`` and ``person.clothing_size``), else the field itself; without
+    a types document, the notion its name names in the built-in field words
+    (:func:`builtin_field_notion`: ``talla``, ``size`` and ``person.clothing_size``
+    alike), else the field itself."""
+    if types is None:
+        return builtin_field_notion(attr) or attr
     return _family(types, attr) or attr
 
 
@@ -1025,10 +1031,12 @@ def _ask(
     ask = ["for_whom"] if request.delivery_elsewhere else []
     known = {_notion(types, row["attr"]) for row in known_rows if _knows(row)}
     known_attrs = [row["attr"] for row in known_rows if _knows(row)]
+    asked_notions: set[str] = set()
     for attr in asked:
-        question = _question(types, attr)
-        if question in ask or _notion(types, attr) in known:
+        question, notion = _question(types, attr), _notion(types, attr)
+        if question in ask or notion in known or notion in asked_notions:
             continue
+        asked_notions.add(notion)
         if types is None and any(_asked(k, (attr,), types) for k in known_attrs):
             continue  # without types, ``size`` is known by ``item_variant.size``
         ask.append(question)

@@ -265,6 +265,31 @@ def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
     return found
 
 
+#: Built-in notions that are one family: a clothing size is what "size" asks.
+_FIELD_FAMILIES = {"clothing size": "size"}
+
+
+@functools.cache
+def _field_notions() -> dict[str, str]:
+    """Any word of ``field_words.toml`` (a name, or its words in any language) -> the
+    notion it names (its English words, or their family)."""
+    notions: dict[str, str] = {}
+    for name, words in _field_lexicon().items():
+        notion = _key(words["en"])
+        notion = _FIELD_FAMILIES.get(notion, notion)
+        for word in (name, *words.values()):
+            notions.setdefault(_key(word), notion)
+    return notions
+
+
+def builtin_field_notion(name: str) -> str | None:
+    """The notion a field name (``person.clothing_size``) or a word for one in pt, en or
+    es (``talla``, ``cor``) names by the built-in field words, ``None`` if none: how a
+    space without a types document tells that ``talla`` asks what a known clothing size
+    answers."""
+    return _field_notions().get(_key(name.split(".", 1)[1] if "." in name else name))
+
+
 def format_value(value: Scalar) -> str:
     """A value as written in a line: ``700`` for 700.0, ``true`` for True, strings on one
     line (:func:`one_line`)."""

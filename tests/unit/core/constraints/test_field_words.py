@@ -43,3 +43,15 @@ def test_a_field_nobody_knows_is_its_name_in_words_and_labels_win() -> None:
 def test_builtin_labels_match_names_without_case_or_separators() -> None:
     got = builtin_field_labels(["person.Shoe-Size", "item.PRICE_SALE", "x.unknown"], "es")
     assert got == {"person.Shoe-Size": "número de calzado", "item.PRICE_SALE": "precio"}
+
+
+@pytest.mark.parametrize("language", ["pt", "es", "en"])
+def test_without_types_a_known_size_answers_size_in_any_language(language: str) -> None:
+    got = block([], [attribute("a1", "person.clothing_size", "M")], types=None,
+                language=language, asked=("size", "talla", "Tamanho", "color"))  # fmt: skip
+    assert got["ask"] == ["color"]
+    question = {"pt": "cor", "es": "color", "en": "colour"}[language]
+    assert got["text"].splitlines()[-1].endswith(question)
+    # Nothing known: one question per notion, however many names ask it.
+    empty = block([], [], types=None, language=language, asked=("size", "talla", "cor", "color"))
+    assert empty["ask"] == ["size", "cor"]
