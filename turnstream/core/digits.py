@@ -1,12 +1,15 @@
 """Digits as a language writes them: the decimal-mark rule, shared by the claim checker's
 number reader (``turnstream.sdk.claims.numerals``) and the block's reading of prices sent
-as text (:mod:`turnstream.core.constraints.money`). Pure."""
+as text (:mod:`turnstream.core.constraints.money`); a value written as one decimal number
+and a number as plain text, shared by the block's words for values
+(:mod:`turnstream.core.constraints.text`) and derivation's sizes
+(:mod:`turnstream.core.derivation.values`). Pure."""
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["DIGITS", "parse_digits"]
+__all__ = ["DIGITS", "parse_digits", "plain_number", "read_decimal"]
 
 # Digits, grouped by . , or a no-break / thin space (what formatted output uses between
 # thousands), or plain; never glued to a word before it nor to another number's separator.
@@ -49,3 +52,23 @@ def parse_digits(text: str, lang: str) -> tuple[int | float, int]:
 
 def _number(head: str, tail: str) -> tuple[int | float, int]:
     return float(f"{head or '0'}.{tail or '0'}"), len(tail)
+
+
+#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``, nor
+#: ``1.299``, whose mark may group thousands), of at most 15 digits, all kept by a float.
+_DECIMAL = re.compile(r"(?:0|[1-9]\d{0,12})(?:[.,]\d{1,2})?")
+
+
+def read_decimal(text: str) -> float | None:
+    """The number ``text`` is written as when it is one decimal number (``40``, ``40.0``
+    and ``40,0`` -> 40.0; ``40,5`` -> 40.5); ``None`` when it is not (``007``, ``1.299``,
+    ``38-40``, `` 40``)."""
+    return float(text.replace(",", ".")) if _DECIMAL.fullmatch(text) else None
+
+
+def plain_number(number: int | float) -> str:
+    """A number as plain text: a whole one without a point (``40`` for 40.0), any other as
+    Python writes it (``40.5``)."""
+    if isinstance(number, float) and number.is_integer():
+        return str(int(number))
+    return str(number)

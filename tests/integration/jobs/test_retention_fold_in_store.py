@@ -97,7 +97,8 @@ def _unicode(profile: str, space: str) -> list:
     out += [engaged(f"u-c{n} ☃", U, ("click", "cart")[n % 2], t=10 + n / 7,
                     session=f"sessão {n % 3}", **kw) for n in range(6)]
     out += [feedback("u-f", A, "like", ["cor ç"], t=50, **kw),
-            outcome("u-o", U, "purchase", size=odd, t=60, session="🎨", **kw),
+            # A size with white space or past ASCII is settled in Python (p9): not here.
+            outcome("u-o", U, "purchase", size='aspas " barra \\ M', t=60, session="🎨", **kw),
             engaged("u-new", A, t=12 * DAY, **kw), engaged("u-old", B, t=70, **kw)]
     for one in out[-2:]:  # members named as the state's own, recent and old
         one.payload.update({"space_id": "zz", "signals": [1], "erased_through": None})
@@ -126,6 +127,14 @@ def _people() -> dict[tuple[str, str], list]:
         ("acme", "p7"): [presented("p7-pg", E1, [item(1, A, big=2**63 - 1)], t=0,
                                    profile="p7"),
                          engaged("p7-c", A, t=9, profile="p7")],
+        # Sizes spelled otherwise than counted (m, 40,0, two spaces, past ASCII): by
+        # ``expire``; sizes spelled as counted, even odd ones: in the store.
+        ("acme", "p9"): [outcome(f"p9-o{n}", A, "purchase", size=size, t=n, profile="p9")
+                         for n, size in enumerate(("m", " M", "40,0", "40.50", "one  size",
+                                                   "M\u00a0", "único"))],
+        ("acme", "p10"): [outcome(f"p10-o{n}", A, "purchase", size=size, t=n, profile="p10")
+                          for n, size in enumerate(("M", "40", "40.5", "one size", "38-40",
+                                                    "00", "1.299", "2XL", "Small"))],
         # Erased after old evidence, then active again.
         ("acme", "p8"): [presented("p8-pg", E1, [item(1, A, color="x")], t=0, profile="p8"),
                          command("p8-e", "erase", t=DAY, profile="p8"),
@@ -152,7 +161,7 @@ def _write(store: Store) -> None:
 def _fold(store: Store, in_store: bool) -> tuple[Folded, list]:
     _write(store)
     folded = Folded()
-    fold_states(store, NOW, CONFIG, folded, page=4, in_store=in_store)
+    fold_states(store, NOW, CONFIG, folded, page=5, in_store=in_store)
     rows = store.query(
         "SELECT space_id, profile_id, argMax(state, version), argMax(evidence_from, version), "
         "count() FROM signal_state GROUP BY ALL ORDER BY ALL"
@@ -173,9 +182,16 @@ def test_the_fold_in_the_store_gives_what_expire_gives(
         assert json.dumps(have[3], sort_keys=True) == json.dumps(want[3], sort_keys=True)
         assert have[4:] == want[4:], f"{want[:2]}: evidence_from or rows differ"
     assert folded.as_dict() == reference.as_dict()
-    assert folded.states == 8 and folded.signals > 30 and folded.pages > 8
-    # Every state but the two with numbers the store cannot keep was settled in SQL.
-    assert folded.in_python == 2 and reference.in_python == 8
+    assert folded.states == 10 and folded.signals > 30 and folded.pages > 8
+    # Every state but the two with numbers the store cannot keep and the one with sizes
+    # spelled otherwise than counted was settled in SQL.
+    assert folded.in_python == 3 and reference.in_python == 10
+    sizes = {r[1]: r[2]["buckets"]["self"]["sizes"]["item_variant.size"] for r in got
+             if r[1] in ("p9", "p10")}  # fmt: skip
+    nets = {k: v["net"] for k, v in sizes["p9"].items()}
+    assert nets == {"M": 3, "40": 1, "40.5": 1, "one size": 1, "único": 1}
+    assert set(sizes["p10"]) == {"M", "40", "40.5", "one size", "38-40", "00", "1.299", "2XL",
+                                 "Small"}  # fmt: skip
     # The rich person kept its recent evidence and settled the rest into counts.
     rich = next(r[2] for r in got if r[:2] == ("acme", "p1"))
     assert {p["exposure_id"] for p in rich["buckets"]["self"]["pages"]} == {E4}

@@ -77,7 +77,8 @@ def fold_states(
     version and stays.
 
     ``in_store``: settled by SQL in the store (``_FOLD_SQL``), but for the states ``_ODD``
-    names; else every state read and settled by ``expire`` (the reference)."""
+    and ``_ODD_SIZE`` name; else every state read and settled by ``expire`` (the
+    reference)."""
     cut = _cut(now, config.raw_window_days)
     # The keys first (ids only), then the states a page of people at a time through the
     # primary key: a million idle people held ~70 GB of JSON at once.
@@ -137,7 +138,7 @@ def _fold_in_store(
         store.stage(name, columns, keys if name == "_fold_keys" else [])
     parameters = {
         "cut": format_time(cut),
-        "odd": _ODD,
+        "odd": f"{_ODD}|{_ODD_SIZE}",
         "sensitive": sorted(config.sensitive),
         "actions": list(config.engagement_weights),
         "engaged": [to_micro(w) for w in config.engagement_weights.values()],
@@ -209,6 +210,18 @@ def enforce_retention(store: Store, now: datetime, config: SignalsConfig) -> Fol
 #: so such a state is settled in Python. Matches inside strings only send more states
 #: there (a time's ``:00.5`` does not match: a member's value follows ``":``).
 _ODD = r'(?:":|[,\[])-?(?:[0-9]+[.eE]|[0-9]{19}|NaN|Infinity)'
+
+#: A state whose signals hold an outcome's ``attrs.size`` that ``size_key`` would spell
+#: otherwise (`` m``, ``m``, ``40,0``, ``40.50``, two spaces) or may (an escape but ``\"``
+#: and ``\\``: white space, a control or a character past ASCII) is settled in Python
+#: too: the SQL counts a size by its string as it is.
+_ODD_SIZE = (
+    r'"attrs":\{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[^,}"]*),)*"size":"(?:'
+    r'(?:[ !#-\[\]-~]|\\["\\])*(?:\\[^"\\]|[^ -~])'  # an escape, or past ASCII
+    r'| |(?:[^"\\]|\\["\\])*(?: "|  )'  # space first, last or twice
+    r'|(?:0|[1-9][0-9]{0,12})(?:,[0-9]{1,2}|\.[0-9]?0)"'  # 40,5 40,0 40.0 40.50
+    r'|[2-9EGLMPSX]*[eglmpsx][2-9EGLMPSXeglmpsx]*")'  # a letter size not in capitals
+)
 
 #: ``value_key`` of a raw JSON scalar that is not odd: a string unquoted, else as written.
 _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"

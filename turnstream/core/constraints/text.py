@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
+from turnstream.core.digits import plain_number, read_decimal
 
 __all__ = [
     "LANGUAGES",
@@ -295,8 +296,8 @@ def format_value(value: Scalar) -> str:
     line (:func:`one_line`)."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, int | float):
+        return plain_number(value)
     return one_line(str(value))
 
 
@@ -304,9 +305,6 @@ def format_value(value: Scalar) -> str:
 _LEXICON = Path(__file__).with_name("value_words.toml")
 #: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
 _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
-#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``, nor
-#: ``1.299``, whose mark may group thousands).
-_DECIMAL = re.compile(r"(?:0|[1-9]\d*)(?:[.,]\d{1,2})?")
 
 
 @functools.cache
@@ -396,8 +394,9 @@ class ValueWords:
             if label is not None:
                 return label
             written = one_line(value)
-            if _DECIMAL.fullmatch(written):  # a size 40.0 or 40,5: 40 and 40,5 in pt
-                written = localized_number(float(written.replace(",", ".")), self.language)
+            number = read_decimal(written)  # a size 40.0 or 40,5: 40 and 40,5 in pt
+            if number is not None:
+                written = localized_number(number, self.language)
             elif not _NUMERAL.fullmatch(written):
                 return quoted(value)
         elif isinstance(value, bool):

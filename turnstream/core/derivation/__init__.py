@@ -36,7 +36,7 @@ from turnstream.core.derivation.triggers import (
     next_due_at,
     split_due,
 )
-from turnstream.core.derivation.values import attr_of, ref_type, value_key
+from turnstream.core.derivation.values import attr_of, ref_type, size_key, value_key
 
 __all__ = [
     "AlreadyPresented",
@@ -71,6 +71,7 @@ __all__ = [
     "parse_time",
     "ref_type",
     "session_of",
+    "size_key",
     "split_due",
     "value_key",
     "weight",

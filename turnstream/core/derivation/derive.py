@@ -24,7 +24,7 @@ from turnstream.core.derivation.inference import (
 from turnstream.core.derivation.shrinkage import field_means
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
 from turnstream.core.derivation.taste import FieldPosterior, field_posterior
-from turnstream.core.derivation.values import attr_of, ref_type, value_key
+from turnstream.core.derivation.values import attr_of, ref_type, size_key, value_key
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["ShownObject", "derive", "field_counts", "shown_objects"]
@@ -459,6 +459,13 @@ def derive(
         for iid, old in state.inferences.items()
         if iid in state.tombstones and old.kind == "affinity" and old.polarity == "prefer"
     }
+    # A size deleted as it was spelled before its spellings were one (``40.0``, ``m``)
+    # stays deleted: its value as counted now (``40``, ``M``) is not inferred again.
+    deleted_sizes = {
+        (old.for_, old.attr, size_key(old.value))
+        for iid, old in state.inferences.items()
+        if iid in state.tombstones and old.kind == "attribute"
+    }
     for for_, bucket in sorted(resolved(state, config).buckets.items()):
         for draft in _drafts(bucket, for_, priors, config, types, field_priors or {}):
             iid = inference_id(
@@ -466,6 +473,8 @@ def derive(
             )
             if iid in current:
                 continue  # tombstoned and already listed as deleted
+            if draft.kind == "attribute" and (for_, draft.attr, draft.value) in deleted_sizes:
+                continue  # deleted as spelled before (``40.0``), listed as such above
             fresh = Inference(
                 id=iid,
                 space_id=state.space_id,

@@ -180,6 +180,21 @@ class SizeStats:
             self.net, self.events, set(self.sessions), list(self.origin), self.last_occurred_at
         )
 
+    def merged(self, other: SizeStats) -> SizeStats:
+        """This size's counts and ``other``'s as one size's (two spellings of one size in a
+        state saved before they were one). The origin keeps both keys lists whole: the
+        next count of the size keeps its latest ``max_origin_events``."""
+        return SizeStats(
+            self.net + other.net,
+            self.events + other.events,
+            self.sessions | other.sessions,
+            sorted(set(self.origin) | set(other.origin)),
+            max(
+                (t for t in (self.last_occurred_at, other.last_occurred_at) if t is not None),
+                default=None,
+            ),
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "net": self.net,

@@ -39,7 +39,7 @@ from turnstream.core.derivation.exposure import (
     weight_micro,
 )
 from turnstream.core.derivation.inference import Inference
-from turnstream.core.derivation.values import attr_of, ref_type, value_key
+from turnstream.core.derivation.values import attr_of, ref_type, size_key, value_key
 
 __all__ = [
     "GIFT",
@@ -57,6 +57,16 @@ def _nested_to(table: Mapping[str, Mapping[str, Any]]) -> dict[str, dict[str, An
         outer: {inner: stats.to_dict() for inner, stats in sorted(by.items())}
         for outer, by in sorted(table.items())
     }
+
+
+def _sizes_from(data: Mapping[str, Any]) -> dict[str, SizeStats]:
+    """One field's sizes by :func:`size_key`: the spellings of one size a state saved
+    before they were one holds apart (``40`` and ``40.0``, ``M`` and ``m``) as one."""
+    sizes: dict[str, SizeStats] = {}
+    for value, raw in sorted(data.items()):
+        stats, key = SizeStats.from_dict(raw), size_key(value)
+        sizes[key] = sizes[key].merged(stats) if key in sizes else stats
+    return sizes
 
 
 @dataclass
@@ -119,10 +129,7 @@ class BucketState:
                 attr: {value: ValueStats.from_dict(s) for value, s in by.items()}
                 for attr, by in data["values"].items()
             },
-            sizes={
-                attr: {value: SizeStats.from_dict(s) for value, s in by.items()}
-                for attr, by in data["sizes"].items()
-            },
+            sizes={attr: _sizes_from(by) for attr, by in data["sizes"].items()},
             sensitive_counts=dict(data["sensitive_counts"]),
             event_counts=dict(data["event_counts"]),
             last_occurred_at=parse_or_none(data.get("last_occurred_at")),
@@ -652,7 +659,8 @@ def _outcome(
 def _size(bucket: BucketState, event: SignalEvent, ref: str, config: SignalsConfig) -> None:
     """Count the sizes of an outcome: ``attrs.size``, and each ``attrs`` field of the
     ref's type that ``config.size_fields`` names (``attrs.shoe_size`` of a sneaker
-    counts on ``item_variant.shoe_size``, never on its clothing ``size``)."""
+    counts on ``item_variant.shoe_size``, never on its clothing ``size``), each by its
+    :func:`size_key` (``40.0`` and ``m`` count as ``40`` and ``M``)."""
     payload = event.payload
     if payload["outcome"] in ("purchase", "kept"):
         delta = 1
@@ -669,7 +677,7 @@ def _size(bucket: BucketState, event: SignalEvent, ref: str, config: SignalsConf
         if attr in config.sensitive:
             _count(bucket.sensitive_counts, attr)
             continue
-        stats = bucket.sizes.setdefault(attr, {}).setdefault(value_key(size), SizeStats())
+        stats = bucket.sizes.setdefault(attr, {}).setdefault(size_key(size), SizeStats())
         stats.net += delta
         stats.events += 1
         stats.sessions.add(event.session)
