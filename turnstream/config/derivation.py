@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Annotated
+from typing import Annotated, Protocol
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-__all__ = ["ENGAGEMENT_ACTIONS", "OUTCOME_KINDS", "SignalsConfig"]
+__all__ = ["ENGAGEMENT_ACTIONS", "OUTCOME_KINDS", "SignalsConfig", "SpaceTypes"]
 
 #: Every ``engaged.action`` of the wire format.
 ENGAGEMENT_ACTIONS = frozenset({"click", "detail", "mention", "cart", "compare", "share"})
@@ -33,6 +33,14 @@ def _sensitive_names(names: frozenset[str]) -> frozenset[str]:
     if bad:
         raise ValueError(f"not a type or a type.field: {bad}")
     return names
+
+
+class SpaceTypes(Protocol):
+    """What a space's types document (``models.object_types.ObjectTypes``) tells derivation."""
+
+    def sensitive_names(self) -> frozenset[str]: ...
+
+    def attribute_names(self) -> frozenset[str]: ...
 
 
 Positive = Annotated[float, Field(gt=0)]
@@ -139,6 +147,16 @@ class SignalsConfig(BaseModel):
         if names <= self.size_fields:
             return self
         return self.model_copy(update={"size_fields": self.size_fields | names})
+
+    def for_space(self, types: SpaceTypes | None) -> SignalsConfig:
+        """This config for a space whose types document is ``types`` (``None``: none):
+        its sensitive types and fields, and its attribute fields as sizes, added. What
+        derivation, the retention fold and the field priors of the space all count by."""
+        if types is None:
+            return self
+        return self.with_sensitive(types.sensitive_names()).with_size_fields(
+            types.attribute_names()
+        )
 
     def with_sensitive(self, names: frozenset[str]) -> SignalsConfig:
         """This config with ``names`` (types or ``type.field``) sensitive too."""

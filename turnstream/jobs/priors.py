@@ -713,7 +713,13 @@ def recompute_priors(
         fitted = (
             {}
             if types_for is not None and types is None
-            else fit_space(store, space_id, value_priors.get(space_id, {}), config, types=types)
+            else fit_space(
+                store,
+                space_id,
+                value_priors.get(space_id, {}),
+                config.for_space(types),
+                types=types,
+            )
         )
         same = write_field_priors(store, space_id, as_of, version, fitted)
         unchanged = unchanged and same

@@ -115,7 +115,7 @@ class SignalsEngine:
     _live: Counter[tuple[Any, int]] = field(default_factory=Counter, repr=False)
     #: Pending sessions per person (who may not be evicted).
     _sessions: Counter[PersonKey] = field(default_factory=Counter, repr=False)
-    #: Per space: the config with its types' sensitive names added.
+    #: Per space: the config with its types added (``SignalsConfig.for_space``).
     _configs: dict[str, SignalsConfig] = field(default_factory=dict, repr=False)
     _tombstones: dict[PersonKey, datetime] | None = field(default=None, repr=False)
     #: Per person in memory (held or cached), the partition their events came from
@@ -146,11 +146,7 @@ class SignalsEngine:
         an outcome's ``attrs`` may give), of the space's types added."""
         config = self._configs.get(space_id)
         if config is None:
-            types = self.types_for(space_id)
-            config = self.config
-            if types is not None:
-                config = config.with_sensitive(types.sensitive_names())
-                config = config.with_size_fields(types.attribute_names())
+            config = self.config.for_space(self.types_for(space_id))
             self._configs[space_id] = config
         return config
 

@@ -5,18 +5,22 @@ nothing and an asked shoe size is known."""
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 from typing import Any
 
 from tests.unit.core.constraints.builders import attribute, block
-from tests.unit.core.derivation.builders import CONFIG, at, event
+from tests.unit.core.derivation.builders import CONFIG, at, event, fold_all
+from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.derivation.inference import Inference
+from turnstream.core.derivation.window import cut_for, expire
 from turnstream.models.object_types import load_types
 
 EXAMPLE = load_types(Path(__file__).resolve().parents[4] / "examples" / "types.toml")
 SNEAKERS = ("item_variant:acme:1", "item_variant:acme:2")
 SHIRT = "item_variant:acme:3"
+DAY = 86_400.0
 
 
 def _bought(key: str, ref: str, t: float, **attrs: Any) -> Any:
@@ -73,3 +77,25 @@ def test_a_size_under_attrs_size_stays_the_clothing_size() -> None:
     got = block(attributes=[attribute("a1", "person.clothing_size", "M")], inferences=inferred,
                 types=EXAMPLE, asked=("size",), language="pt")  # fmt: skip
     assert got["text"].split("\n")[-1] == "Pergunte antes: tamanho (disse M; inferido 40)"
+
+
+def test_shoe_sizes_aged_past_the_window_are_inferred_as_before() -> None:
+    """Settled by the space's config (``for_space``: what the retention fold takes),
+    sneakers bought 60 days ago still give the shoe size; by the bare ``[signals]``
+    config their ``attrs.shoe_size`` is no size and the shoe size goes."""
+    config = CONFIG.for_space(EXAMPLE)
+    old = [
+        _bought("o1", SNEAKERS[0], 1, shoe_size="40"),
+        _bought("o2", SNEAKERS[1], 2, shoe_size=40),
+        _bought("o3", SHIRT, 3, size="M"),
+    ]
+    state = fold_all([*old, _bought("o4", SHIRT, 60 * DAY, size="M")], config)
+    expected = derive(copy.deepcopy(state), {}, config, EXAMPLE)
+    assert ("item_variant.shoe_size", "40") in {(i.attr, i.value) for i in expected}
+    cut = cut_for(state.newest_occurred_at, config)  # type: ignore[arg-type]
+    bare = copy.deepcopy(state)
+    assert expire(state, cut, config).signals == 3 and set(state.signals) == {"o4"}
+    assert state.buckets["self"].sizes["item_variant.shoe_size"]["40"].net == 2
+    assert derive(state, {}, config, EXAMPLE) == expected
+    expire(bare, cut, CONFIG)
+    assert "item_variant.shoe_size" not in bare.buckets["self"].sizes
