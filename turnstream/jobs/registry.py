@@ -88,7 +88,9 @@ def _retention(
     if params.get("fold", "1") != "0":
         # The as-of day's start: the moment the check then measures against.
         now = datetime.combine(as_of, time.min, tzinfo=UTC)
-        folded = enforce_retention(store, now, settings.signals).as_dict()
+        folded = enforce_retention(
+            store, now, settings.signals, lambda space_id: types_for_space(settings.space(space_id))
+        ).as_dict()
     return {**retention_check(store, as_of).as_dict(), "folded": folded}
 
 

@@ -200,3 +200,35 @@ def test_the_fold_pages_people_and_gives_what_one_pass_gives(store_factory) -> N
         assert folded.pages_read == (1 if page == 1_000 else 3)  # 5 people, pages of 2
     assert results[0] == results[1]
     assert results[0][0] == 5 and len(results[0][3]) == 5
+
+
+def test_the_job_folds_each_space_by_its_types(store: Store, tmp_path: Path) -> None:
+    """`turnstream retention fold` settles a space's states by its types document: shoe
+    sizes bought 50 days ago (``attrs.shoe_size``, examples/types.toml) are the same
+    inference after the fold as before."""
+    from tests.unit.core.derivation.test_shoe_sizes import EXAMPLE, SHIRT, SNEAKERS, _bought
+
+    engine = SignalsEngine(SignalsConfig(), types_for=lambda _space: EXAMPLE)
+    for one in _shift([_bought("o1", SNEAKERS[0], 0, shoe_size="40"),
+                       _bought("o2", SNEAKERS[1], 60, shoe_size="40", size="M"),
+                       _bought("o3", SHIRT, 120, size="M")]):  # fmt: skip
+        engine.offer(one, one.occurred_at)
+    DerivationSink(store).write(engine.fire_all())
+    config = SignalsConfig().for_space(EXAMPLE)
+    before = load_state(store, "acme", "p1")
+    assert before is not None
+    expected = derive(before, PRIORS, config, EXAMPLE)
+    assert ("item_variant.shoe_size", "40") in {(i.attr, i.value) for i in expected}
+
+    types = Path(__file__).resolve().parents[3] / "examples" / "types.toml"
+    settings = _config(store, tmp_path)
+    space = f'[spaces.acme]\nfeatures = ["signals"]\ntypes = "{types}"\n'
+    settings.write_text(settings.read_text() + space)
+    args = ["--config", str(settings), "--as-of", AS_OF.isoformat()]
+    fold = CliRunner().invoke(app, ["retention", "fold", *args])
+    assert fold.exit_code == 0, fold.output
+    assert "folded 1 derivation states (3 signals settled" in " ".join(fold.output.split())
+    after = load_state(store, "acme", "p1")
+    assert after is not None and after.signals == {}
+    assert after.buckets["self"].sizes["item_variant.shoe_size"]["40"].net == 2
+    assert derive(after, PRIORS, config, EXAMPLE) == expected

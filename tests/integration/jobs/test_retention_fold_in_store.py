@@ -14,6 +14,7 @@ from datetime import timedelta
 import pytest
 
 from tests.unit.core.derivation.builders import (
+    PRIORS,
     T0,
     command,
     engaged,
@@ -23,9 +24,11 @@ from tests.unit.core.derivation.builders import (
     presented,
     seen,
 )
+from tests.unit.core.derivation.test_shoe_sizes import EXAMPLE, SHIRT, SNEAKERS, _bought
 from turnstream.adapters.clickhouse.retention import Folded, fold_states
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
+from turnstream.core.derivation.derive import derive
 from turnstream.core.derivation.state import ProfileState, fold
 from turnstream.core.derivation.window import evidence_from
 
@@ -145,23 +148,27 @@ def _people() -> dict[tuple[str, str], list]:
     }  # fmt: skip
 
 
-def _write(store: Store) -> None:
+def _write(
+    store: Store, people: dict[tuple[str, str], list] | None = None, types_for=lambda _s: None
+) -> None:
     rows = []
-    for (space, profile), events in _people().items():
+    for (space, profile), events in (_people() if people is None else people).items():
         state = ProfileState()
         for one in sorted(events, key=lambda e: e.occurred_at):
-            one = type(one)(**{**one.__dict__, "space_id": space})
-            fold(state, one, CONFIG)
+            one = type(one)(**{**one.__dict__, "space_id": space, "profile_id": profile})
+            fold(state, one, CONFIG.for_space(types_for(space)))
         body = json.dumps(state.to_dict(), separators=(",", ":"), sort_keys=True)
         rows.append([profile, space, body, 1, evidence_from(state)])
     store.insert("signal_state", rows, ["profile_id", "space_id", "state", "version",
                                         "evidence_from"])  # fmt: skip
 
 
-def _fold(store: Store, in_store: bool) -> tuple[Folded, list]:
-    _write(store)
+def _fold(
+    store: Store, in_store: bool, people: dict | None = None, types_for=lambda _s: None
+) -> tuple[Folded, list]:
+    _write(store, people, types_for)
     folded = Folded()
-    fold_states(store, NOW, CONFIG, folded, page=5, in_store=in_store)
+    fold_states(store, NOW, CONFIG, folded, page=5, in_store=in_store, types_for=types_for)
     rows = store.query(
         "SELECT space_id, profile_id, argMax(state, version), argMax(evidence_from, version), "
         "count() FROM signal_state GROUP BY ALL ORDER BY ALL"
@@ -198,3 +205,54 @@ def test_the_fold_in_the_store_gives_what_expire_gives(
     assert {e["idempotency_key"] for e in rich["signals"]} == {"c6", "o9"}
     assert rich["buckets"]["self"]["refs"][A]["engagements"] == 2
     assert set(rich["buckets"]) >= {"gift", "beneficiary:kid"}
+
+
+def _shoes(space: str) -> dict[tuple[str, str], list]:
+    """Sneakers bought in 40 (``attrs.shoe_size``, once as a number) and a shirt in M,
+    aged past the window, and sneakers in 41 since; a shirt buyer beside them."""
+    shoes = [_bought("s-o1", SNEAKERS[0], 1, shoe_size="40"),
+             _bought("s-o2", SNEAKERS[1], 2 * DAY, shoe_size=40, size="M"),
+             _bought("s-o3", SHIRT, 3, size="M"),
+             _bought("s-o4", SNEAKERS[0], 20 * DAY, shoe_size="41")]  # fmt: skip
+    return {(space, "p11"): shoes, (space, "p12"): [_bought("s-o5", SHIRT, 4, size="G")]}
+
+
+def test_shoe_sizes_aged_out_are_counted_as_derivation_counts_them(
+    store_factory: Callable[[], Store],
+) -> None:
+    """A space whose types declare ``item_variant.shoe_size`` (examples/types.toml): the
+    folded state derives the same shoe size as the unfolded one, in SQL and in Python;
+    in a space without types, ``attrs.shoe_size`` is no size before or after."""
+
+    def types_for(space: str):  # type: ignore[no-untyped-def]
+        return EXAMPLE if space == "shoes" else None
+
+    people = {**_shoes("shoes"), **_shoes("plain")}
+    before = {}
+    for (space, profile), events in people.items():
+        state = ProfileState()
+        for one in events:
+            fold(state, type(one)(**{**one.__dict__, "space_id": space, "profile_id": profile}),
+                 CONFIG.for_space(types_for(space)))  # fmt: skip
+        before[space, profile] = derive(state, PRIORS, CONFIG.for_space(types_for(space)),
+                                        types_for(space))  # fmt: skip
+    reference, expected = _fold(store_factory(), False, people, types_for)
+    folded, got = _fold(store_factory(), True, people, types_for)
+    assert [r[2] for r in got] == [r[2] for r in expected]
+    assert folded.as_dict() == reference.as_dict() and folded.states == 4
+    for space, profile, state, *_ in got:
+        config = CONFIG.for_space(types_for(space))
+        after = derive(ProfileState.from_dict(state), PRIORS, config, types_for(space))
+        assert after == before[space, profile], (space, profile)
+    # Only the shoe buyer of the space with shoe sizes is settled in Python.
+    assert folded.in_python == 1
+    sizes = {(r[0], r[1]): r[2]["buckets"]["self"]["sizes"] for r in got}
+    assert {k: v["net"] for k, v in sizes["shoes", "p11"]["item_variant.shoe_size"].items()} \
+        == {"40": 2}  # fmt: skip
+    shoe = next(r[2] for r in got if r[:2] == ("shoes", "p11"))
+    assert {e["idempotency_key"] for e in shoe["signals"]} == {"s-o4"}  # 41: not yet settled
+    assert "item_variant.shoe_size" not in sizes["plain", "p11"]
+    assert {k: v["net"] for k, v in sizes["plain", "p11"]["item_variant.size"].items()} \
+        == {"M": 2}  # fmt: skip
+    shoe_sizes = {(i.attr, i.value) for i in before["shoes", "p11"]}
+    assert ("item_variant.shoe_size", "40") in shoe_sizes

@@ -5,6 +5,8 @@ window (TTL removes it at a merge; this does not wait for one). Blocking."""
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -16,6 +18,7 @@ from turnstream.core.derivation.evidence import to_micro
 from turnstream.core.derivation.state import ProfileState
 from turnstream.core.derivation.window import evidence_from, expire
 from turnstream.core.tables import RETENTION
+from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["Folded", "enforce_retention", "fold_states"]
 
@@ -70,15 +73,18 @@ def fold_states(
     page: int = _BATCH,
     *,
     in_store: bool = True,
+    types_for: Callable[[str], ObjectTypes | None] = lambda _space: None,
 ) -> None:
     """Settle and drop the evidence older than the raw window (by ``now``) of every state
     that holds some, ``page`` people at a time, writing each again with the next version,
     then delete the rows that held it. A state the engine rewrites meanwhile has a newer
     version and stays.
 
-    ``in_store``: settled by SQL in the store (``_FOLD_SQL``), but for the states ``_ODD``
-    and ``_ODD_SIZE`` name; else every state read and settled by ``expire`` (the
-    reference)."""
+    ``in_store``: settled by SQL in the store (``_FOLD_SQL``), but for the states ``_ODD``,
+    ``_ODD_SIZE`` and :func:`_odd_states` name; else every state read and settled by
+    ``expire`` (the reference). Each space's states are settled by ``config`` with the
+    space's types document (``types_for``) added, as derivation counts them
+    (``SignalsConfig.for_space``)."""
     cut = _cut(now, config.raw_window_days)
     # The keys first (ids only), then the states a page of people at a time through the
     # primary key: a million idle people held ~70 GB of JSON at once.
@@ -90,12 +96,20 @@ def fold_states(
     if not keys:
         return
     newest = 0
+    configs: dict[str, SignalsConfig] = {}
     for start in range(0, len(keys), page):
-        some = keys[start : start + page]
-        if in_store:
-            newest = max(newest, _fold_in_store(store, some, cut, config, folded))
-        else:
-            newest = max(newest, _fold_in_python(store, _states(store, some), cut, config, folded))
+        by_space: dict[str, list[Any]] = {}
+        for key in keys[start : start + page]:
+            by_space.setdefault(key[0], []).append(key)
+        for space_id, some in by_space.items():
+            if space_id not in configs:
+                configs[space_id] = config.for_space(types_for(space_id))
+            space_config = configs[space_id]
+            if in_store:
+                newest = max(newest, _fold_in_store(store, some, cut, space_config, folded))
+            else:
+                states = _states(store, some)
+                newest = max(newest, _fold_in_python(store, states, cut, space_config, folded))
         folded.pages_read += 1
     if in_store:  # the session's tables hold the last page until emptied
         for name, columns in _STAGES.items():
@@ -132,13 +146,14 @@ def _fold_in_python(
 def _fold_in_store(
     store: Store, keys: list[Any], cut: datetime, config: SignalsConfig, folded: Folded
 ) -> int:
-    """Settle the states of ``keys`` in the store (``_FOLD_SQL``) and write them; those
-    ``_ODD`` names by ``expire``. The newest version read."""
+    """Settle the states of ``keys`` (one space's, ``config`` its config) in the store
+    (``_FOLD_SQL``) and write them; those :func:`_odd_states` names by ``expire``. The
+    newest version read."""
     for name, columns in _STAGES.items():
         store.stage(name, columns, keys if name == "_fold_keys" else [])
     parameters = {
         "cut": format_time(cut),
-        "odd": f"{_ODD}|{_ODD_SIZE}",
+        "odd": _odd_states(config),
         "sensitive": sorted(config.sensitive),
         "actions": list(config.engagement_weights),
         "engaged": [to_micro(w) for w in config.engagement_weights.values()],
@@ -174,11 +189,16 @@ def _delete(
         folded.deleted[table] = folded.deleted.get(table, 0) + count
 
 
-def enforce_retention(store: Store, now: datetime, config: SignalsConfig) -> Folded:
-    """Fold the states, then delete every row past its table's window (a mutation only
-    where there is one)."""
+def enforce_retention(
+    store: Store,
+    now: datetime,
+    config: SignalsConfig,
+    types_for: Callable[[str], ObjectTypes | None] = lambda _space: None,
+) -> Folded:
+    """Fold the states (each space's by ``config`` and its types document, ``types_for``),
+    then delete every row past its table's window (a mutation only where there is one)."""
     folded = Folded()
-    fold_states(store, now, config, folded)
+    fold_states(store, now, config, folded, types_for=types_for)
     tables = {name for (name,) in store.query(
         "SELECT name FROM system.tables WHERE database = currentDatabase()").rows}  # fmt: skip
     for table, promise in RETENTION.items():
@@ -222,6 +242,20 @@ _ODD_SIZE = (
     r'|(?:0|[1-9][0-9]{0,12})(?:,[0-9]{1,2}|\.[0-9]?0)"'  # 40,5 40,0 40.0 40.50
     r'|[2-9EGLMPSX]*[eglmpsx][2-9EGLMPSXeglmpsx]*")'  # a letter size not in capitals
 )
+
+
+def _odd_states(config: SignalsConfig) -> str:
+    """The pattern of the states of a space (``config`` its config) settled in Python:
+    ``_ODD``, ``_ODD_SIZE``, and those whose signals hold an outcome's ``attrs.<field>``
+    for a size field other than ``size`` (``attrs.shoe_size``): the SQL counts
+    ``attrs.size`` only."""
+    names = sorted({attr.partition(".")[2] for attr in config.size_fields} - {"size", ""})
+    if not names:
+        return f"{_ODD}|{_ODD_SIZE}"
+    keys = "|".join(re.escape(json.dumps(name)) for name in names)
+    other = rf'"attrs":\{{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[^,}}"]*),)*(?:{keys}):'
+    return f"{_ODD}|{_ODD_SIZE}|{other}"
+
 
 #: ``value_key`` of a raw JSON scalar that is not odd: a string unquoted, else as written.
 _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
