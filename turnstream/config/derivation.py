@@ -15,7 +15,7 @@ ENGAGEMENT_ACTIONS = frozenset({"click", "detail", "mention", "cart", "compare",
 #: Every lifecycle ``outcome`` of the wire format.
 OUTCOME_KINDS = frozenset({"purchase", "delivery", "return", "kept"})
 
-_SENSITIVE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?$")
+_SENSITIVE = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)?\Z")
 
 
 def _known_keys(known: frozenset[str], what: str) -> Callable[[dict[str, float]], dict[str, float]]:

@@ -41,7 +41,7 @@ __all__ = [
 #: The space of an operator's key: every space.
 ALL_SPACES = "*"
 
-_KEY = re.compile(r"^tsk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})$")
+_KEY = re.compile(r"^tsk_([0-9a-f]{12})_([A-Za-z0-9_-]{43})\Z")
 
 
 class Role(StrEnum):

@@ -11,7 +11,7 @@ from turnstream.errors import InvalidItem
 from turnstream.models.commands import Command
 from turnstream.models.common import Envelope, ForWhom
 from turnstream.models.interactions import INTERACTION_KINDS, Interaction
-from turnstream.models.json_text import PATH_NAME_MAX, json_problem, path_at, path_name
+from turnstream.models.json_text import BODY, PATH_NAME_MAX, json_problem, path_at, path_name
 from turnstream.models.outcomes import Outcome
 from turnstream.models.turns import Turn
 
@@ -43,7 +43,7 @@ ITEM_TYPES = ("turn", "interaction", "outcome", "command")
 _ADAPTER: TypeAdapter[Item] = TypeAdapter(
     Annotated[Turn | InteractionItem | Outcome | Command, Field(discriminator="type")]
 )
-_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.S)
+_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)\Z", re.S)
 
 
 def _path(loc: tuple[int | str, ...]) -> str:
@@ -75,7 +75,7 @@ def _path(loc: tuple[int | str, ...]) -> str:
 #: schema names (``function-plain[_scalar()]``, ``list[str]``, ``function-after[...]``,
 #: ``nullable[int]``) and, beside a sibling member, a bare type (``str``, ``int``) or a
 #: model's name (``Preference``).
-_SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9-]*\[.*\]$", re.S)
+_SCHEMA_NAME = re.compile(r"^[a-z][a-z0-9-]*\[.*\]\Z", re.S)
 _BARE_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "none", "date", "datetime"})
 
 
@@ -199,7 +199,7 @@ def parse_item(raw: bytes) -> Item:
     repeat the input, which may hold personal data.
     """
     if len(raw) > MAX_ITEM_BYTES:
-        raise InvalidItem([("", f"item is {len(raw)} bytes; the limit is {MAX_ITEM_BYTES}")])
+        raise InvalidItem([(BODY, f"item is {len(raw)} bytes; the limit is {MAX_ITEM_BYTES}")])
     try:
         raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -208,7 +208,8 @@ def parse_item(raw: bytes) -> Item:
     try:
         return _ADAPTER.validate_json(raw, strict=True)
     except ValidationError as exc:
-        errors = error_pairs(exc)
+        # A problem outside every field (the body is no object) is the body's.
+        errors = [(path or BODY, message) for path, message in error_pairs(exc)]
         for _, message in errors:
             # The text is not JSON: that alone, where and why (read again: refused only).
             problem = json_problem(raw, message)

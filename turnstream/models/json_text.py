@@ -24,7 +24,7 @@ BODY = "<body>"
 PATH_NAME_MAX = 64
 
 #: pydantic-core's message for text that is not JSON: its reason and where.
-_INVALID = re.compile(r"^Invalid JSON: (.*) at line (\d+) column (\d+)$", re.S)
+_INVALID = re.compile(r"^Invalid JSON: (.*) at line (\d+) column (\d+)\Z", re.S)
 #: One token of JSON text for :func:`path_at`: a string from its opening quote (escapes
 #: and all; up to the end of the text when it is not closed), a bracket, or a run of
 #: anything else (numbers, words, spaces, colons, commas).

@@ -179,7 +179,7 @@ class MeasurementDocument(_Document):
         raise ConfigError(f"no experiment {experiment_id!r} in the measurement document ({known})")
 
 
-_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)$", re.S)
+_FIELD_PREFIX = re.compile(r"^([a-z_][a-z0-9_]*): (.*)\Z", re.S)
 
 
 def measurement_errors(exc: ValidationError) -> list[tuple[str, str]]:

@@ -12,6 +12,7 @@ from turnstream.config import Settings
 from turnstream.core.ingest import Reason, Source, judge
 from turnstream.errors import InvalidItem
 from turnstream.models import parse_item
+from turnstream.models.items import MAX_ITEM_BYTES
 from turnstream.models.json_text import BODY, path_at
 
 SECRET = "maria@example.com"
@@ -154,3 +155,19 @@ def test_path_at_gives_up_past_its_token_budget() -> None:
     assert path_at(text, len(text)) == BODY
     text = b'{"a": [' + b"1," * 300_000  # a run of numbers is one token
     assert path_at(text, len(text)) == "a[300000]"
+
+
+@pytest.mark.parametrize(
+    ("raw", "message"),
+    [
+        (b"[]", "object"),
+        (b'"text"', "object"),
+        (b"null", "object"),
+        (b" " * (MAX_ITEM_BYTES + 1), "the limit is"),
+    ],
+)
+def test_a_problem_outside_every_field_is_the_bodys(raw: bytes, message: str) -> None:
+    with pytest.raises(InvalidItem) as refused:
+        parse_item(raw)
+    [(path, text)] = refused.value.errors
+    assert path == "<body>" and message in text

@@ -532,7 +532,7 @@ def test_truncated_json_names_the_field_it_ends_in() -> None:
 
 
 def test_json_but_not_an_object() -> None:
-    assert_error(b"[]", "", "")
+    assert_error(b"[]", "<body>", "object")
 
 
 @pytest.mark.parametrize("token", [b"NaN", b"Infinity", b"-Infinity"])
@@ -552,7 +552,7 @@ def test_item_larger_than_the_limit() -> None:
     raw = json.dumps(interaction() | {"pad": ""}).encode()
     raw = raw[:-2] + b"x" * (MAX_ITEM_BYTES + 1 - len(raw)) + raw[-2:]
     assert len(raw) == MAX_ITEM_BYTES + 1
-    assert_error(raw, "", f"limit is {MAX_ITEM_BYTES}")
+    assert_error(raw, "<body>", f"limit is {MAX_ITEM_BYTES}")
 
 
 def test_item_at_the_limit_parses() -> None:

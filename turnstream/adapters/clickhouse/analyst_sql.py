@@ -41,7 +41,7 @@ __all__ = ["AnalystSql", "limit_settings"]
 #: What follows an error's own message when ClickHouse quotes the query it was in (the
 #: judge's query holds the analyst's text as a parameter: the quote says nothing new).
 _IN_SCOPE = re.compile(r"[:.]?\s*In scope SELECT (formatQuery|parseQueryToJSON)\(.*", re.DOTALL)
-_PARAMETER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PARAMETER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def limit_settings(limits: SqlSettings, *, readonly: bool = True) -> dict[str, Any]:

@@ -24,8 +24,8 @@ from turnstream.errors import ConfigError
 
 __all__ = ["analyst_user_sql"]
 
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
-_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}\Z")
+_SHA256 = re.compile(r"^[0-9a-f]{64}\Z")
 
 
 def analyst_user_sql(

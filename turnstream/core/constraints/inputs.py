@@ -38,8 +38,8 @@ Scope = Literal["turn", "session", "persistent"]
 OPS: frozenset[str] = frozenset(get_args(Op))
 _STRENGTHS: frozenset[str] = frozenset(get_args(Strength))
 _SCOPES: frozenset[str] = frozenset(get_args(Scope))
-_RULE_ORIGIN = re.compile(r"^(code|db:.+|prompt:.+|policy:.+)$")
-_FOR = re.compile(r"^(self|gift|beneficiary:.+)$")
+_RULE_ORIGIN = re.compile(r"^(code|db:.+|prompt:.+|policy:.+)\Z")
+_FOR = re.compile(r"^(self|gift|beneficiary:.+)\Z")
 
 
 class InvalidViewInput(TurnstreamError, ValueError):

@@ -34,7 +34,7 @@ from turnstream.jobs.experiments.sequential import (
 
 __all__ = ["SequentialArm", "SequentialLook", "analysis_warnings", "parse_look", "sequential_look"]
 
-_LOOK = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*$")
+_LOOK = re.compile(r"^\s*(\d{1,4})\s*/\s*(\d{1,4})\s*\Z")
 
 
 def parse_look(text: str) -> tuple[int, int]:

@@ -35,7 +35,7 @@ __all__ = [
 #: Only these classes are ever rewritten (a dose, a size, an identifier never are).
 REWRITABLE_CLASSES = frozenset({"money", "percent", "date", "duration"})
 _DIGITS = re.compile(r"\d(?:[\d.,\s]*\d)?")
-_DMY = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?$")
+_DMY = re.compile(r"^(\d{1,2})([/.-])(\d{1,2})(?:\2(\d{2}|\d{4}))?\Z")
 
 
 def _format_like(written: str, value: float) -> str | None:

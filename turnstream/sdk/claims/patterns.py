@@ -64,7 +64,7 @@ PRECEDENT = re.compile(
 )
 
 # Connectors left at the end of a match ("del Estatuto de") belong to the next words.
-_TRAILING = re.compile(r"(?:[\s,.;]+(?:d[aoe]s?|del|la|las|los|el|of|the|y|e|and))*[\s,.;]*$")
+_TRAILING = re.compile(r"(?:[\s,.;]+(?:d[aoe]s?|del|la|las|los|el|of|the|y|e|and))*[\s,.;]*\Z")
 
 #: The named patterns a category may detect.
 PATTERNS: dict[str, re.Pattern[str]] = {

@@ -16,7 +16,7 @@ from importlib.resources.abc import Traversable
 
 __all__ = ["Migration", "load_migrations", "parse_migration"]
 
-_FILE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql$")
+_FILE = re.compile(r"^(\d{4})_[a-z0-9_]+\.sql\Z")
 _NAME = "-- name: "
 
 
