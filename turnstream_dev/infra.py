@@ -102,13 +102,16 @@ def up(
         list[str] | None,
         typer.Option(
             "--user",
-            help="A SASL user to create (repeatable): the broker then refuses clients "
-            "without credentials. Its password is made once, in HOME/users/NAME.",
+            help="A SASL worker user to create (repeatable): the broker then refuses "
+            "clients without credentials. Its password is made once, in HOME/users/NAME "
+            "(to change it: edit the file, `down`, `up`).",
         ),
     ] = None,
     sasl: Annotated[
         bool,
-        typer.Option("--sasl", help="SASL with one user, `turnstream` (as --user turnstream)."),
+        typer.Option(
+            "--sasl", help="SASL with the worker user `turnstream` (as --user turnstream)."
+        ),
     ] = False,
     producer: Annotated[
         list[str] | None,
@@ -141,10 +144,11 @@ def up(
     """Start the broker (resolving jars and formatting storage on first use); no-op if running.
 
     With --sasl, --user or --producer, a fresh broker listens with SASL_PLAINTEXT (PLAIN and
-    SCRAM-SHA-256/512; SCRAM users are written when the storage is formatted: add them on
-    the first `up`), its controller takes the broker's own user alone, and ACLs, rewritten
-    on every `up`, decide what each user may do (docs/security.md)."""
-    users = tuple(user or ()) + (("turnstream",) if sasl and not user else ())
+    SCRAM-SHA-256/512, both taking the passwords of HOME/users/: SCRAM's written again on
+    every `up`, PLAIN's when the broker starts), its controller takes the broker's own user
+    alone, and ACLs, rewritten on every `up`, decide what each user may do
+    (docs/security.md)."""
+    users = tuple(dict.fromkeys([*(user or ()), *(["turnstream"] if sasl else [])]))
     producers = tuple(producer or ())
 
     def run() -> None:
@@ -163,8 +167,6 @@ def up(
         roles = [(name, "worker") for name in users] + [(n, "producer") for n in producers]
         for name, role in roles:
             _out.print(
-                # PLAIN: its users are written on every `up`; SCRAM's only when the
-                # storage is formatted, so a broker formatted before has none.
                 f"SASL user {escape(name)} ({role}): TURNSTREAM_KAFKA_PROTOCOL={protocol} "
                 "TURNSTREAM_KAFKA_MECHANISM=PLAIN "
                 f"TURNSTREAM_KAFKA_USERNAME={escape(name)} "

@@ -44,6 +44,7 @@ __all__ = [
     "InfraError",
     "KafkaStatus",
     "LocalKafka",
+    "check_roles",
     "default_cache_dir",
     "ensure_jars",
     "free_port",
@@ -88,10 +89,28 @@ class KafkaStatus:
 
 #: The local broker's own SASL user (the broker talking to itself, and ``status``).
 BROKER_USER = "broker"
-#: Mechanisms the local SASL broker takes: PLAIN (users rewritten on every ``up``) and
-#: SCRAM (users written into the storage when it is formatted).
+#: Mechanisms the local SASL broker takes: PLAIN (users written into ``server.properties``
+#: when it starts) and SCRAM (credentials made to match the password files on every ``up``,
+#: :mod:`turnstream_dev.kafka_scram`).
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_roles(workers: tuple[str, ...], producers: tuple[str, ...]) -> None:
+    """Refuse :data:`BROKER_USER` as a worker or producer user (it is the super user), and a
+    name given both as a worker and as a producer (the ACLs would make it a worker)."""
+    for name in (*workers, *producers):
+        if name == BROKER_USER:
+            raise InfraError(
+                f"{name!r} is the broker's own (super) user: pick another name for a worker "
+                "or producer user"
+            )
+    both = sorted(set(workers) & set(producers))
+    if both:
+        raise InfraError(
+            f"{', '.join(map(repr, both))} named both as a worker user (--user, or "
+            "`turnstream` of --sasl) and as a producer user (--producer): pick one"
+        )
 
 
 def _jaas_quote(value: str) -> str:
@@ -483,6 +502,7 @@ class LocalKafka:
         self.home = Path(self.home).expanduser().resolve()
         if self.port == self.controller_port:
             raise InfraError(f"broker and controller ports must differ (both {self.port})")
+        check_roles(self.sasl_users, self.producers)
 
     # paths -----------------------------------------------------------------
     @property
@@ -554,6 +574,11 @@ class LocalKafka:
             found[name] = path.read_text().strip()
         return found
 
+    def kept_users(self) -> dict[str, str]:
+        """:meth:`users` of a broker started with SASL before (empty otherwise: no new
+        password is made)."""
+        return self.users() if self.users_dir.is_dir() else {}
+
     @property
     def ca_path(self) -> Path:
         """The certificate of the CA that signed a TLS broker's certificate."""
@@ -561,7 +586,7 @@ class LocalKafka:
 
     def client_options(self) -> dict[str, Any]:
         """The aiokafka options of the broker's own user (empty without SASL or TLS)."""
-        users = self.users() if self.users_dir.is_dir() else {}
+        users = self.kept_users()
         tls = self.tls or self.ca_path.is_file()
         options: dict[str, Any] = {}
         if tls:
@@ -661,6 +686,16 @@ class LocalKafka:
         m = re.search(r"^listeners=\w+://[^:,]+:(\d+)", text, re.MULTILINE)
         return int(m.group(1)) if m else None
 
+    def plain_users(self) -> dict[str, str]:
+        """The PLAIN users (name -> password) of the client listener in the
+        ``server.properties`` the running JVM was started with (read at its start only)."""
+        try:
+            text = self.config_path.read_text()
+        except OSError:
+            return {}
+        m = re.search(r"^listener\.name\.sasl_\w+\.plain\.sasl\.jaas\.config=(.*)$", text, re.M)
+        return dict(re.findall(r'user_(\S+?)="([^"]*)"', m.group(1))) if m else {}
+
     # lifecycle -------------------------------------------------------------
     def up(self, timeout: float = 60, progress: Callable[[str], None] | None = None) -> KafkaStatus:
         """Start the broker unless it already runs, and wait until it answers.
@@ -682,7 +717,12 @@ class LocalKafka:
             if not _answers(self.port, options=self.client_options()):
                 say("Waiting for it to answer ...")
                 self._wait_answering(pid, timeout)
-            self._grant(say)
+            self._authorize(say)
+            if self.plain_users() != self.kept_users():
+                say(
+                    f"Warning: the password files of {self.users_dir} changed since the broker "
+                    "started: SCRAM takes them now, PLAIN after `down` and `up`."
+                )
             return self.status()
 
         self.pid_path.unlink(missing_ok=True)  # stale
@@ -713,7 +753,7 @@ class LocalKafka:
         base_cmd = [java, "-cp", f"{libs}/*", f"-Dlog4j2.configurationFile={log4j}"]
         if not (self.data_dir / "meta.properties").is_file():
             say(f"Formatting storage in {self.data_dir} ...")
-            self._format(base_cmd, users)
+            self._format(base_cmd)
 
         say(f"Starting Kafka {KAFKA_VERSION} on {self.bootstrap} ...")
         cmd = [
@@ -741,7 +781,7 @@ class LocalKafka:
         say(f"Waiting for the broker to answer (pid {self._proc.pid}) ...")
         try:
             self._wait_answering(self._proc.pid, timeout)
-            self._grant(say)
+            self._authorize(say)
         except InfraError:
             self.down(timeout=10)
             raise
@@ -753,9 +793,24 @@ class LocalKafka:
         self.worker = worker
         self._grant(lambda _msg: None)
 
+    def _authorize(self, say: Callable[[str], None]) -> None:
+        """Make the SASL broker's SCRAM credentials match its password files, then its
+        ACLs those of its users' roles (nothing without SASL)."""
+        users = self.kept_users()
+        if users:
+            from aiokafka.errors import KafkaError
+
+            from turnstream_dev.kafka_scram import sync_scram
+
+            try:
+                _run_coro(sync_scram(self.bootstrap, self.client_options(), users))
+            except (KafkaError, TurnstreamError) as exc:
+                raise InfraError(f"cannot set the SCRAM users of {self.bootstrap}: {exc}") from exc
+        self._grant(say)
+
     def _grant(self, say: Callable[[str], None]) -> None:
         """Replace the SASL broker's ACLs by those of its users' roles (nothing without SASL)."""
-        users = self.users() if self.users_dir.is_dir() else {}
+        users = self.kept_users()
         if not users:
             return
         producers = self.producer_users() & set(users)
@@ -770,7 +825,7 @@ class LocalKafka:
         except (KafkaError, TurnstreamError) as exc:
             raise InfraError(f"cannot set the ACLs of {self.bootstrap}: {exc}") from exc
 
-    def _format(self, base_cmd: list[str], users: dict[str, str]) -> None:
+    def _format(self, base_cmd: list[str]) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         cmd = [
             *base_cmd,
@@ -781,10 +836,6 @@ class LocalKafka:
             "-c",
             str(self.config_path),
         ]
-        # SCRAM users live in the cluster's metadata: written when the storage is made.
-        for name, password in users.items():
-            for mechanism in SASL_MECHANISMS[1:]:
-                cmd += ["--add-scram", f"{mechanism}=[name={name},password={password}]"]
         res = subprocess.run(cmd, cwd=self.home, capture_output=True, text=True, check=False)
         if res.returncode != 0 or not (self.data_dir / "meta.properties").is_file():
             out = "\n".join((res.stdout + res.stderr).strip().splitlines()[-30:])

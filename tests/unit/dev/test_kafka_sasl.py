@@ -123,3 +123,13 @@ def test_up_takes_the_acls_names_from_the_configuration_before_its_password_exis
     assert (worker.topic_prefix, worker.app_id) == ("shop", "shop-app")
     with pytest.raises(InfraError, match="topic prefix and app id"):
         _worker_names(tmp_path / "missing.toml")
+
+
+def test_plain_users_are_those_the_broker_started_with(tmp_path: Path) -> None:
+    kafka = LocalKafka(home=tmp_path, sasl_users=("alice",))
+    users = kafka.users()
+    kafka.config_path.write_text(render_server_properties(9092, 9093, "/d", users))
+    assert kafka.plain_users() == users == kafka.kept_users()
+    # A rotated password file: the running broker's PLAIN still takes the old one.
+    kafka.password_file("alice").write_text("rotated\n")
+    assert kafka.plain_users()["alice"] == users["alice"] != kafka.kept_users()["alice"]
