@@ -184,3 +184,45 @@ def test_a_delivered_at_past_the_edges_is_a_dead_letter_and_no_exposure(  # type
         expected
     )
     assert [r["list_id"] for r in read_one(live.config, replay_dsn, EXPOSED)] == accepted
+
+
+KEYS = "SELECT dedup_key, _offset FROM idempotency_keys"
+AHEAD = "2350-01-01T00:00:00Z"
+
+
+def test_an_item_refused_at_an_edge_is_accepted_when_sent_again_with_a_fixed_clock(  # type: ignore[no-untyped-def]
+    deployment_factory, tmp_path: Path
+) -> None:
+    # The same idempotency key each time, as the SDK mints it: refused ahead of the clock,
+    # then sent again once the producer's clock is fixed, then sent again twice more.
+    wrong, fixed = _line(0, AHEAD), _line(0, NOW.strftime("%Y-%m-%dT%H:%M:%SZ"))
+    live = deployment_factory()
+    live.worker.start()
+    live.publish([wrong])
+    live.drain()
+    assert live.dead_letters() == {"ahead_of_clock": 1}
+    assert read_query(live.settings, KEYS).rows == []  # the refusal took no key
+    live.publish([fixed])
+    live.drain()
+    counts = live.counts()
+    assert counts["interactions"] == 1 and counts["dead_letters"] == 1
+    assert len(read_query(live.settings, KEYS).rows) == 1
+    # Accepted once: the same item again, or the wrong one again, is a duplicate.
+    live.publish([fixed, wrong])
+    live.drain()
+    counts = live.counts()
+    assert counts["interactions"] == 1 and counts["dead_letters"] == 1
+    assert len(read_query(live.settings, KEYS).rows) == 1
+    live.worker.stop()
+
+    events = tmp_path / "resent.jsonl"
+    events.write_bytes(b"\n".join([wrong, fixed, fixed, wrong]) + b"\n")
+    replay_dsn = f"chdb://{tmp_path / 'replayed'}"
+    out = subprocess.run(
+        [sys.executable, "-m", "turnstream", "replay", "--config", str(live.config),
+         "--dsn", replay_dsn, str(events)],
+        check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    assert "1 accepted, 1 dead letters, 2 duplicates" in " ".join(out.split())
+    replayed = read_one(live.config, replay_dsn, "SELECT count() AS n FROM interactions")
+    assert replayed == [{"n": 1}]

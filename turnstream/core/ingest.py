@@ -150,12 +150,45 @@ class Decision:
         )
 
     @property
+    def takes_key(self) -> bool:
+        """Whether the decision takes its idempotency key (a row of ``idempotency_keys``,
+        so a later message with the key is a duplicate). A duplicate takes none; nor does
+        a refusal of the whole item that its sender can correct by sending it again with
+        the same key (:data:`_LEAVES_KEY`: nothing of it is kept, so nothing can be
+        counted twice). What is kept (whole or in part), forgotten, refused for its bytes
+        (their digest is the key) or refused by the store takes it."""
+        refusal = self.refusal
+        if self.duplicate:
+            return False
+        # profile_id, not item: a decision the prepare process hands back has no item,
+        # and a partial refusal (a turn kept without its interactions) keeps the person.
+        return refusal is None or self.profile_id is not None or refusal.reason not in _LEAVES_KEY
+
+    @property
     def keep_interactions(self) -> bool:
         """Whether the item's interactions are accepted."""
         return self.item is not None and not (
             self.refusal is not None and self.refusal.reason in _DROPS_INTERACTIONS
         )
 
+
+#: Refusals of a whole item that take no key: its dates, its content or its space's
+#: settings were wrong, and the sender can correct them and send it again with the same
+#: key (``check the producer's clock``; the SDK's keys are deterministic). The same wrong
+#: item sent again is another dead letter. ``store_refused`` keeps its key: the store
+#: refuses after the key is taken, and a replay refuses it again as the first time.
+_LEAVES_KEY = frozenset(
+    {
+        Reason.unknown_space,
+        Reason.signals_disabled,
+        Reason.turns_disabled,
+        Reason.unknown_field,
+        Reason.turn_scope,
+        Reason.too_large,
+        Reason.past_retention,
+        Reason.ahead_of_clock,
+    }
+)
 
 #: A partial refusal of a turn with these reasons drops its interactions, keeps the rest.
 _DROPS_INTERACTIONS = frozenset(
@@ -481,7 +514,8 @@ def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision
 def too_large_to_fan_out(decision: Decision, size: int, limit: int) -> Decision:
     """The decision for an item whose accepted message would be ``size`` bytes, past the
     ``limit`` the accepted topic takes: a dead letter, before anything is written. It
-    keeps the key its item took, so a copy of it is a duplicate, here and in a replay."""
+    leaves the key its item would have taken (:attr:`Decision.takes_key`): a smaller item
+    sent again with the key is accepted, here and in a replay."""
     message = f"its accepted message would be {size} bytes; the accepted topic takes {limit}"
     return Decision(
         decision.source,

@@ -148,7 +148,7 @@ class IngestBatch:
             # The prepared facts, not the item: a batch prepared in the child has none.
             if not final.duplicate and forgotten(facts, erasing, tombstones):
                 final = forget(final)
-            if not final.duplicate:
+            if final.takes_key:  # not a duplicate, nor a refusal its sender can correct
                 taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
                 # Taken now, before the write: the next batch is settled before this one
                 # is committed. A crash forgets it, and a redelivery from the same source

@@ -10,7 +10,14 @@ import pytest
 
 from turnstream.config import Settings, SpaceConfig
 from turnstream.core.identity import profile_id_for
-from turnstream.core.ingest import Reason, Source, decide, refused_by_store, too_large_to_fan_out
+from turnstream.core.ingest import (
+    Decision,
+    Reason,
+    Source,
+    decide,
+    refused_by_store,
+    too_large_to_fan_out,
+)
 from turnstream.core.messages import accepted_for
 from turnstream.core.rows import rows_for
 from turnstream.models import Handle
@@ -151,6 +158,72 @@ def test_the_same_invalid_bytes_twice_are_one_dead_letter() -> None:
     assert first.refusal is not None and again.duplicate
 
 
+#: When the rule tests below judge the time edges: _pref occurred an hour before.
+RECEIVED = datetime(2026, 9, 29, 15, 2, 11, tzinfo=UTC)
+_SCOPED = {
+    "kind": "preference",
+    "attr": "item_variant.color",
+    "op": "not_in",
+    "values": ["black"],
+    "strength": "must_not",
+    "source": "stated",
+    "scope": "turn",
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "reason"),
+    [
+        (_pref(occurred_at="2350-01-01T00:00:00Z"), Reason.ahead_of_clock),
+        (_pref(occurred_at="1850-01-01T00:00:00Z"), Reason.past_retention),
+        (_pref(space_id="nowhere"), Reason.unknown_space),
+        (_pref(space_id="quiet"), Reason.signals_disabled),
+        (_turn("quiet"), Reason.turns_disabled),
+        (_pref(interaction=_SCOPED), Reason.turn_scope),
+    ],
+    ids=["ahead", "past", "unknown-space", "signals-off", "turns-off", "turn-scope"],
+)
+def test_a_refusal_its_sender_can_correct_takes_no_key(raw: bytes, reason: Reason) -> None:
+    refused = decide(raw, SRC, SETTINGS, never, RECEIVED)
+    assert refused.refusal is not None and refused.refusal.reason is reason
+    assert refused.item is None and not refused.takes_key
+    assert set(rows_for(refused, SETTINGS, RECEIVED)) == {"dead_letters"}
+
+
+def test_an_item_refused_at_a_time_edge_then_sent_again_fixed_is_accepted_once() -> None:
+    wrong = _pref(occurred_at="2350-01-01T00:00:00Z")
+    taken: dict[str, Source] = {}
+    decisions = []
+    for offset, raw in enumerate([wrong, _pref(), _pref(), wrong]):
+        d = decide(raw, Source(SRC.topic, SRC.partition, offset), SETTINGS, taken.get, RECEIVED)
+        if d.takes_key:  # what the ingest use case records
+            taken.setdefault(d.dedup_key, d.source)
+        decisions.append(d)
+    first, fixed, again, wrong_again = decisions
+    assert first.refusal is not None and first.refusal.reason is Reason.ahead_of_clock
+    assert fixed.item is not None and fixed.refusal is None and fixed.takes_key
+    assert fixed.dedup_key == first.dedup_key
+    # Once accepted, the key is taken: neither copy counts again.
+    assert again.duplicate and not again.takes_key
+    assert wrong_again.duplicate and wrong_again.refusal is None
+
+
+def test_what_is_kept_or_refused_for_its_bytes_or_by_the_store_takes_its_key() -> None:
+    partial = decide(_turn("turnsonly", interactions=2), SRC, SETTINGS, never)
+    assert partial.refusal is not None and partial.refusal.reason is Reason.signals_disabled
+    assert partial.item is not None and partial.takes_key  # the turn stands
+    invalid = decide(b'{"type": "turn", "broken": ', SRC, SETTINGS, never)
+    assert invalid.refusal is not None and invalid.takes_key  # the digest of its bytes
+    accepted = decide(_pref(), SRC, SETTINGS, never)
+    assert refused_by_store(accepted, "interactions refused it").takes_key
+    # As the prepare process hands a decision back (no item): the person tells a turn
+    # kept without its interactions from an item refused whole.
+    assert partial.refusal is not None
+    kept = Decision(SRC, partial.raw, partial.dedup_key, profile_id="p_1", refusal=partial.refusal)
+    whole = Decision(SRC, partial.raw, partial.dedup_key, refusal=partial.refusal)
+    assert kept.takes_key and not whole.takes_key
+
+
 def test_a_handle_without_a_secret_is_a_config_error() -> None:
     from turnstream.errors import ConfigError
 
@@ -207,6 +280,9 @@ def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() ->
         "its accepted message would be 1573214 bytes; the accepted topic takes 1047564"
     )
     assert refused.dedup_key == accepted.dedup_key and refused.item is None
+    # A smaller item sent again with the key is not a duplicate of it.
+    assert not refused.takes_key
+    assert set(rows_for(refused, SETTINGS, datetime.now(UTC))) == {"dead_letters"}
 
 
 # --------------------------------------------------------------------------- exposure tokens

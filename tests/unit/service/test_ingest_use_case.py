@@ -167,3 +167,21 @@ def test_what_the_store_refused_the_first_time_is_refused_again() -> None:
     assert first.refusal is not None and first.refusal.reason is Reason.store_refused
     assert settled.accepted == [False, True]
     assert not [r for r in ports.written if r["_offset"] == 0 and r["table"] == "interactions"]
+
+
+def test_an_item_refused_at_a_time_edge_is_accepted_when_sent_again_fixed() -> None:
+    ports = _Ports()
+    ingest = _ingest(ports)
+    wrong, fixed = _line(0, occurred_at="2350-01-01T00:00:00Z"), _line(0)
+    decisions = []
+    for offset, raw in enumerate([wrong, fixed, fixed, wrong]):
+        record = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
+        decisions += ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
+    refused, accepted, again, wrong_again = decisions
+    assert refused.refusal is not None and refused.refusal.reason is Reason.ahead_of_clock
+    assert not accepted.duplicate and accepted.refusal is None
+    assert again.duplicate and wrong_again.duplicate
+    # One key, taken by the fixed item; the refusal wrote its dead letter and no key.
+    assert list(ports.keys.values()) == [accepted.source]
+    written = [(r["table"], r["_offset"]) for r in ports.written]
+    assert sorted(written) == [("dead_letters", 0), ("idempotency_keys", 1), ("interactions", 1)]
