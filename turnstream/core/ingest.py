@@ -150,19 +150,26 @@ class Decision:
         )
 
     @property
-    def takes_key(self) -> bool:
-        """Whether the decision takes its idempotency key (a row of ``idempotency_keys``,
-        so a later message with the key is a duplicate). A duplicate takes none; nor does
-        a refusal of the whole item that its sender can correct by sending it again with
-        the same key (:data:`_LEAVES_KEY`: nothing of it is kept, so nothing can be
-        counted twice). What is kept (whole or in part), forgotten, refused for its bytes
-        (their digest is the key) or refused by the store takes it."""
+    def correctable(self) -> bool:
+        """Whether the whole item is refused for something its sender can correct and
+        send again with the same key (:data:`_CORRECTABLE`: its dates, its content, its
+        space's settings); nothing of it is kept."""
         refusal = self.refusal
-        if self.duplicate:
-            return False
         # profile_id, not item: a decision the prepare process hands back has no item,
         # and a partial refusal (a turn kept without its interactions) keeps the person.
-        return refusal is None or self.profile_id is not None or refusal.reason not in _LEAVES_KEY
+        return refusal is not None and self.profile_id is None and refusal.reason in _CORRECTABLE
+
+    @property
+    def taken_key(self) -> str | None:
+        """The key the decision takes (a row of ``idempotency_keys``: a later message
+        with it is a duplicate). None for a duplicate; for a refusal its sender can
+        correct (:attr:`correctable`), the digest of its bytes, not its item's key: the
+        same bytes again are a duplicate (one dead letter), the item corrected and sent
+        with the same key is accepted. Else its key (what is kept, whole or in part,
+        forgotten, refused for its bytes, whose key is their digest, or by the store)."""
+        if self.duplicate:
+            return None
+        return dedup_key_for(None, self.raw) if self.correctable else self.dedup_key
 
     @property
     def keep_interactions(self) -> bool:
@@ -172,12 +179,12 @@ class Decision:
         )
 
 
-#: Refusals of a whole item that take no key: its dates, its content or its space's
-#: settings were wrong, and the sender can correct them and send it again with the same
-#: key (``check the producer's clock``; the SDK's keys are deterministic). The same wrong
-#: item sent again is another dead letter. ``store_refused`` keeps its key: the store
-#: refuses after the key is taken, and a replay refuses it again as the first time.
-_LEAVES_KEY = frozenset(
+#: Refusals of a whole item that take the digest of its bytes, not its key: its dates,
+#: its content or its space's settings were wrong, and the sender can correct them and
+#: send it again with the same key (``check the producer's clock``; the SDK's keys are
+#: deterministic). ``store_refused`` keeps its key: the store refuses after the key is
+#: taken, and a replay refuses it again as the first time.
+_CORRECTABLE = frozenset(
     {
         Reason.unknown_space,
         Reason.signals_disabled,
@@ -506,6 +513,8 @@ def judge(
 def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision:
     """The decision, or a duplicate when another message took its key first."""
     first = seen(decision.dedup_key)
+    if (first is None or first == decision.source) and decision.correctable:
+        first = seen(dedup_key_for(None, decision.raw))  # the same refused bytes again
     if first is not None and first != decision.source:
         return Decision(decision.source, decision.raw, decision.dedup_key, duplicate=True)
     return decision
@@ -514,8 +523,9 @@ def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision
 def too_large_to_fan_out(decision: Decision, size: int, limit: int) -> Decision:
     """The decision for an item whose accepted message would be ``size`` bytes, past the
     ``limit`` the accepted topic takes: a dead letter, before anything is written. It
-    leaves the key its item would have taken (:attr:`Decision.takes_key`): a smaller item
-    sent again with the key is accepted, here and in a replay."""
+    takes the digest of its bytes, not the key its item would have taken
+    (:attr:`Decision.taken_key`): a smaller item sent again with the key is accepted,
+    here and in a replay."""
     message = f"its accepted message would be {size} bytes; the accepted topic takes {limit}"
     return Decision(
         decision.source,

@@ -477,7 +477,7 @@ def _header(raw: bytes) -> dict[str, str]:
 
 def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:
     """The raw-table rows one decision writes (none for a duplicate; its key only when it
-    takes it: :attr:`~turnstream.core.ingest.Decision.takes_key`)."""
+    the one it takes: :attr:`~turnstream.core.ingest.Decision.taken_key`)."""
     rows: Rows = defaultdict(list)
     add_rows(rows, decision, settings, ingested_at)
     return rows
@@ -517,10 +517,9 @@ def add_row_values(
     src = decision.source
     source = (ingested_at, src.topic, src.partition, src.offset)
     item = decision.item
-    if decision.takes_key:
-        rows["idempotency_keys"].append(
-            (decision.dedup_key, item.space_id if item else "", *source)
-        )
+    taken = decision.taken_key
+    if taken is not None:
+        rows["idempotency_keys"].append((taken, item.space_id if item else "", *source))
     if decision.refusal is not None:
         header = (
             _header(decision.raw)

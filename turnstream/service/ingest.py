@@ -139,7 +139,13 @@ class IngestBatch:
         if tombstones is None:
             tombstones = ingest.tombstones = ingest.erasures.load_tombstones()
         keys = ingest.keys
-        taken = keys.lookup(d.dedup_key for d in prepared.judged)
+        # Each item's key, and the digest of a correctable refusal's bytes (its own key).
+        taken = keys.lookup(
+            [
+                *(d.dedup_key for d in prepared.judged),
+                *(k for d in prepared.judged if d.correctable and (k := d.taken_key)),
+            ]
+        )
         decisions = []
         for decision, facts, erasing in zip(
             prepared.judged, prepared.erasure_facts, prepared.erases, strict=True
@@ -148,12 +154,13 @@ class IngestBatch:
             # The prepared facts, not the item: a batch prepared in the child has none.
             if not final.duplicate and forgotten(facts, erasing, tombstones):
                 final = forget(final)
-            if final.takes_key:  # not a duplicate, nor a refusal its sender can correct
-                taken.setdefault(final.dedup_key, final.source)  # a second copy in the batch
+            key = final.taken_key  # none for a duplicate; a digest for a correctable refusal
+            if key is not None:
+                taken.setdefault(key, final.source)  # a second copy in the batch
                 # Taken now, before the write: the next batch is settled before this one
                 # is committed. A crash forgets it, and a redelivery from the same source
                 # is never a duplicate of itself.
-                keys.remember(final.dedup_key, final.source)
+                keys.remember(key, final.source)
             decisions.append(final)
         self.decisions = decisions
 

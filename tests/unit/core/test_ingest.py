@@ -15,6 +15,7 @@ from turnstream.core.ingest import (
     Reason,
     Source,
     decide,
+    dedup_key_for,
     refused_by_store,
     too_large_to_fan_out,
 )
@@ -183,45 +184,54 @@ _SCOPED = {
     ],
     ids=["ahead", "past", "unknown-space", "signals-off", "turns-off", "turn-scope"],
 )
-def test_a_refusal_its_sender_can_correct_takes_no_key(raw: bytes, reason: Reason) -> None:
+def test_a_refusal_its_sender_can_correct_takes_the_digest_of_its_bytes(
+    raw: bytes, reason: Reason
+) -> None:
     refused = decide(raw, SRC, SETTINGS, never, RECEIVED)
     assert refused.refusal is not None and refused.refusal.reason is reason
-    assert refused.item is None and not refused.takes_key
-    assert set(rows_for(refused, SETTINGS, RECEIVED)) == {"dead_letters"}
+    assert refused.item is None and refused.correctable
+    assert refused.taken_key == dedup_key_for(None, raw) != refused.dedup_key
+    rows = rows_for(refused, SETTINGS, RECEIVED)
+    assert set(rows) == {"dead_letters", "idempotency_keys"}
+    assert rows["idempotency_keys"][0]["dedup_key"] == refused.taken_key
 
 
 def test_an_item_refused_at_a_time_edge_then_sent_again_fixed_is_accepted_once() -> None:
     wrong = _pref(occurred_at="2350-01-01T00:00:00Z")
     taken: dict[str, Source] = {}
     decisions = []
-    for offset, raw in enumerate([wrong, _pref(), _pref(), wrong]):
+    for offset, raw in enumerate([wrong, wrong, _pref(), _pref(), wrong]):
         d = decide(raw, Source(SRC.topic, SRC.partition, offset), SETTINGS, taken.get, RECEIVED)
-        if d.takes_key:  # what the ingest use case records
-            taken.setdefault(d.dedup_key, d.source)
+        if d.taken_key is not None:  # what the ingest use case records
+            taken.setdefault(d.taken_key, d.source)
         decisions.append(d)
-    first, fixed, again, wrong_again = decisions
+    first, same_bytes, fixed, again, wrong_again = decisions
     assert first.refusal is not None and first.refusal.reason is Reason.ahead_of_clock
-    assert fixed.item is not None and fixed.refusal is None and fixed.takes_key
-    assert fixed.dedup_key == first.dedup_key
+    # The same wrong bytes again: one dead letter, not two.
+    assert same_bytes.duplicate and same_bytes.taken_key is None
+    assert fixed.item is not None and fixed.refusal is None
+    assert fixed.taken_key == fixed.dedup_key == first.dedup_key
     # Once accepted, the key is taken: neither copy counts again.
-    assert again.duplicate and not again.takes_key
+    assert again.duplicate and again.taken_key is None
     assert wrong_again.duplicate and wrong_again.refusal is None
 
 
 def test_what_is_kept_or_refused_for_its_bytes_or_by_the_store_takes_its_key() -> None:
     partial = decide(_turn("turnsonly", interactions=2), SRC, SETTINGS, never)
     assert partial.refusal is not None and partial.refusal.reason is Reason.signals_disabled
-    assert partial.item is not None and partial.takes_key  # the turn stands
+    assert partial.item is not None and partial.taken_key == partial.dedup_key  # kept
     invalid = decide(b'{"type": "turn", "broken": ', SRC, SETTINGS, never)
-    assert invalid.refusal is not None and invalid.takes_key  # the digest of its bytes
+    assert invalid.refusal is not None and invalid.taken_key == invalid.dedup_key  # a digest
     accepted = decide(_pref(), SRC, SETTINGS, never)
-    assert refused_by_store(accepted, "interactions refused it").takes_key
+    stored = refused_by_store(accepted, "interactions refused it")
+    assert stored.taken_key == accepted.dedup_key
     # As the prepare process hands a decision back (no item): the person tells a turn
     # kept without its interactions from an item refused whole.
     assert partial.refusal is not None
     kept = Decision(SRC, partial.raw, partial.dedup_key, profile_id="p_1", refusal=partial.refusal)
     whole = Decision(SRC, partial.raw, partial.dedup_key, refusal=partial.refusal)
-    assert kept.takes_key and not whole.takes_key
+    assert kept.taken_key == partial.dedup_key and not kept.correctable
+    assert whole.correctable and whole.taken_key == dedup_key_for(None, partial.raw)
 
 
 def test_a_handle_without_a_secret_is_a_config_error() -> None:
@@ -281,8 +291,9 @@ def test_an_item_too_large_to_fan_out_is_refused_before_anything_is_written() ->
     )
     assert refused.dedup_key == accepted.dedup_key and refused.item is None
     # A smaller item sent again with the key is not a duplicate of it.
-    assert not refused.takes_key
-    assert set(rows_for(refused, SETTINGS, datetime.now(UTC))) == {"dead_letters"}
+    assert refused.correctable and refused.taken_key != refused.dedup_key
+    rows = rows_for(refused, SETTINGS, datetime.now(UTC))
+    assert [row["dedup_key"] for row in rows["idempotency_keys"]] == [refused.taken_key]
 
 
 # --------------------------------------------------------------------------- exposure tokens

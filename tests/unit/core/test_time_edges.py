@@ -89,9 +89,12 @@ def test_hostile_years_are_refused_whole_with_the_field_and_a_reason(
         assert decision.refusal.reason is reason
         assert decision.refusal.field_path == "occurred_at"
         assert says in decision.refusal.message
-        # A dead letter row, never a raw row, nor its key: a resend with a fixed clock
-        # must not be a duplicate.
-        assert set(rows_for(decision, SETTINGS, NOW)) == {"dead_letters"}
+        # A dead letter row, never a raw row; the digest of its bytes as its key, not the
+        # item's: a resend with a fixed clock must not be a duplicate.
+        rows = rows_for(decision, SETTINGS, NOW)
+        assert set(rows) == {"dead_letters", "idempotency_keys"}
+        assert [r["dedup_key"] for r in rows["idempotency_keys"]] == [decision.taken_key]
+        assert decision.taken_key != decision.dedup_key
 
 
 def test_the_skew_is_the_configured_one() -> None:
@@ -190,7 +193,9 @@ def test_a_delivered_at_past_the_edges_refuses_the_interaction_whole(
     assert decision.refusal.field_path == "interaction.delivered_at"
     assert decision.refusal.message.startswith("interaction.delivered_at ")
     assert says in decision.refusal.message
-    assert set(rows_for(decision, SETTINGS, NOW)) == {"dead_letters"}
+    rows = rows_for(decision, SETTINGS, NOW)
+    assert [r["dedup_key"] for r in rows["idempotency_keys"]] == [decision.taken_key]
+    assert set(rows) == {"dead_letters", "idempotency_keys"}
     letter = DeadLetter.model_validate_json(dead_letter_for(decision, NOW))
     assert letter.reason == reason.value and letter.field_path == "interaction.delivered_at"
     assert letter.original_bytes() == raw

@@ -174,14 +174,20 @@ def test_an_item_refused_at_a_time_edge_is_accepted_when_sent_again_fixed() -> N
     ingest = _ingest(ports)
     wrong, fixed = _line(0, occurred_at="2350-01-01T00:00:00Z"), _line(0)
     decisions = []
-    for offset, raw in enumerate([wrong, fixed, fixed, wrong]):
+    for offset, raw in enumerate([wrong, wrong, fixed, fixed, wrong]):
         record = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
         decisions += ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
-    refused, accepted, again, wrong_again = decisions
+    refused, same_bytes, accepted, again, wrong_again = decisions
     assert refused.refusal is not None and refused.refusal.reason is Reason.ahead_of_clock
+    assert same_bytes.duplicate  # the same wrong bytes: one dead letter
     assert not accepted.duplicate and accepted.refusal is None
     assert again.duplicate and wrong_again.duplicate
-    # One key, taken by the fixed item; the refusal wrote its dead letter and no key.
-    assert list(ports.keys.values()) == [accepted.source]
+    # The refusal took the digest of its bytes; the item's key, the fixed item.
+    assert ports.keys == {refused.taken_key: refused.source, accepted.dedup_key: accepted.source}
     written = [(r["table"], r["_offset"]) for r in ports.written]
-    assert sorted(written) == [("dead_letters", 0), ("idempotency_keys", 1), ("interactions", 1)]
+    assert sorted(written) == [
+        ("dead_letters", 0),
+        ("idempotency_keys", 0),
+        ("idempotency_keys", 2),
+        ("interactions", 2),
+    ]
