@@ -476,8 +476,8 @@ def _header(raw: bytes) -> dict[str, str]:
 
 
 def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:
-    """The raw-table rows one decision writes (none for a duplicate; its key only when it
-    the one it takes: :attr:`~turnstream.core.ingest.Decision.taken_key`)."""
+    """The raw-table rows one decision writes (none for a duplicate; of keys, the one it
+    takes: :attr:`~turnstream.core.ingest.Decision.taken_key`)."""
     rows: Rows = defaultdict(list)
     add_rows(rows, decision, settings, ingested_at)
     return rows

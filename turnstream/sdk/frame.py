@@ -323,33 +323,34 @@ class TurnFrame:
             for row in hard
         )
 
-    def _showed(self, ref: str) -> dict[str, Any]:
-        """Every value ``ref`` showed the person: its latest presentation in this turn,
-        else the state the cited block's ``already_presented`` entry carries."""
+    def _presentation(self, ref: str) -> tuple[dict[str, Any], bool] | None:
+        """What ``ref`` showed the person, and whether in this turn: its latest
+        presentation in this turn (every value it showed), else the state the cited
+        block's ``already_presented`` entry carries; ``None`` if neither has it."""
         for interaction in reversed(self.interactions):
             if interaction.get("kind") != "presented":
                 continue
             for item in interaction.get("items", ()):
                 if item.get("ref") == ref:
-                    return dict(item.get("shown") or {})
+                    return dict(item.get("shown") or {}), True
         for entry in (self.block or {}).get("already_presented", ()):
             if entry.get("ref") == ref:
-                return dict(entry.get("shown") or {})
-        return {}
+                return dict(entry.get("shown") or {}), False
+        return None
+
+    def _showed(self, ref: str) -> dict[str, Any]:
+        """Every value ``ref`` showed the person (:meth:`_presentation`; none: empty)."""
+        found = self._presentation(ref)
+        return found[0] if found else {}
 
     def _shown_before(self, ref: str) -> dict[str, Any] | None:
-        """The state ``ref`` showed the person: its latest presentation in this turn,
-        else the cited block's ``already_presented`` entry; ``None`` if neither has it."""
-        for interaction in reversed(self.interactions):
-            if interaction.get("kind") != "presented":
-                continue
-            for item in interaction.get("items", ()):
-                if item.get("ref") == ref:
-                    return state_shown(ref, item.get("shown") or {}, self.conversation.types)
-        for entry in (self.block or {}).get("already_presented", ()):
-            if entry.get("ref") == ref:
-                return dict(entry.get("shown") or {})
-        return None
+        """The state ``ref`` showed the person (:meth:`_presentation`: a presentation in
+        this turn by its state fields); ``None`` if it was not shown."""
+        found = self._presentation(ref)
+        if found is None:
+            return None
+        shown, this_turn = found
+        return state_shown(ref, shown, self.conversation.types) if this_turn else shown
 
     def _values(
         self, values: Iterable[EvidenceValue | Mapping[str, Any]], type: str | None, where: str

@@ -1196,15 +1196,16 @@ def build_block(
             and breaks(str(i.value), (shown or {}).get(str(i.value)), avoided_rows, ids)
         )
     ]
-    # What changed is never said of an object the agent must not show: one excluded, or
-    # one that breaks a hard entry as it is now (one that broke it when shown and fits
-    # now is said: its price came down under the limit).
-    silent = frozenset(ref for ref in {*excluded, *current} if ref in excluded or breaks_now(ref))
+    # The hard entries each object shown breaks as it is now (its state in ``current``
+    # over what it showed). What changed is never said of an object the agent must not
+    # show: one excluded, or one that breaks a hard entry as it is now (one that broke
+    # it when shown and fits now is said: its price came down under the limit).
     presented = list(presented)
     broken = {
         item.ref: [str(row["id"]) for row in hard_rows if breaks_now(item.ref, [row])]
         for item in presented
     }
+    silent = frozenset(excluded) | {ref for ref in current if broken.get(ref)}
     acted = _acts(said_sensitive, types, language)
     hard_rows, hard = [*acted.hard_rows, *hard_rows], [*acted.hard, *hard]
     soft_rows, soft = _soft(
