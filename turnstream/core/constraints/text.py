@@ -243,14 +243,22 @@ def field_words(attr: str, labels: Mapping[str, str] | None = None) -> str:
 _FIELD_WORDS = Path(__file__).with_name("field_words.toml")
 
 
+def _in_every_language(
+    path: Path, table: Mapping[str, Mapping[str, str]]
+) -> list[tuple[str, dict[str, str]]]:
+    """Each entry of a words file's ``table`` with its words per language; raises
+    :class:`ValueError` naming one that lacks a language."""
+    for name, per_language in table.items():
+        if set(per_language) != set(LANGUAGES):
+            raise ValueError(f"{path.name}: {name!r} needs words in pt, en and es")
+    return [(name, dict(per_language)) for name, per_language in table.items()]
+
+
 @functools.cache
 def _field_lexicon() -> dict[str, dict[str, str]]:
     """A field name (lower case, spaced) -> its words per language (``field_words.toml``)."""
     table = tomllib.loads(_FIELD_WORDS.read_text(encoding="utf-8"))
-    for name, per_language in table.items():
-        if set(per_language) != set(LANGUAGES):
-            raise ValueError(f"{_FIELD_WORDS.name}: {name!r} needs words in pt, en and es")
-    return {_key(name): dict(words) for name, words in table.items()}
+    return {_key(name): words for name, words in _in_every_language(_FIELD_WORDS, table)}
 
 
 def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
@@ -316,10 +324,8 @@ def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
     tables = tomllib.loads(_LEXICON.read_text(encoding="utf-8"))
     keys: dict[str, dict[str, str]] = {}
     for table in tables.values():
-        for value, per_language in table.items():
-            if set(per_language) != set(LANGUAGES):
-                raise ValueError(f"{_LEXICON.name}: {value!r} needs words in pt, en and es")
-            keys[_key(value)] = dict(per_language)
+        for value, per_language in _in_every_language(_LEXICON, table):
+            keys[_key(value)] = per_language
     words: dict[str, list[dict[str, str]]] = {}
     for entry in keys.values():
         for word in entry.values():
