@@ -29,6 +29,7 @@ from turnstream.adapters.processes import pid_alive
 from turnstream.adapters.worker_client import WorkerClient, read_query
 from turnstream.config import Feature, Settings
 from turnstream.core.access import ALL_SPACES, Role
+from turnstream.core.derivation.field_prior import FIT_FLOOR
 from turnstream.entrypoints.cli.api_keys import create_key
 from turnstream.entrypoints.cli.common import Format, err, out, print_rows, print_summary
 from turnstream.entrypoints.cli.report import print_context_use
@@ -66,6 +67,18 @@ EXPOSURES_SQL = (
     "SELECT space_id, count() AS people_and_objects, sum(exposures) AS exposures, "
     "round(sum(effective_exposure), 2) AS effective_exposure "
     "FROM effective_exposure GROUP BY space_id ORDER BY space_id"
+)
+#: The spaces due a first fit (10 people derived or more; a fresh store) and those done.
+FIT_DUE_SQL = (
+    "SELECT space_id FROM signal_state GROUP BY space_id "
+    "HAVING uniqExact(profile_id) >= {floor:UInt32} ORDER BY space_id"
+)
+FITTED_SQL = "SELECT DISTINCT space_id FROM rederived ORDER BY space_id"
+FIRST_FITS_SQL = (
+    "SELECT r.space_id, sum(r.people) AS people_derived_again, sum(r.changed) AS changed, "
+    "any(f.fields) AS field_priors FROM rederived AS r LEFT JOIN (SELECT space_id, "
+    "count() AS fields FROM field_priors_latest GROUP BY space_id) AS f USING (space_id) "
+    "GROUP BY r.space_id ORDER BY r.space_id"
 )
 
 
@@ -164,6 +177,8 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
                 options=client_options(settings),
             )
         )
+        if settings.jobs.first_fit:
+            _wait_first_fits(demo_settings)
         _step(f"what landed in the store (after {time.monotonic() - started:.1f}s)")
         print_summary(lambda q: read_query(demo_settings, q), Format.table)
         _step("context use: what agents claimed on evidence, constraints sent/verifiable/violated")
@@ -202,6 +217,23 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
             worker.stop()
             kafka.down()
             pointer.unlink(missing_ok=True)
+
+
+def _wait_first_fits(settings: Settings, timeout: float = 180.0) -> None:
+    """Wait for the worker's first fit of each new space (``jobs.first_fit``), then
+    print the field priors it fitted."""
+    _step("first fit: a new space's priors once 10 of its people are derived (no night to wait)")
+    floor = {"floor": FIT_FLOOR}
+    due = {s for (s,) in read_query(settings, FIT_DUE_SQL, floor).rows}
+    deadline = time.monotonic() + timeout
+    while not due <= {s for (s,) in read_query(settings, FITTED_SQL).rows}:
+        if time.monotonic() > deadline:
+            err.print(f"    the first fit of {', '.join(sorted(due))} did not end in {timeout:g}s")
+            return
+        time.sleep(0.5)
+    result = read_query(settings, FIRST_FITS_SQL)
+    print_rows(result.columns, result.rows, Format.table)
+    out.print("    (a field's prior needs 10 people with 8 engaged objects on it: docs/signals.md)")
 
 
 def _note_worker(pointer: Path, pid: int | None) -> None:

@@ -150,6 +150,14 @@ class Deployment:
         return {r: int(n) for r, n in read_query(self.settings, sql).rows}
 
 
+def _in_jobs(toml: str, line: str) -> str:
+    """``toml`` with ``line`` in its ``[jobs]`` table (added at the end when it has none)."""
+    header = "[jobs]\n"
+    if header in toml:
+        return toml.replace(header, f"{header}{line}\n", 1)
+    return f"{toml}\n{header}{line}\n"
+
+
 def new_deployment(
     kafka_broker: str,
     parent: Path,
@@ -157,9 +165,15 @@ def new_deployment(
     batch_seconds: float = 0.2,
     extra: str = "",
     worker_extra: str = "",
+    first_fit: bool = False,
 ) -> Deployment:
     """A deployment with its own topics, group, port and store under ``parent``;
-    ``extra``: TOML after the rest, ``worker_extra``: lines of its ``[worker]`` table."""
+    ``extra``: TOML after the rest, ``worker_extra``: lines of its ``[worker]`` table.
+    ``first_fit``: a new space's field priors fitted once 10 people are derived (the
+    product's default); off here unless asked, so that a test's inferences do not
+    change under it while it reads them (tests of the first fit turn it on)."""
+    if not first_fit:
+        extra = _in_jobs(extra, "first_fit = false")
     name = f"t{uuid.uuid4().hex[:10]}"
     home = parent / name
     home.mkdir()

@@ -340,6 +340,10 @@ class JobsSettings(_Section):
     #: this many days before the as-of day (the raw window); 0: no one (each person gets
     #: the new priors at their next derivation).
     rederive_days: int = Field(default=45, ge=0)
+    #: A space the priors job never ran for gets its priors and field priors at once
+    #: when 10 of its people have been derived, again each time its derivations double
+    #: (up to 10,000), then nightly (``core/derivation/first_fit.py``); false: nightly.
+    first_fit: bool = True
 
 
 class ApiSettings(_Section):

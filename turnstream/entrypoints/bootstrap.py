@@ -14,6 +14,8 @@ import functools
 import gc
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import faust
 
@@ -23,7 +25,7 @@ from turnstream.adapters.clickhouse.bisect import IsolatingSink
 from turnstream.adapters.clickhouse.derivations import DerivationSink
 from turnstream.adapters.clickhouse.erasure import StoreErasures
 from turnstream.adapters.clickhouse.idempotency_keys import KeyRegistry
-from turnstream.adapters.clickhouse.priors import PriorsCache
+from turnstream.adapters.clickhouse.priors import PriorsCache, settled_spaces
 from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.sealing import seal_stated
 from turnstream.adapters.clickhouse.sensitivity import write_sensitive
@@ -34,6 +36,7 @@ from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
 from turnstream.config import Settings
+from turnstream.core.derivation.first_fit import FirstFits
 from turnstream.core.object_types import check_spaces, sensitive_names
 from turnstream.entrypoints.kafka.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
@@ -43,7 +46,7 @@ from turnstream.entrypoints.worker_app import build_app
 from turnstream.jobs.runner import run_job_here
 from turnstream.service.ingest import Ingest
 from turnstream.service.ports import Preparer
-from turnstream.service.rederive import signals_engine
+from turnstream.service.rederive import rederive_people, signals_engine
 
 __all__ = [
     "WorkerParts",
@@ -107,7 +110,14 @@ def build_parts(settings: Settings, store: AsyncStore) -> WorkerParts:
         ingest=IngestDriver(
             settings, topology, store, build_ingest(settings, store.store, stage), stage
         ),
-        derivation=DerivationDriver(settings, topology, store, engine, derived),
+        derivation=DerivationDriver(
+            settings,
+            topology,
+            store,
+            engine,
+            derived,
+            first_fits=FirstFits() if settings.jobs.first_fit else None,
+        ),
         producer=Producer(settings),
     )
 
@@ -142,7 +152,18 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     engine = signals_engine(settings, derived, PriorsCache(store, ttl_seconds=float("inf")))
     names = topology_of(settings).names
     ingest = build_ingest(settings, store, unsigned_preparer(settings, names))
-    return Replay(ingest, derived, engine, names.accepted)
+    if not settings.jobs.first_fit:
+        return Replay(ingest, derived, engine, names.accepted)
+    first_fits = FirstFits(settled=settled_spaces(store))
+    # As of tomorrow, as live: the fit counts through today, whatever the file's dates.
+    as_of = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    rederive = functools.partial(rederive_people, engine, derived)
+
+    def run_fit(spaces: list[str]) -> dict[str, Any]:
+        params = {"as_of": as_of, "spaces": ",".join(spaces)}
+        return run_job_here(store, settings, "priors", params, rederive=rederive)
+
+    return Replay(ingest, derived, engine, names.accepted, first_fits, run_fit)
 
 
 def run_worker(settings: Settings, loglevel: str = "info") -> None:

@@ -30,7 +30,8 @@ from turnstream.adapters.jsonl import read_lines
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, TopicNames
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted
-from turnstream.core.derivation.engine import SignalsEngine
+from turnstream.core.derivation.engine import Derivation, SignalsEngine
+from turnstream.core.derivation.first_fit import FirstFits
 from turnstream.core.erasure import erases
 from turnstream.entrypoints.kafka.prepare import Prepared, prepare_batch
 from turnstream.service.derive import DerivationWriter, derive_all, derive_on_event_time
@@ -56,6 +57,8 @@ class ReplayReport:
     #: Lines that occurred at or before their person's erase, and were forgotten.
     erased_before: int = 0
     rows: dict[str, int] = field(default_factory=dict)
+    #: The new spaces fitted at the end (their field priors, the people derived again).
+    first_fit: dict[str, Any] = field(default_factory=dict)
 
 
 def unsigned_preparer(settings: Settings, names: TopicNames) -> Preparer:
@@ -79,13 +82,19 @@ class Replay:
         derived: DerivationWriter,
         engine: SignalsEngine,
         accepted_topic: str,
+        first_fits: FirstFits | None = None,
+        run_fit: Callable[[list[str]], dict[str, Any]] | None = None,
     ) -> None:
         """``accepted_topic``: the topic of the accepted messages among the fan-out the
-        ingest use case hands back (derived here instead of sent)."""
+        ingest use case hands back (derived here instead of sent). ``first_fits``: which
+        new spaces to fit at the end of a file, as a live worker would have by then
+        (``run_fit`` runs the priors job for them; none: no such fit)."""
         self.ingest = ingest
         self.derived = derived
         self.engine = engine
         self.accepted_topic = accepted_topic
+        self.first_fits = first_fits
+        self.run_fit = run_fit
 
     def run(self, path: Path, on_line: Callable[[], None] | None = None) -> ReplayReport:
         """Replay ``path``: every line through the same use cases as live, on event time."""
@@ -120,12 +129,27 @@ class Replay:
                 if topic_ == self.accepted_topic
                 for event in events_from_accepted(json.loads(value))
             ]
-            report.derivations += len(derive_on_event_time(self.engine, self.derived, events))
+            self._saw(derive_on_event_time(self.engine, self.derived, events), report)
             if on_line is not None:
                 for _ in records:
                     on_line()
-        report.derivations += len(derive_all(self.engine, self.derived))
+        self._saw(derive_all(self.engine, self.derived), report)
+        if self.first_fits is not None and self.run_fit is not None:
+            due = self.first_fits.due()
+            if due:
+                fit = self.run_fit(due)
+                report.first_fit = {
+                    "spaces": due,
+                    "field_priors": fit.get("field_priors", {}),
+                    "rederived": fit.get("rederived", {}),
+                }
         return report
+
+    def _saw(self, derivations: list[Derivation], report: ReplayReport) -> None:
+        report.derivations += len(derivations)
+        if self.first_fits is not None:
+            for d in derivations:
+                self.first_fits.saw(d.space_id, d.profile_id)
 
 
 def _records(topic: str, lines: Iterable[tuple[int, bytes]]) -> list[Any]:

@@ -9,10 +9,12 @@ bootstrap (:mod:`turnstream.entrypoints.bootstrap`) and handed in.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import faust
@@ -114,6 +116,8 @@ def build_app(
     views = Views(app)
     register_routes(views, settings, store, producer)
     register_experiment_routes(views, settings, store, run_job)
+    if derivation.first_fits is not None:
+        derivation.run_fit = functools.partial(_first_fit, jobs_thread, run_job, store, settings)
     register_console(views)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 
@@ -215,6 +219,32 @@ def _run_shared(
         return run_job(shared, settings, name, params)
     finally:
         shared.close()
+
+
+def _first_fit(
+    jobs_thread: ThreadPoolExecutor,
+    run_job: JobRunner,
+    store: AsyncStore,
+    settings: Settings,
+    spaces: list[str],
+) -> None:
+    """The priors job for new ``spaces`` on the jobs thread, counting through today
+    (as of tomorrow: the nightly run of tomorrow writes the same version again);
+    logged, never raised (the next nightly run fits them anyway)."""
+    as_of = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    params = {"as_of": as_of, "spaces": ",".join(spaces)}
+    log.info("first fit of the field priors of new spaces: %s", ", ".join(spaces))
+    future = asyncio.get_running_loop().run_in_executor(
+        jobs_thread, _run_shared, run_job, store, settings, "priors", params
+    )
+
+    def done(f: asyncio.Future[dict[str, Any]]) -> None:
+        if f.cancelled():
+            return
+        if (error := f.exception()) is not None:
+            log.error("first fit of %s failed: %s", ", ".join(spaces), error)
+
+    future.add_done_callback(done)
 
 
 def _refuse(view: View, status: int, field: str, message: str) -> Response:

@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
@@ -621,6 +621,7 @@ def recompute_priors(
     limits: PriorsLimits | None = None,
     signals: SignalsConfig | None = None,
     types_for: Callable[[str], ObjectTypes | None] | None = None,
+    only: Collection[str] | None = None,
 ) -> PriorsReport:
     """Compute the priors as of ``as_of`` from the daily aggregates and write them.
 
@@ -632,7 +633,8 @@ def recompute_priors(
     version. Then each space with folded states gets its fields' priors fitted
     (``signals``: the derivation settings the counts are taken with), same version:
     the taste fields of its types document (``types_for``; a space without one has no
-    taste, so no fit; no ``types_for``: every field).
+    taste, so no fit; no ``types_for``: every field). ``only``: these spaces alone (a
+    new space's first fit, :mod:`turnstream.core.derivation.first_fit`); none: all.
     """
     check_floor(floor)
     limits = limits or PriorsLimits()
@@ -662,7 +664,7 @@ def recompute_priors(
     runs: dict[str, list[str]] = {}
     values = found_total = written = 0
     unchanged = True
-    every = sorted(set(spaces) | set(old_spaces))
+    every = sorted(_among(set(spaces) | set(old_spaces), only))
     value_priors: dict[str, dict[tuple[str, str], float]] = {}
     for n, space_id in enumerate(every, 1):
         started = time.monotonic()
@@ -708,7 +710,7 @@ def recompute_priors(
             ).rows
         }
     )
-    for space_id in sorted(fit_spaces):
+    for space_id in sorted(_among(fit_spaces, only)):
         types = None if types_for is None else types_for(space_id)
         fitted = (
             {}
@@ -744,6 +746,11 @@ def recompute_priors(
         weeks=weeks,
         field_priors=fitted_fields,
     )
+
+
+def _among(spaces: set[str], only: Collection[str] | None) -> set[str]:
+    """``spaces``, those of ``only`` alone when given."""
+    return spaces if only is None else spaces & set(only)
 
 
 def _write_space(store: Store, space_id: str, version: int, new: list[tuple[Any, ...]]) -> bool:

@@ -57,9 +57,10 @@ def _priors(
     store: Store, settings: Settings, params: dict[str, str], *, rederive: Rederive | None = None
 ) -> dict[str, Any]:
     """The priors and field priors, then the people whose priors changed derived again
-    (:mod:`turnstream.jobs.rederive`)."""
+    (:mod:`turnstream.jobs.rederive`); ``spaces`` (comma-separated): these alone."""
     jobs = settings.jobs
     as_of = _as_of(params)
+    only = [s for s in params["spaces"].split(",") if s] if params.get("spaces") else None
     report = recompute_priors(
         store,
         as_of,
@@ -68,9 +69,12 @@ def _priors(
         limits=PriorsLimits(max_memory=jobs.priors_max_memory, split_rows=jobs.priors_split_rows),
         signals=settings.signals,
         types_for=lambda space_id: types_for_space(settings.space(space_id)),
+        only=only,
     ).as_dict()
     spaces = [
-        s for (s,) in store.query("SELECT DISTINCT space_id FROM signal_state ORDER BY 1").rows
+        s
+        for (s,) in store.query("SELECT DISTINCT space_id FROM signal_state ORDER BY 1").rows
+        if only is None or s in only
     ]
     again = rederive_spaces(
         store, spaces, rederive or rederive_here(store, settings), as_of, jobs.rederive_days

@@ -112,11 +112,13 @@ def _boots_person() -> list[str]:
     return person.lines
 
 
-def _settings(tmp_path: Path, chdb_path: Path, store: Store) -> Settings:
+def _settings(tmp_path: Path, chdb_path: Path, store: Store, first_fit: bool = False) -> Settings:
+    """The nightly job's settings: no first fit at the end of a replay, unless asked."""
     config = tmp_path / f"{store.database}.toml"
     config.write_text(
         f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{store.database}"\n'
         '[identity]\nsecret = "field-priors"\n'
+        f"[jobs]\nfirst_fit = {str(first_fit).lower()}\n"
         f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
     )
     return load_settings(config, environ={})
@@ -163,3 +165,52 @@ def test_the_nightly_fit_takes_a_noise_fields_affinity_away(
     # A later derivation (a new replay reads the latest fit) gives no `category` affinity.
     _replay(settings, store, _boots_person(), tmp_path / "person2.jsonl")
     assert not {a for a, _ in _prefers(store, "p_boots")} & {"item_variant.category"}
+
+
+def _active(store: Store) -> set[tuple[Any, ...]]:
+    return set(
+        store.query(
+            "SELECT profile_id, kind, attr, value, polarity FROM inferences FINAL "
+            "WHERE status = 'active'"
+        ).rows
+    )
+
+
+def test_a_new_space_is_fitted_at_once_as_the_nightly_job_would_fit_it(
+    tmp_path: Path, chdb_path: Path, store_factory: Callable[[], Store]
+) -> None:
+    history = tmp_path / "history.jsonl"
+    history.write_text("\n".join(_history()) + "\n")
+    # First fit on (the default): the replay's end fits the new space and derives its
+    # people again.
+    store = store_factory()
+    settings = _settings(tmp_path, chdb_path, store, first_fit=True)
+    report = build_replay(settings, store).run(history)
+    assert report.first_fit["spaces"] == ["acme"]
+    assert report.first_fit["field_priors"]["acme"] >= 3
+    assert report.first_fit["rederived"]["changed_people"] > 0
+    fitted = latest_field_priors(store, "acme")
+    assert fitted["item_variant.category"].taste_prior < 0.2
+    assert fitted["item_variant.color"].taste_prior > 0.7
+
+    # The same as a replay without it, then the nightly job counting through today.
+    nightly = store_factory()
+    off = _settings(tmp_path, chdb_path, nightly)
+    assert build_replay(off, nightly).run(history).first_fit == {}
+    assert latest_field_priors(nightly, "acme") == {}
+    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    JOBS["priors"](nightly, off, {"as_of": tomorrow})
+    assert latest_field_priors(nightly, "acme") == fitted
+    assert _active(nightly) == _active(store)
+
+    # The space is the nightly job's now: a later replay fits nothing before the night,
+    # and derives with the fit (no `category` affinity for the person leaning on it).
+    again = build_replay(settings, store).run(_boots_file(tmp_path))
+    assert again.first_fit == {}
+    assert not {a for a, _ in _prefers(store, "p_boots")} & {"item_variant.category"}
+
+
+def _boots_file(tmp_path: Path) -> Path:
+    path = tmp_path / "person.jsonl"
+    path.write_text("\n".join(_boots_person()) + "\n")
+    return path

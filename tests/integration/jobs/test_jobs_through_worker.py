@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
-from turnstream.adapters.worker_client import owner_url
+from turnstream.adapters.worker_client import owner_url, read_query
 from turnstream.jobs.runner import run_job
 from turnstream_dev.sample import sample_day
 
@@ -46,3 +48,31 @@ def test_jobs_run_through_the_worker_and_twice_give_the_same(deployment_factory)
     [acme] = experiments
     assert acme["space_id"] == "acme"
     assert sum(arm["people"] for arm in acme["arms"]) > 0
+
+
+def test_a_new_space_is_fitted_by_the_worker_without_waiting_for_the_night(
+    deployment_factory,  # type: ignore[no-untyped-def]
+) -> None:
+    deployment = deployment_factory(extra=FAST_TRIGGERS, first_fit=True)
+    deployment.worker.start()
+    deployment.publish(sample_day((datetime.now(UTC) - timedelta(days=1)).date(), seed=3))
+    deployment.drain()
+    deployment.drain_signals(timeout=120)
+
+    def rederived() -> list[tuple[str, int]]:
+        sql = "SELECT space_id, people FROM rederived ORDER BY space_id"
+        return [(s, int(n)) for s, n in read_query(deployment.settings, sql).rows]
+
+    deadline = time.monotonic() + 120
+    while not rederived() and time.monotonic() < deadline:
+        time.sleep(0.5)
+    # No job was asked for: the worker ran the priors job for the new space once 10 of
+    # its people were derived, and derived them again with what it wrote.
+    assert dict(rederived()).get("acme", 0) >= 10
+    tomorrow = int((datetime.now(UTC).date() + timedelta(days=1)).strftime("%Y%m%d"))
+    versions = read_query(
+        deployment.settings, "SELECT DISTINCT version FROM priors WHERE space_id = 'acme'"
+    ).rows
+    assert [int(v) for (v,) in versions] == [tomorrow]  # counting through today
+    log = deployment.worker.log_path.read_text(errors="replace")
+    assert re.search(r"first fit of the field priors of new spaces: .*\bacme\b", log)

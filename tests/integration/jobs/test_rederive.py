@@ -49,11 +49,13 @@ def _command(pid: str, name: str, **extra: Any) -> str:
     )  # fmt: skip
 
 
-def _settings(tmp_path: Path, chdb_path: Path, store: Store) -> Settings:
+def _settings(tmp_path: Path, chdb_path: Path, store: Store, first_fit: bool = False) -> Settings:
+    """The nightly job's settings: no first fit at the end of a replay, unless asked."""
     config = tmp_path / f"{store.database}.toml"
     config.write_text(
         f'[store]\ndsn = "chdb:{chdb_path}"\ndatabase = "{store.database}"\n'
         '[identity]\nsecret = "rederive"\n'
+        f"[jobs]\nfirst_fit = {str(first_fit).lower()}\n"
         f'[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\ntypes = "{TYPES}"\n'
     )
     return load_settings(config, environ={})

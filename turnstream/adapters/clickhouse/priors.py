@@ -14,7 +14,14 @@ from typing import Any
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.core.derivation.field_prior import FieldPrior
 
-__all__ = ["PriorsCache", "engine_keys", "latest_field_priors", "latest_priors", "priors_by_key"]
+__all__ = [
+    "PriorsCache",
+    "engine_keys",
+    "latest_field_priors",
+    "latest_priors",
+    "priors_by_key",
+    "settled_spaces",
+]
 
 
 def engine_keys(value: str) -> tuple[str, ...]:
@@ -77,6 +84,18 @@ def latest_field_priors(store: Store, space_id: str) -> dict[str, FieldPrior]:
         attr: FieldPrior(float(pi), tuple(map(float, lifts)), tuple(map(float, weights)), people)
         for attr, pi, lifts, weights, people in rows
     }
+
+
+def settled_spaces(store: Store) -> set[str]:
+    """The spaces the priors job ran for (their priors, field priors or the mark of the
+    people it derived again): the nightly job's, no first fit
+    (:mod:`turnstream.core.derivation.first_fit`)."""
+    rows = store.query(
+        "SELECT DISTINCT space_id FROM priors UNION DISTINCT "
+        "SELECT DISTINCT space_id FROM field_priors UNION DISTINCT "
+        "SELECT DISTINCT space_id FROM rederived"
+    ).rows
+    return {space_id for (space_id,) in rows}
 
 
 class PriorsCache:

@@ -326,6 +326,13 @@ def replay(
         f"{report.derivations} derivations, {report.erased} erasures, "
         f"{report.erased_before} forgotten (they occurred before their person's erase)"
     )
+    if fit := report.first_fit:
+        fields = sum(fit["field_priors"].values())
+        again = fit["rederived"].get("changed_people", 0)
+        out.print(
+            f"first fit of new spaces {', '.join(fit['spaces'])}: {fields} field priors, "
+            f"{again} people's inferences changed (jobs.first_fit, docs/signals.md)"
+        )
 
 
 @app.command()

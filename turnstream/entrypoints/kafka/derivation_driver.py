@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,12 +20,14 @@ import msgspec
 from aiokafka import TopicPartition
 
 from turnstream.adapters.clickhouse.derivations import DerivationSink
+from turnstream.adapters.clickhouse.priors import settled_spaces
 from turnstream.adapters.clickhouse.store import AsyncStore
 from turnstream.adapters.kafka.clients import BACKLOG_FETCH
 from turnstream.adapters.kafka.topology import Topology
 from turnstream.config import Settings
 from turnstream.core.derivation import events_from_accepted, holds_no_events
 from turnstream.core.derivation.engine import Derivation, PersonKey, SignalsEngine
+from turnstream.core.derivation.first_fit import FirstFits
 from turnstream.core.liveness import Liveness
 from turnstream.entrypoints.kafka.batch_loop import Step
 from turnstream.service.derive import derive_due
@@ -111,7 +113,10 @@ class DerivationDriver:
         engine: SignalsEngine,
         sink: DerivationSink,
         tick: float = 1.0,
+        first_fits: FirstFits | None = None,
     ) -> None:
+        """``first_fits``: which new spaces to fit before the night (none: no such fit);
+        :attr:`run_fit` runs the fit of the spaces due (set by the app: off this loop)."""
         self.settings = settings
         self.store = store
         self.engine = engine
@@ -132,6 +137,9 @@ class DerivationDriver:
         # The engine's next due time as of its last change, read by the fetch stage
         # while the store thread may be changing the engine.
         self._next_due: datetime | None = None
+        self.first_fits = first_fits
+        self._settled_read = False
+        self.run_fit: Callable[[list[str]], None] | None = None
 
     def poll_seconds(self) -> float:
         """Wake for the next due session (the heap knows when), not only every tick."""
@@ -173,6 +181,12 @@ class DerivationDriver:
         started = time.thread_time()
         derivations = derive_due(self.engine, self.sink, now)
         self._next_due = self.engine.next_due()
+        if self.first_fits is not None and derivations:
+            if not self._settled_read:
+                self.first_fits.settle(settled_spaces(self.sink.store))
+                self._settled_read = True
+            for d in derivations:
+                self.first_fits.saw(d.space_id, d.profile_id)
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)
@@ -193,6 +207,10 @@ class DerivationDriver:
         self._last_fire = time.monotonic()
         derivations, safe = await self.store.run(self._fire, now)
         self.derivations += len(derivations)
+        if self.first_fits is not None and self.run_fit is not None:
+            due = self.first_fits.due()
+            if due:
+                self.run_fit(due)
         return Step(
             messages=[
                 (
