@@ -23,6 +23,7 @@ import pytest
 from tests.chaos.helpers import Factory, log_tail, prepare_store, q, read_topic, scalar, wait_for
 from tests.chaos.test_long_keys import items
 from turnstream.adapters.kafka.topology import TopicNames
+from turnstream.core.ingest import refused_key_for
 
 pytestmark = pytest.mark.chaos(budget=420)
 
@@ -71,7 +72,13 @@ def test_poison_is_isolated_and_dead_lettered_while_its_batch_mates_land(
     assert counts["interactions"] == expected["interactions"] - POISON
     assert counts["turns"] == expected["turns"]
     assert scalar(deployment, "SELECT count() FROM turn_claims") == expected["turn_claims"]
+    # One key per message: each poison message's is the digest of its bytes, not its
+    # item's key (left free for the item corrected).
     assert scalar(deployment, "SELECT count() FROM idempotency_keys") == len(lines)
+    digests = q(
+        deployment, "SELECT dedup_key FROM idempotency_keys WHERE dedup_key LIKE 'refused%'"
+    )
+    assert sorted(k for (k,) in digests) == sorted(refused_key_for(lines[i]) for i in poisoned)
     assert deployment.dead_letters() == {"store_refused": POISON}
     letters = q(deployment, "SELECT idempotency_key, message FROM dead_letters")
     assert {k for k, _ in letters} == poison_keys

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
@@ -27,6 +27,7 @@ from turnstream.models import (
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = [
+    "REFUSED_PREFIX",
     "Decision",
     "Gate",
     "Reason",
@@ -36,8 +37,11 @@ __all__ = [
     "dedup_key_for",
     "dedupe",
     "delivered_past_edge",
+    "first_correction",
     "judge",
     "refused_by_store",
+    "refused_key_for",
+    "refused_length",
     "signature_refusal",
     "too_large_to_fan_out",
     "turn_scoped",
@@ -153,7 +157,7 @@ class Decision:
     def correctable(self) -> bool:
         """Whether the whole item is refused for something its sender can correct and
         send again with the same key (:data:`_CORRECTABLE`: its dates, its content, its
-        space's settings); nothing of it is kept."""
+        space's settings, a value the store refuses); nothing of it is kept."""
         refusal = self.refusal
         # profile_id, not item: a decision the prepare process hands back has no item,
         # and a partial refusal (a turn kept without its interactions) keeps the person.
@@ -163,13 +167,19 @@ class Decision:
     def taken_key(self) -> str | None:
         """The key the decision takes (a row of ``idempotency_keys``: a later message
         with it is a duplicate). None for a duplicate; for a refusal its sender can
-        correct (:attr:`correctable`), the digest of its bytes, not its item's key: the
+        correct (:attr:`correctable`), a digest of its bytes, not its item's key: the
         same bytes again are a duplicate (one dead letter), the item corrected and sent
-        with the same key is accepted. Else its key (what is kept, whole or in part,
-        forgotten, refused for its bytes, whose key is their digest, or by the store)."""
+        with the same key is accepted (:func:`refused_key_for` for the store's refusals).
+        Else its key (what is kept, whole or in part, forgotten, or refused for its
+        bytes, whose key is their digest)."""
         if self.duplicate:
             return None
-        return dedup_key_for(None, self.raw) if self.correctable else self.dedup_key
+        if not self.correctable:
+            return self.dedup_key
+        assert self.refusal is not None
+        if self.refusal.reason is Reason.store_refused:
+            return refused_key_for(self.raw)
+        return dedup_key_for(None, self.raw)
 
     @property
     def keep_interactions(self) -> bool:
@@ -182,10 +192,11 @@ class Decision:
 #: Refusals of a whole item that take the digest of its bytes, not its key: its dates,
 #: its content or its space's settings were wrong, and the sender can correct them and
 #: send it again with the same key (``check the producer's clock``; the SDK's keys are
-#: deterministic). ``store_refused`` keeps its key: the store refuses after the key is
-#: taken, and a replay refuses it again as the first time.
+#: deterministic). ``store_refused`` is known only once the batch is written: its
+#: digest is another (:func:`refused_key_for`).
 _CORRECTABLE = frozenset(
     {
+        Reason.store_refused,
         Reason.unknown_space,
         Reason.signals_disabled,
         Reason.turns_disabled,
@@ -510,14 +521,39 @@ def judge(
     return Decision(source, raw, key, item, profile_id, partial, token=token)
 
 
-def dedupe(decision: Decision, seen: Callable[[str], Source | None]) -> Decision:
-    """The decision, or a duplicate when another message took its key first."""
+def dedupe(
+    decision: Decision,
+    seen: Callable[[str], Source | None],
+    refused_lengths: Container[int] = (),
+) -> Decision:
+    """The decision, or a duplicate when another message took its key first, or, for a
+    refusal its sender can correct, the digest of its bytes. What would be written is
+    also a duplicate of the same bytes the store refused (:func:`refused_key_for`),
+    looked for only when a refused message had their length (``refused_lengths``)."""
     first = seen(decision.dedup_key)
-    if (first is None or first == decision.source) and decision.correctable:
-        first = seen(dedup_key_for(None, decision.raw))  # the same refused bytes again
+    if first is None or first == decision.source:
+        if decision.correctable:
+            first = seen(dedup_key_for(None, decision.raw))  # the same refused bytes again
+        elif len(decision.raw) in refused_lengths and (
+            decision.refusal is None or decision.profile_id is not None
+        ):
+            first = seen(refused_key_for(decision.raw))  # the bytes the store refused
     if first is not None and first != decision.source:
         return Decision(decision.source, decision.raw, decision.dedup_key, duplicate=True)
     return decision
+
+
+def first_correction(decisions: Sequence[Decision]) -> int | None:
+    """The index of the first decision whose key an earlier one of ``decisions`` has,
+    with other bytes (a correction, or another item sent with the key), None if there
+    is none. Whether the store refuses the earlier one is known only once it is
+    written: the correction is decided after it (a replay's batch ends before it)."""
+    first: dict[str, bytes] = {}
+    for i, decision in enumerate(decisions):
+        raw = first.setdefault(decision.dedup_key, decision.raw)
+        if raw != decision.raw:
+            return i
+    return None
 
 
 def too_large_to_fan_out(decision: Decision, size: int, limit: int) -> Decision:
@@ -537,11 +573,30 @@ def too_large_to_fan_out(decision: Decision, size: int, limit: int) -> Decision:
 
 def refused_by_store(decision: Decision, message: str) -> Decision:
     """The decision for a message whose rows the store refused for good (``message``
-    says which table and why): a dead letter. It keeps the key its item took, so a copy
-    of it is a duplicate, here and in a replay."""
+    says which table and why): a dead letter. It takes :func:`refused_key_for` its bytes,
+    not its item's key: a copy of it is a duplicate, here and in a replay, and the item
+    corrected and sent again with the same key is accepted."""
     return Decision(
         decision.source,
         decision.raw,
         decision.dedup_key,
         refusal=Refusal(Reason.store_refused, "", message),
     )
+
+
+#: How the key a message the store refused takes begins (:func:`refused_key_for`).
+REFUSED_PREFIX = "refused\x1f"
+
+
+def refused_key_for(raw: bytes) -> str:
+    """The key a message the store refused takes: the length and digest of its bytes.
+    Not the digest a refusal at the gate takes (:func:`dedup_key_for`): bytes the gate
+    refused may be valid later (the space configured since) and are accepted then;
+    bytes the store refused stay a duplicate. The length first: a message's bytes are
+    hashed only when a refused message had their length (:func:`refused_length`)."""
+    return f"{REFUSED_PREFIX}{len(raw)}\x1f{hashlib.sha256(raw).hexdigest()}"
+
+
+def refused_length(key: str) -> int:
+    """The length of the bytes a :func:`refused_key_for` key stands for."""
+    return int(key.split("\x1f", 2)[1])

@@ -6,7 +6,9 @@ the very orchestration the live loop runs: each line's source is ``replay:<file 
 partition 0, offset = line number; the raw rows go through the idempotent sink, a batch
 the store refuses is split until the refused lines are isolated and dead-lettered
 (``store_refused``), the batch's erases run after it is written and leave their erase
-tombstones. Lines are unsigned (a replay reads the items its operator hands it, not a
+tombstones; a batch also ends before a line that corrects an earlier one (its key, other
+bytes), so that the store's refusal of the earlier one is known first, as live knows it.
+Lines are unsigned (a replay reads the items its operator hands it, not a
 topic that producers write), and a line dated past the raw tables' retention or too far
 ahead is refused as live refuses it, judged at the replay's start (``core/time_edges.py``:
 the tables' TTL counts from the store's clock, whatever the file's dates). Then the
@@ -33,6 +35,7 @@ from turnstream.core.derivation import events_from_accepted
 from turnstream.core.derivation.engine import Derivation, SignalsEngine
 from turnstream.core.derivation.first_fit import FirstFits
 from turnstream.core.erasure import erases
+from turnstream.core.ingest import first_correction
 from turnstream.entrypoints.kafka.prepare import Prepared, prepare_batch
 from turnstream.service.derive import DerivationWriter, derive_all, derive_on_event_time
 from turnstream.service.ingest import Ingest
@@ -110,6 +113,9 @@ class Replay:
             # A batch ends at an erase, as the erase takes effect at its line: what came
             # before it is written and erased, what comes after meets its tombstone.
             cut = next((i + 1 for i, e in enumerate(prepared.erases) if e), len(records))
+            # And before a correction of an earlier line: the store may refuse that one,
+            # known once it is written, as live wrote it in an earlier batch.
+            cut = min(cut, first_correction(prepared.judged) or cut)
             records, left = records[:cut], records[cut:]
             if left:
                 prepared = self.ingest.prepare(records, FANOUT_MAX_BYTES, now)

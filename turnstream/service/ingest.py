@@ -26,7 +26,7 @@ from typing import Any
 from turnstream.adapters.clickhouse.bisect import Refused
 from turnstream.config import Settings
 from turnstream.core.erasure import Subject, forget, forgotten, merge_tombstones, tombstones_left
-from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store
+from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store, refused_length
 from turnstream.core.messages import dead_letter_for
 from turnstream.core.rows import BatchRows, Block, Rows, as_dicts, rows_for
 from turnstream.service.ports import (
@@ -101,6 +101,7 @@ class Ingest:
         """Another writer may have written meanwhile: read the high-water marks and the
         erase tombstones again."""
         self.raw.forget()
+        self.keys.forget()
         self.tombstones = None
 
 
@@ -133,12 +134,16 @@ class IngestBatch:
 
     def settle(self) -> None:
         """De-duplicate against the keys already taken (one look-up) and take the new
-        ones; forget what occurred before its person's erase."""
+        ones; forget what occurred before its person's erase. What the store refused
+        when the batch was first written is refused again, here, before any key is
+        taken: its item's key stays free for a correction later in the batch."""
         ingest, prepared = self.ingest, self.prepared
         tombstones = ingest.tombstones
         if tombstones is None:
             tombstones = ingest.tombstones = ingest.erasures.load_tombstones()
         keys = ingest.keys
+        # A replay decides as the first time (the dead letters of the batch's sources).
+        earlier = ingest.raw.refused_before([d.source for d in prepared.judged])
         # Each item's key, and the digest of a correctable refusal's bytes (its own key).
         taken = keys.lookup(
             [
@@ -146,14 +151,23 @@ class IngestBatch:
                 *(k for d in prepared.judged if d.correctable and (k := d.taken_key)),
             ]
         )
+        # The bytes the store refused are in memory (few): asked of messages their length.
+        refused = keys.refused()
+        lengths = {refused_length(k) for k in refused}
+        if refused:
+            taken = {**refused, **taken}
         decisions = []
         for decision, facts, erasing in zip(
             prepared.judged, prepared.erasure_facts, prepared.erases, strict=True
         ):
-            final = dedupe(decision, taken.get)
-            # The prepared facts, not the item: a batch prepared in the child has none.
-            if not final.duplicate and forgotten(facts, erasing, tombstones):
-                final = forget(final)
+            message = earlier.get(decision.source)
+            if message is not None:  # refused the first time, neither a copy nor forgotten
+                final = refused_by_store(decision, message)
+            else:
+                final = dedupe(decision, taken.get, lengths)
+                # The prepared facts, not the item: a batch prepared in the child has none.
+                if not final.duplicate and forgotten(facts, erasing, tombstones):
+                    final = forget(final)
             key = final.taken_key  # none for a duplicate; a digest for a correctable refusal
             if key is not None:
                 taken.setdefault(key, final.source)  # a second copy in the batch
@@ -166,8 +180,9 @@ class IngestBatch:
 
     def write(self) -> None:
         """Write the settled batch; the messages the store refuses for good are
-        isolated and become dead letters. Raises :class:`~turnstream.errors.StoreError`
-        for a failure that is not a refusal."""
+        isolated and become dead letters, their item's key given back for the digest
+        of their bytes. Raises :class:`~turnstream.errors.StoreError` for a failure that
+        is not a refusal."""
         ingest, prepared, decisions = self.ingest, self.prepared, self.decisions
         settings, received_at = ingest.settings, prepared.received_at
         sends = list(prepared.sends)
@@ -181,6 +196,10 @@ class IngestBatch:
             accepted[i] = False
             letter = dead_letter_for(final[i], received_at)
             sends[i] = [(ingest.dead_letters, letter, prepared.messages[i].key)]
+            taken, refused = decisions[i].taken_key, final[i].taken_key
+            if taken is not None and refused is not None and taken != refused:
+                ingest.keys.drop(taken, final[i].source)  # left free for a correction
+                ingest.keys.remember(refused, final[i].source)
             return rows_for(final[i], settings, received_at)
 
         rows = rows_to_write(prepared, decisions)
@@ -195,6 +214,7 @@ class IngestBatch:
                 accepted[at[source]] = False
         # A replay decides as the first time: what the store refused stays refused (its
         # own rows are not offered again; its dead letter's are, in case they were cut).
+        # Read again here: a write that failed after a refusal may have landed it.
         earlier = ingest.raw.refused_before(order)
         if earlier:
             swapped = {source: refuse(at[source], message) for source, message in earlier.items()}

@@ -4,7 +4,7 @@ and ``entrypoints/kafka/`` (the prepare stage) provide them, and the bootstrap w
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -60,6 +60,12 @@ class Keys(Protocol):
     def lookup(self, keys: Iterable[str]) -> dict[str, Source]: ...
 
     def remember(self, key: str, source: Source) -> None: ...
+
+    def drop(self, key: str, source: Source) -> None: ...
+
+    def refused(self) -> Mapping[str, Source]: ...
+
+    def forget(self) -> None: ...
 
 
 class RawTables(Protocol):

@@ -12,7 +12,7 @@ from turnstream.adapters.clickhouse.schema import apply_migrations
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.adapters.clickhouse.writer import RawSink
 from turnstream.config import MAX_BATCH_SIZE, Settings
-from turnstream.core.ingest import Source, decide
+from turnstream.core.ingest import Source, decide, refused_key_for
 from turnstream.core.rows import Rows, rows_for
 
 pytestmark = pytest.mark.integration
@@ -158,6 +158,29 @@ def test_the_key_cache_answers_first_and_keeps_the_most_recent(store: Store) -> 
         "stored": Source("in", 0, 1),
     }
     assert registry.lookup([]) == {}
+
+
+def test_the_keys_of_refused_messages_are_read_once_and_kept_in_memory(store: Store) -> None:
+    cols = ["dedup_key", "space_id", "ingested_at", "_topic", "_partition", "_offset"]
+    now = datetime.now(UTC)
+    first, later = refused_key_for(b"wrong"), refused_key_for(b"wrong again")
+    store.insert(
+        "idempotency_keys", [[first, "", now, "in", 0, 1], ["k", "", now, "in", 0, 2]], cols
+    )
+    registry = KeyRegistry(store)
+    assert registry.refused() == {first: Source("in", 0, 1)}  # not the item's key
+    store.insert("idempotency_keys", [[later, "", now, "in", 1, 5]], cols)
+    registry.remember(later, Source("in", 1, 5))  # what this worker refuses
+    registry.remember("k2", Source("in", 1, 6))
+    assert set(registry.refused()) == {first, later}
+    store.command("TRUNCATE TABLE idempotency_keys")
+    assert set(registry.refused()) == {first, later}  # in memory
+    registry.forget()  # a rebalance: read again
+    assert registry.refused() == {}
+    # A key given back (the store refused its message) is forgotten; another's is not.
+    registry.drop("k2", Source("in", 1, 7))
+    registry.drop(later, Source("in", 1, 5))
+    assert registry.lookup(["k2", later]) == {"k2": Source("in", 1, 6)}
 
 
 def _turn(key: str, language: str | None) -> bytes:

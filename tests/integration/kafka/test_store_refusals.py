@@ -298,3 +298,49 @@ def test_a_replay_bisects_a_refused_batch_into_dead_letters_as_live_does(
     again = build_replay(SETTINGS, replayed).run(events)
     assert _by_line(_tables(replayed), lambda _, number: number - 1) == expected
     assert again.dead_letters == 5 and again.accepted == report.accepted
+
+
+def test_an_item_the_store_refused_is_accepted_corrected_with_its_key_and_not_twice(
+    store_factory: Callable[[], Store], tmp_path: Path
+) -> None:
+    wrong = json.dumps(_interaction(3, POISONED)).encode()
+    fixed = json.dumps(_interaction(3)).encode()  # corrected, the same idempotency key
+    live = store_factory()
+    live.command(CONSTRAINT)
+
+    def send(loop: Ingest, offset: int, raw: bytes) -> Decision:
+        message = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
+        (decision,), _ = _write(loop, [message])
+        return decision
+
+    loop = _loop(live)
+    refused = send(loop, 0, wrong)
+    assert refused.refusal is not None and refused.refusal.reason is Reason.store_refused
+    again = send(loop, 1, wrong)  # the same bytes: no second dead letter, no row
+    assert again.duplicate
+    after_restart = send(_loop(live), 2, wrong)  # the refused keys read back from the store
+    assert after_restart.duplicate
+    accepted = send(_loop(live), 3, fixed)
+    assert not accepted.duplicate and accepted.refusal is None
+    assert send(loop, 4, fixed).duplicate and send(loop, 5, wrong).duplicate
+    tables = _tables(live)
+    assert tables["interactions"] == [(0, 3)]
+    assert [(reason, o) for reason, _, o, _ in tables["dead_letters"]] == [("store_refused", 0)]
+    # Two keys, each once: the digest of the refused bytes, and the item's.
+    assert [n for _, n in tables["keys"]] == [1, 1]
+
+    # Replayed from a file, in one batch of lines: decided as live decided.
+    events = tmp_path / "resent.jsonl"
+    events.write_bytes(b"\n".join([wrong, wrong, fixed, fixed, wrong]) + b"\n")
+    replayed = store_factory()
+    replayed.command(CONSTRAINT)
+    report = build_replay(SETTINGS, replayed).run(events)
+    assert (report.accepted, report.dead_letters, report.duplicates) == (1, 1, 3)
+    tables = _tables(replayed)
+    assert tables["interactions"] == [(0, 3)]  # line 3, the first fixed one
+    assert [(reason, o) for reason, _, o, _ in tables["dead_letters"]] == [("store_refused", 1)]
+    assert [n for _, n in tables["keys"]] == [1, 1]
+    # Replayed again (as after a crash): the same refusal, nothing added.
+    again_report = build_replay(SETTINGS, replayed).run(events)
+    assert (again_report.accepted, again_report.dead_letters) == (1, 1)
+    assert _tables(replayed) == tables

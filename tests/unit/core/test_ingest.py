@@ -16,7 +16,11 @@ from turnstream.core.ingest import (
     Source,
     decide,
     dedup_key_for,
+    dedupe,
+    first_correction,
     refused_by_store,
+    refused_key_for,
+    refused_length,
     too_large_to_fan_out,
 )
 from turnstream.core.messages import accepted_for
@@ -216,15 +220,12 @@ def test_an_item_refused_at_a_time_edge_then_sent_again_fixed_is_accepted_once()
     assert wrong_again.duplicate and wrong_again.refusal is None
 
 
-def test_what_is_kept_or_refused_for_its_bytes_or_by_the_store_takes_its_key() -> None:
+def test_what_is_kept_or_refused_for_its_bytes_takes_its_key() -> None:
     partial = decide(_turn("turnsonly", interactions=2), SRC, SETTINGS, never)
     assert partial.refusal is not None and partial.refusal.reason is Reason.signals_disabled
     assert partial.item is not None and partial.taken_key == partial.dedup_key  # kept
     invalid = decide(b'{"type": "turn", "broken": ', SRC, SETTINGS, never)
     assert invalid.refusal is not None and invalid.taken_key == invalid.dedup_key  # a digest
-    accepted = decide(_pref(), SRC, SETTINGS, never)
-    stored = refused_by_store(accepted, "interactions refused it")
-    assert stored.taken_key == accepted.dedup_key
     # As the prepare process hands a decision back (no item): the person tells a turn
     # kept without its interactions from an item refused whole.
     assert partial.refusal is not None
@@ -232,6 +233,63 @@ def test_what_is_kept_or_refused_for_its_bytes_or_by_the_store_takes_its_key() -
     whole = Decision(SRC, partial.raw, partial.dedup_key, refusal=partial.refusal)
     assert kept.taken_key == partial.dedup_key and not kept.correctable
     assert whole.correctable and whole.taken_key == dedup_key_for(None, partial.raw)
+
+
+def test_a_message_the_store_refuses_takes_the_digest_of_its_bytes_not_its_key() -> None:
+    accepted = decide(_pref(), SRC, SETTINGS, never)
+    stored = refused_by_store(accepted, "interactions refused it")
+    assert stored.refusal is not None and stored.refusal.reason is Reason.store_refused
+    assert stored.correctable and stored.taken_key == refused_key_for(accepted.raw)
+    # Neither the item's key nor the digest a refusal at the gate takes.
+    assert stored.taken_key not in (accepted.dedup_key, dedup_key_for(None, accepted.raw))
+    assert refused_length(stored.taken_key) == len(accepted.raw)
+    rows = rows_for(stored, SETTINGS, RECEIVED)
+    assert set(rows) == {"dead_letters", "idempotency_keys"}
+    assert [r["dedup_key"] for r in rows["idempotency_keys"]] == [stored.taken_key]
+
+
+def _at(offset: int) -> Source:
+    return Source(SRC.topic, SRC.partition, offset)
+
+
+def test_the_bytes_the_store_refused_are_a_duplicate_and_the_item_corrected_is_not() -> None:
+    wrong, fixed = _pref(source="web"), _pref()
+    taken = {refused_key_for(wrong): _at(0)}  # what the refusal at offset 0 left
+    lengths = {refused_length(k) for k in taken}
+
+    def judged(raw: bytes, offset: int) -> Decision:
+        return dedupe(decide(raw, _at(offset), SETTINGS, never, RECEIVED), taken.get, lengths)
+
+    again = judged(wrong, 1)
+    assert again.duplicate and again.taken_key is None  # one dead letter, no row
+    corrected = judged(fixed, 2)  # the same key: it is free
+    assert not corrected.duplicate and corrected.taken_key == corrected.dedup_key
+    # Redelivered, the refused message is not a duplicate of itself.
+    assert not judged(wrong, 0).duplicate
+    # The digest is looked for only among messages of a refused length.
+    assert not dedupe(decide(wrong, _at(3), SETTINGS, never), taken.get, ()).duplicate
+    # A plain copy of an accepted item is still a duplicate.
+    taken[corrected.dedup_key] = corrected.source
+    assert judged(fixed, 4).duplicate
+
+
+def test_bytes_the_gate_refused_are_accepted_once_valid_but_not_bytes_the_store_refused() -> None:
+    raw = _pref()
+    gate = dedup_key_for(None, raw)  # as if refused at the gate first (the space unknown)
+    decision = decide(raw, _at(1), SETTINGS, never, RECEIVED)
+    assert not dedupe(decision, {gate: _at(0)}.get, {len(raw)}).duplicate
+    assert dedupe(decision, {refused_key_for(raw): _at(0)}.get, {len(raw)}).duplicate
+
+
+def test_a_correction_is_the_first_line_whose_key_an_earlier_one_has_with_other_bytes() -> None:
+    wrong, fixed, other = _pref(source="web"), _pref(), _pref(idempotency_key="pref-2")
+    decide_all = [
+        decide(raw, _at(i), SETTINGS, never, RECEIVED)
+        for i, raw in enumerate([wrong, other, wrong, fixed, fixed])
+    ]
+    assert first_correction(decide_all) == 3  # a copy of the same bytes is not one
+    assert first_correction(decide_all[:3]) is None
+    assert first_correction(decide_all[3:]) is None
 
 
 def test_a_handle_without_a_secret_is_a_config_error() -> None:

@@ -15,7 +15,7 @@ from turnstream.adapters.clickhouse.erasure import Erasure
 from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
 from turnstream.core.erasure import Subject, Tombstones
-from turnstream.core.ingest import Reason, Source
+from turnstream.core.ingest import REFUSED_PREFIX, Reason, Source
 from turnstream.core.rows import BatchRows, Rows, as_dicts
 from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.service.ingest import Ingest
@@ -79,6 +79,13 @@ class _Ports:
 
     def remember(self, key: str, source: Source) -> None:
         self.keys[key] = source
+
+    def drop(self, key: str, source: Source) -> None:
+        if self.keys.get(key) == source:
+            del self.keys[key]
+
+    def refused(self) -> dict[str, Source]:
+        return {k: s for k, s in self.keys.items() if k.startswith(REFUSED_PREFIX)}
 
     def write(
         self, rows: BatchRows, order: Sequence[Source], replace: Callable[[Refused], Rows]
@@ -191,3 +198,37 @@ def test_an_item_refused_at_a_time_edge_is_accepted_when_sent_again_fixed() -> N
         ("idempotency_keys", 2),
         ("interactions", 2),
     ]
+
+
+def test_an_item_the_store_refused_leaves_its_key_free_for_the_item_corrected() -> None:
+    ports = _Ports(refuse=frozenset({0}))
+    ingest = _ingest(ports)
+    wrong, fixed = _line(0, source="bad"), _line(0)
+    decisions = []
+    for offset, raw in enumerate([wrong, wrong, fixed, fixed]):
+        record = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
+        decisions += ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
+    refused, same_bytes, accepted, again = decisions
+    assert refused.refusal is not None and refused.refusal.reason is Reason.store_refused
+    assert same_bytes.duplicate  # the same bytes: one dead letter, no row
+    assert not accepted.duplicate and accepted.refusal is None
+    assert again.duplicate
+    # The item's key, taken at the look-up, was given back: the digest of the bytes.
+    assert ports.keys == {refused.taken_key: refused.source, accepted.dedup_key: accepted.source}
+    written = [(r["table"], r["_offset"]) for r in ports.written]
+    assert sorted(written) == [
+        ("dead_letters", 0),
+        ("idempotency_keys", 0),
+        ("idempotency_keys", 2),
+        ("interactions", 2),
+    ]
+
+
+def test_a_correction_later_in_a_batch_consumed_again_takes_the_key() -> None:
+    # Redelivered after a crash: 0 was refused the first time, 1 (its correction) landed.
+    ports = _Ports(before={0: "interactions refused it: CHECK no"})
+    _, settled = _run(_ingest(ports), [_line(0, source="bad"), _line(0)])
+    first, corrected = settled.decisions
+    assert first.refusal is not None and first.refusal.reason is Reason.store_refused
+    assert not corrected.duplicate and settled.accepted == [False, True]
+    assert ports.keys == {first.taken_key: first.source, corrected.dedup_key: corrected.source}

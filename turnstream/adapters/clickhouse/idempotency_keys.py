@@ -2,16 +2,18 @@
 
 The keys live in the ``idempotency_keys`` table, written by the same idempotent sink as
 the raw rows, so they survive restarts and follow a partition to whichever worker
-consumes it next.
+consumes it next. The keys of the messages the store refused (``core/ingest.refused_key_for``)
+are few, and looked for among every message of the same length: they are read once (again
+after :meth:`KeyRegistry.forget`) and kept in memory.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from turnstream.adapters.clickhouse.store import Store
-from turnstream.core.ingest import Source
+from turnstream.core.ingest import REFUSED_PREFIX, Source
 
 __all__ = ["KeyRegistry"]
 
@@ -26,6 +28,7 @@ class KeyRegistry:
         self.store = store
         self.cache_size = cache_size
         self._cache: OrderedDict[str, Source] = OrderedDict()
+        self._refused: dict[str, Source] | None = None
 
     def lookup(self, keys: Iterable[str]) -> dict[str, Source]:
         """The first source of each key already taken (keys never seen are absent)."""
@@ -51,8 +54,37 @@ class KeyRegistry:
             self.remember(key, found[key])
         return found
 
+    def refused(self) -> Mapping[str, Source]:
+        """The keys of the messages the store refused, and which message took each (read
+        from the store at the first call after a start or :meth:`forget`)."""
+        if self._refused is None:
+            result = self.store.query(
+                "SELECT dedup_key, argMin((_topic, _partition, _offset), ingested_at) "
+                "FROM idempotency_keys WHERE startsWith(dedup_key, {prefix:String}) "
+                "GROUP BY dedup_key",
+                {"prefix": REFUSED_PREFIX},
+            )
+            self._refused = {
+                key: Source(topic, int(partition), int(offset))
+                for key, (topic, partition, offset) in result.rows
+            }
+        return self._refused
+
+    def forget(self) -> None:
+        """Another worker may have refused messages of the partitions this one gets:
+        read the refused keys again at the next :meth:`refused`."""
+        self._refused = None
+
+    def drop(self, key: str, source: Source) -> None:
+        """Forget that ``source`` took ``key`` (the store refused it after its key was
+        taken: the key is left free)."""
+        if self._cache.get(key) == source:
+            del self._cache[key]
+
     def remember(self, key: str, source: Source) -> None:
         """Cache a key taken by ``source``."""
+        if self._refused is not None and key.startswith(REFUSED_PREFIX):
+            self._refused.setdefault(key, source)
         cache = self._cache
         if key in cache:
             cache.move_to_end(key)
