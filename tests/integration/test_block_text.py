@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TYPES = ROOT / "examples" / "types.toml"
 #: lumen's, as examples/turnstream.toml gives it: an electronics shop's, without a size.
 ELECTRONICS = ROOT / "examples" / "types_electronics.toml"
-LEXICON = ROOT / "turnstream" / "core" / "constraints" / "value_words.toml"
+LEXICON = ROOT / "turnstream" / "core" / "value_words.toml"
 QUOTED = re.compile(r"“[^”]*”")
 #: A number said alone in an object's description (``item (“x”, 64)``).
 BARE_NUMBER = re.compile(r"(?:\(|, )\d+(?:[.,]\d+)?(?:, |\))")

@@ -54,15 +54,17 @@ def _number(head: str, tail: str) -> tuple[int | float, int]:
     return float(f"{head or '0'}.{tail or '0'}"), len(tail)
 
 
-#: A value that is one decimal number (``40``, ``40.0``, ``40,5``; not ``007``, nor
-#: ``1.299``, whose mark may group thousands), of at most 15 digits, all kept by a float.
-_DECIMAL = re.compile(r"(?:0|[1-9]\d{0,12})(?:[.,]\d{1,2})?")
+#: A value that is one decimal number (``40``, ``40.0``, ``40,5``, ``-2,5``; not ``007``,
+#: nor ``1.299``, whose mark may group thousands), of at most 15 digits, all kept by a float.
+_DECIMAL = re.compile(r"[+-]?(?:0|[1-9]\d{0,12})(?:[.,]\d{1,2})?")
 
 
 def read_decimal(text: str) -> float | None:
-    """The number ``text`` is written as when it is one decimal number (``40``, ``40.0``
-    and ``40,0`` -> 40.0; ``40,5`` -> 40.5); ``None`` when it is not (``007``, ``1.299``,
-    ``38-40``, `` 40``)."""
+    """The number ``text`` is written as when it is one decimal number (``40``, ``40.0``,
+    ``+40`` and ``40,0`` -> 40.0; ``40,5`` -> 40.5; ``-2,5`` -> -2.5); ``None`` when it is
+    not (``007``, ``1.299``, ``38-40``, `` 40``). The one rule of a number written as a
+    value: sizes (:func:`~turnstream.core.derivation.values.size_key`), the value a field's
+    value names (:mod:`turnstream.core.value_ids`) and the block's words for values."""
     return float(text.replace(",", ".")) if _DECIMAL.fullmatch(text) else None
 
 

@@ -27,7 +27,7 @@ from turnstream.core.constraints.changes import (
     state_shown,
 )
 from turnstream.core.constraints.text import LANGUAGES, changes_said, language_of
-from turnstream.core.constraints.value_ids import value_ids
+from turnstream.core.value_ids import value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.common import Scalar
 from turnstream.models.interactions import Interaction

@@ -37,7 +37,7 @@ from turnstream.core.constraints import (
 )
 from turnstream.core.constraints.bindings import ResultsBinding
 from turnstream.core.constraints.tool_calls import ELEMENT_ENTRIES, MASK, read_path
-from turnstream.core.constraints.value_ids import value_ids
+from turnstream.core.value_ids import value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 from turnstream.sdk.frame import TurnFrame, current_frame

@@ -41,3 +41,13 @@ def test_a_state_with_clothing_sizes_only_is_settled_in_the_store() -> None:
     assert not _in_python(_stored([presented("pg", E1, [item(1, SNEAKERS[0], shoe_size="40")])]))
     # A space without that size field counts no shoe size either way: in the store.
     assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40")]), CONFIG)
+
+
+def test_a_signed_size_is_settled_in_python_and_values_in_any_spelling_in_the_store() -> None:
+    # ``+40`` is counted as ``40`` (``read_decimal``), which the SQL does not spell.
+    assert _in_python(_stored([outcome("o1", SHIRT, "purchase", size="+40", t=1)]))
+    assert _in_python(_stored([outcome("o1", SHIRT, "purchase", size="-1", t=1)]))
+    # Shown values are counted as shown by both folds; derivation merges their spellings.
+    shown = [item(1, SHIRT, color="Black"), item(2, SNEAKERS[0], color=" black"),
+             item(3, SNEAKERS[1], color="preto")]  # fmt: skip
+    assert not _in_python(_stored([presented("pg", E1, shown)]))

@@ -232,7 +232,7 @@ def enforce_retention(
 _ODD = r'(?:":|[,\[])-?(?:[0-9]+[.eE]|[0-9]{19}|NaN|Infinity)'
 
 #: A state whose signals hold an outcome's ``attrs.size`` that ``size_key`` would spell
-#: otherwise (`` m``, ``m``, ``40,0``, ``40.50``, two spaces) or may (an escape but ``\"``
+#: otherwise (`` m``, ``m``, ``40,0``, ``40.50``, ``+40``, two spaces) or may (an escape but ``\"``
 #: and ``\\``: white space, a control or a character past ASCII) is settled in Python
 #: too: the SQL counts a size by its string as it is.
 _ODD_SIZE = (
@@ -240,6 +240,7 @@ _ODD_SIZE = (
     r'(?:[ !#-\[\]-~]|\\["\\])*(?:\\[^"\\]|[^ -~])'  # an escape, or past ASCII
     r'| |(?:[^"\\]|\\["\\])*(?: "|  )'  # space first, last or twice
     r'|(?:0|[1-9][0-9]{0,12})(?:,[0-9]{1,2}|\.[0-9]?0)"'  # 40,5 40,0 40.0 40.50
+    r"|[+-][0-9]"  # a sign: +40 is 40
     r'|[2-9EGLMPSX]*[eglmpsx][2-9EGLMPSXeglmpsx]*")'  # a letter size not in capitals
 )
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from turnstream.core.constraints.folding import normal
+from turnstream.core.folding import normal
 from turnstream.models.object_types import LANGUAGES, ObjectTypes
 
 __all__ = ["Asked", "family_field", "normal", "resolve_asked"]

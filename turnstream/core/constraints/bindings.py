@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from turnstream.core.constraints.conditions import canonical
 from turnstream.core.constraints.inputs import Op
+from turnstream.core.value_ids import canonical
 from turnstream.errors import ConfigError
 
 __all__ = [

@@ -21,8 +21,7 @@ from turnstream.core.constraints.changes import (
     read_state,
     state_shown,
 )
-from turnstream.core.constraints.conditions import canonical, clashes, holds, refusing, signs
-from turnstream.core.constraints.folding import normal
+from turnstream.core.constraints.conditions import clashes, holds, refusing, signs
 from turnstream.core.constraints.inputs import (
     BlockRequest,
     CompanyRule,
@@ -41,9 +40,10 @@ from turnstream.core.constraints.text import (
     quoted,
     render_text,
 )
-from turnstream.core.constraints.value_ids import ValueIds, value_ids
 from turnstream.core.derivation.events import format_time
 from turnstream.core.derivation.inference import Inference
+from turnstream.core.folding import normal
+from turnstream.core.value_ids import ValueIds, canonical, value_ids
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = [

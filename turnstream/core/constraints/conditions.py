@@ -8,16 +8,15 @@ decided is never reported as one.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Literal
 
 from turnstream.core.constraints.inputs import Scalar
+from turnstream.core.value_ids import as_number, canonical
 
 __all__ = [
     "BlockOp",
     "bound_within",
-    "canonical",
     "clashes",
     "holds",
     "refusing",
@@ -53,30 +52,9 @@ def refusing(op: str) -> BlockOp:
     return _REFUSING[op]
 
 
-def _number(value: Scalar) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        number = float(value)
-    else:
-        try:
-            number = float(value)
-        except ValueError:
-            return None
-    return number if math.isfinite(number) else None
-
-
-def canonical(value: Scalar) -> str:
-    """The value as a key: a number as a float, a boolean as in JSON, a string as it is."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    number = _number(value)
-    return repr(number) if number is not None else str(value)
-
-
 def _compare(a: Scalar, b: Scalar) -> int | None:
     """-1, 0 or 1; ``None`` when the two values do not compare."""
-    x, y = _number(a), _number(b)
+    x, y = as_number(a), as_number(b)
     if x is not None and y is not None:
         return (x > y) - (x < y)
     if isinstance(a, str) and isinstance(b, str) and x is None and y is None:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from turnstream.core.constraints.folding import folded
+from turnstream.core.folding import folded
 from turnstream.models.object_types import Act, ObjectTypes
 
 __all__ = ["acts_for", "normalized", "withheld"]

@@ -33,6 +33,7 @@ from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
 from turnstream.core.digits import plain_number, read_decimal
+from turnstream.core.value_words import in_every_language, known_entries, known_entry, words_key
 
 __all__ = [
     "LANGUAGES",
@@ -42,7 +43,6 @@ __all__ = [
     "changes_said",
     "field_words",
     "format_value",
-    "known_entry",
     "known_value",
     "language_of",
     "localized_number",
@@ -243,22 +243,11 @@ def field_words(attr: str, labels: Mapping[str, str] | None = None) -> str:
 _FIELD_WORDS = Path(__file__).with_name("field_words.toml")
 
 
-def _in_every_language(
-    path: Path, table: Mapping[str, Mapping[str, str]]
-) -> list[tuple[str, dict[str, str]]]:
-    """Each entry of a words file's ``table`` with its words per language; raises
-    :class:`ValueError` naming one that lacks a language."""
-    for name, per_language in table.items():
-        if set(per_language) != set(LANGUAGES):
-            raise ValueError(f"{path.name}: {name!r} needs words in pt, en and es")
-    return [(name, dict(per_language)) for name, per_language in table.items()]
-
-
 @functools.cache
 def _field_lexicon() -> dict[str, dict[str, str]]:
     """A field name (lower case, spaced) -> its words per language (``field_words.toml``)."""
     table = tomllib.loads(_FIELD_WORDS.read_text(encoding="utf-8"))
-    return {_key(name): words for name, words in _in_every_language(_FIELD_WORDS, table)}
+    return {words_key(name): words for name, words in in_every_language(_FIELD_WORDS, table)}
 
 
 def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
@@ -268,7 +257,7 @@ def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
     lexicon, lang = _field_lexicon(), language_of(language)
     found = {}
     for attr in attrs:
-        entry = lexicon.get(_key(attr.split(".", 1)[1] if "." in attr else attr))
+        entry = lexicon.get(words_key(attr.split(".", 1)[1] if "." in attr else attr))
         if entry is not None:
             found[attr] = entry[lang]
     return found
@@ -284,10 +273,10 @@ def _field_notions() -> dict[str, str]:
     notion it names (its English words, or their family)."""
     notions: dict[str, str] = {}
     for name, words in _field_lexicon().items():
-        notion = _key(words["en"])
+        notion = words_key(words["en"])
         notion = _FIELD_FAMILIES.get(notion, notion)
         for word in (name, *words.values()):
-            notions.setdefault(_key(word), notion)
+            notions.setdefault(words_key(word), notion)
     return notions
 
 
@@ -296,7 +285,7 @@ def builtin_field_notion(name: str) -> str | None:
     es (``talla``, ``cor``) names by the built-in field words, ``None`` if none: how a
     space without a types document tells that ``talla`` asks what a known clothing size
     answers."""
-    return _field_notions().get(_key(name.split(".", 1)[1] if "." in name else name))
+    return _field_notions().get(words_key(name.split(".", 1)[1] if "." in name else name))
 
 
 def format_value(value: Scalar) -> str:
@@ -309,43 +298,8 @@ def format_value(value: Scalar) -> str:
     return one_line(str(value))
 
 
-#: The built-in words of common retail values, beside this module.
-_LEXICON = Path(__file__).with_name("value_words.toml")
 #: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
 _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
-
-
-@functools.cache
-def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
-    """``value`` (lower case, spaced) -> the entries it can name, each its words per
-    language, from ``value_words.toml``: a key names its own entry alone; a word of an
-    entry in any language (``preto``, ``negro``) names every entry that has it, unless
-    it is a key itself."""
-    tables = tomllib.loads(_LEXICON.read_text(encoding="utf-8"))
-    keys: dict[str, dict[str, str]] = {}
-    for table in tables.values():
-        for value, per_language in _in_every_language(_LEXICON, table):
-            keys[_key(value)] = per_language
-    words: dict[str, list[dict[str, str]]] = {}
-    for entry in keys.values():
-        for word in entry.values():
-            found = words.setdefault(_key(word), [])
-            if entry not in found:
-                found.append(entry)
-    lexicon = {word: tuple(entries) for word, entries in words.items()}
-    lexicon.update({key: (entry,) for key, entry in keys.items()})
-    return lexicon
-
-
-def _key(value: str) -> str:
-    return _SPACES.sub(" ", value.replace("_", " ").replace("-", " ")).strip().casefold()
-
-
-def known_entry(value: str) -> Mapping[str, str] | None:
-    """The built-in words (per language) of the one common retail value ``value`` names
-    (``Preto`` and ``negro`` name black); ``None`` when it names none or several."""
-    entries = _lexicon().get(_key(value), ())
-    return entries[0] if len(entries) == 1 else None
 
 
 def value_key(value: str) -> str:
@@ -353,14 +307,14 @@ def value_key(value: str) -> str:
     (``black``, ``Preto`` and ``negro`` alike), else the value without case, surrounding
     spaces, ``_`` or ``-`` (``P`` and `` p``)."""
     entry = known_entry(value)
-    return f"\x00{entry['en']}" if entry is not None else _key(value)
+    return f"\x00{entry['en']}" if entry is not None else words_key(value)
 
 
 def known_value(value: str, language: str) -> str | None:
     """The built-in words of a common retail value in ``language``: ``red`` → ``vermelho``,
     and from another language's word too, ``negro`` → ``preto``; ``None`` when unknown or
     when the word's entries disagree in ``language`` (``liso``: ``plain`` or ``solid``)."""
-    entries = _lexicon().get(_key(value), ())
+    entries = known_entries(value)
     said = {entry[language_of(language)] for entry in entries}
     return said.pop() if len(said) == 1 else None
 
@@ -385,7 +339,7 @@ class ValueWords:
     units: Mapping[str, str] = field(default_factory=dict)
     money: frozenset[str] = frozenset()
     #: ``(type.field, value)`` -> the value the types document declares that it names
-    #: (:meth:`~turnstream.core.constraints.value_ids.ValueIds.of`: ``APPLE``, ``lana``),
+    #: (:meth:`~turnstream.core.value_ids.ValueIds.of`: ``APPLE``, ``lana``),
     #: so a value spelled otherwise reads by that value's label.
     ids: Callable[[str, Scalar], Scalar] | None = None
 

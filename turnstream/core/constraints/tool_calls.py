@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from turnstream.core.constraints.bindings import ArgBinding, ResultsBinding, ToolBinding
 from turnstream.core.constraints.bindings import render_for_tool as _render
-from turnstream.core.constraints.conditions import bound_within, canonical, holds
-from turnstream.core.constraints.value_ids import ValueIds
+from turnstream.core.constraints.conditions import bound_within, holds
+from turnstream.core.value_ids import ValueIds, canonical
 
 __all__ = [
     "ELEMENT_ENTRIES",

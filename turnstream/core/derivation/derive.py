@@ -22,9 +22,11 @@ from turnstream.core.derivation.inference import (
     inference_id,
 )
 from turnstream.core.derivation.shrinkage import field_means
+from turnstream.core.derivation.spellings import FieldValues, field_values
 from turnstream.core.derivation.state import BucketState, ProfileState, resolved
 from turnstream.core.derivation.taste import FieldPosterior, field_posterior
 from turnstream.core.derivation.values import attr_of, ref_type, size_key, value_key
+from turnstream.core.value_ids import ValueIds, value_ids
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["ShownObject", "derive", "field_counts", "shown_objects"]
@@ -82,19 +84,29 @@ def _engagement(signal: float) -> float:
     return min(signal, 1.0) + 0.25 * max(0.0, min(signal, 3.0) - 1.0)
 
 
-def shown_objects(bucket: BucketState, tastes: frozenset[str]) -> list[ShownObject]:
+def _named(field: FieldValues | None, spelling: str) -> str:
+    return spelling if field is None else field.name(spelling)
+
+
+def shown_objects(
+    bucket: BucketState,
+    tastes: frozenset[str],
+    fields: Mapping[str, FieldValues] | None = None,
+) -> list[ShownObject]:
     """Each object the person was shown: the values its latest presentation showed for
-    the taste fields, how much the person engaged with it (:func:`_engagement` of its
+    the taste fields (each by the name of the value it names in ``fields``, when given:
+    :mod:`.spellings`), how much the person engaged with it (:func:`_engagement` of its
     signal per engaged session, times those sessions: an object engaged with again in
     another session is new evidence, clicks in one session are not), and its effective
     exposure (the sum of its showings' examination weights)."""
     out: list[ShownObject] = []
+    named = fields or {}
     for ref, stats in sorted(bucket.refs.items()):
         item = bucket.item_of(stats.latest)
         if item is None:
             continue
         values = {
-            attr: value_key(v)
+            attr: _named(named.get(attr), value_key(v))
             for name, v in item.shown.items()
             if (attr := attr_of(ref, name)) in tastes
         }
@@ -129,20 +141,35 @@ def _counts(
     return {v: (n, e, k) for v, (n, e, k) in counts.items()}
 
 
+def _prior(
+    priors: Mapping[tuple[str, str], float], attr: str, value: str, field: FieldValues | None
+) -> float | None:
+    """The space's prior of ``value`` of ``attr``: with several spellings
+    (:mod:`.spellings`), the mean of their positive priors."""
+    spellings = () if field is None else field.spellings.get(value, ())
+    if len(spellings) < 2:
+        return priors.get((attr, value))
+    found = [p for s in spellings if (p := priors.get((attr, s))) is not None and p > 0]
+    return sum(found) / len(found) if found else None
+
+
 def _scaler(
     priors: Mapping[tuple[str, str], float],
+    fields: Mapping[str, FieldValues],
 ) -> Callable[[str, Mapping[str, tuple[float, float, float]]], dict[str, tuple[float, float]]]:
     """``scaled(attr, counts)``: ``(n, e)`` per value, each exposure scaled by how much the
-    space engages with the value anyway (its prior over the field's mean prior)."""
+    space engages with the value anyway (its prior over the field's mean prior; a value of
+    several spellings in ``fields``, by :func:`_prior`)."""
     means = field_means(priors)
 
     def scaled(
         attr: str, counts: Mapping[str, tuple[float, float, float]]
     ) -> dict[str, tuple[float, float]]:
         mean = means.get(attr)
+        field = fields.get(attr)
         out = {}
         for v, (n, e, _) in counts.items():
-            prior = priors.get((attr, v))
+            prior = _prior(priors, attr, v, field)
             out[v] = (n, e * (prior / mean if mean and prior and prior > 0 else 1.0))
         return out
 
@@ -168,8 +195,9 @@ def field_counts(
         for attr in bucket.values
         if (types is None or types.is_taste(attr)) and not config.is_sensitive(attr)
     )
-    objects = shown_objects(bucket, fields)
-    scaled = _scaler(priors)
+    spelled = _field_values(bucket, fields, value_ids(types))
+    objects = shown_objects(bucket, fields, spelled)
+    scaled = _scaler(priors, spelled)
     posts: dict[str, FieldPosterior] = {}
     for attr in sorted(fields):
         first = field_posterior(
@@ -226,8 +254,9 @@ def _affinities(
     )
     if not tastes:
         return
-    objects = shown_objects(bucket, tastes)
-    scaled = _scaler(priors)
+    spelled = _field_values(bucket, tastes, value_ids(types))
+    objects = shown_objects(bucket, tastes, spelled)
+    scaled = _scaler(priors, spelled)
 
     def posterior(
         attr: str, counts: Mapping[str, tuple[float, float, float]]
@@ -256,7 +285,7 @@ def _affinities(
         if post is None:
             continue
         for value, (_, _, engaged) in sorted(counts.items()):
-            stats = bucket.values[attr].get(value)
+            stats = spelled[attr].stats.get(value)
             if stats is None:
                 continue
             signal = _round(stats.signal_micro / MICRO)
@@ -279,7 +308,8 @@ def _affinities(
                     weight=_round(favour * min(1.0, math.log2(lift))),
                     confidence=favour,
                     evidence=evidence,
-                    origin_events=_keys(stats.origin),
+                    # The latest, as many as one spelling keeps (each spelling keeps its own).
+                    origin_events=_keys(stats.origin[-config.max_origin_events :]),
                 )
             elif (
                 avoid >= config.avoid_min_confidence
@@ -297,6 +327,13 @@ def _affinities(
                     evidence=evidence,
                     origin_events=(),
                 )
+
+
+def _field_values(
+    bucket: BucketState, attrs: frozenset[str], ids: ValueIds
+) -> dict[str, FieldValues]:
+    """The values of each of ``attrs`` by the value they name (:mod:`.spellings`)."""
+    return {attr: field_values(attr, bucket.values[attr], ids) for attr in attrs}
 
 
 def _carries_taste(types: ObjectTypes | None, type_name: str) -> bool:
@@ -400,18 +437,22 @@ def _drafts(
 
 
 def _rests_on(
-    bucket: BucketState, for_: str, draft: _Draft, deleted: set[tuple[str, str, str]]
+    bucket: BucketState,
+    for_: str,
+    draft: _Draft,
+    deleted: set[tuple[str, str, str]],
+    ids: ValueIds,
 ) -> bool:
-    """Whether an interest rests on a deleted affinity: its object shows the value."""
+    """Whether an interest rests on a deleted affinity: its object shows the value (in any
+    spelling: ``deleted`` holds the values' :meth:`~ValueIds.key`)."""
     if draft.kind != "interest" or not deleted:
         return False
     stats = bucket.refs.get(draft.value)
     item = None if stats is None else bucket.item_of(stats.latest)
     if item is None:
         return False
-    return any(
-        (for_, attr_of(item.ref, name), value_key(v)) in deleted for name, v in item.shown.items()
-    )
+    shown = ((attr_of(item.ref, name), v) for name, v in item.shown.items())
+    return any((for_, attr, ids.key(attr, value_key(v))) in deleted for attr, v in shown)
 
 
 def _ordered(inferences: Mapping[str, Inference]) -> list[Inference]:
@@ -453,11 +494,19 @@ def derive(
         iid: old for iid, old in state.inferences.items() if iid in state.tombstones
     }
     # Deleted affinities: what rests on the same evidence (an interest in an object that
-    # shows the deleted value) is deleted with them, and never inferred again.
-    deleted = {
-        (old.for_, old.attr, old.value)
+    # shows the deleted value) is deleted with them, and never inferred again, whatever
+    # spelling of the value now names it (:mod:`.spellings`: ``Black`` deleted, ``black``).
+    ids = value_ids(types)
+    tombstoned = [
+        old
         for iid, old in state.inferences.items()
-        if iid in state.tombstones and old.kind == "affinity" and old.polarity == "prefer"
+        if iid in state.tombstones and old.kind == "affinity"
+    ]
+    deleted_affinities = {(old.for_, old.attr, ids.key(old.attr, old.value)) for old in tombstoned}
+    deleted = {
+        (old.for_, old.attr, ids.key(old.attr, old.value))
+        for old in tombstoned
+        if old.polarity == "prefer"
     }
     # A size deleted as it was spelled before its spellings were one (``40.0``, ``m``)
     # stays deleted: its value as counted now (``40``, ``M``) is not inferred again.
@@ -475,6 +524,11 @@ def derive(
                 continue  # tombstoned and already listed as deleted
             if draft.kind == "attribute" and (for_, draft.attr, draft.value) in deleted_sizes:
                 continue  # deleted as spelled before (``40.0``), listed as such above
+            if (
+                draft.kind == "affinity"
+                and (for_, draft.attr, ids.key(draft.attr, draft.value)) in deleted_affinities
+            ):
+                continue  # deleted as spelled otherwise (``Black``), listed as such above
             fresh = Inference(
                 id=iid,
                 space_id=state.space_id,
@@ -492,7 +546,7 @@ def derive(
                 # A tombstone that came before the evidence: listed as deleted, never
                 # active, so the order of a delete and its evidence does not matter.
                 status="deleted"
-                if iid in state.tombstones or _rests_on(bucket, for_, draft, deleted)
+                if iid in state.tombstones or _rests_on(bucket, for_, draft, deleted, ids)
                 else "active",
                 created_at=now,
                 updated_at=now,

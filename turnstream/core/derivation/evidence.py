@@ -70,6 +70,15 @@ def parse_or_none(text: str | None) -> datetime | None:
     return None if text is None else parse_time(text)
 
 
+def _union(a: Keyed, b: Keyed) -> Keyed:
+    """Two keys lists as one, oldest first, each key once."""
+    return sorted(set(a) | set(b))
+
+
+def _latest(a: datetime | None, b: datetime | None) -> datetime | None:
+    return b if a is None else later(a, b) if b is not None else a
+
+
 @dataclass
 class KeyWindow:
     """The idempotency keys already folded: the latest ``limit`` by ``occurred_at``."""
@@ -134,6 +143,18 @@ class ValueStats:
             self.last_occurred_at,
         )
 
+    def merged(self, other: ValueStats) -> ValueStats:
+        """This value's counts and ``other``'s as one value's (two spellings of one value,
+        :mod:`.spellings`). The origin keeps both keys lists whole."""
+        return ValueStats(
+            self.exposure_micro + other.exposure_micro,
+            self.signal_micro + other.signal_micro,
+            self.events + other.events,
+            self.sessions | other.sessions,
+            _union(self.origin, other.origin),
+            _latest(self.last_occurred_at, other.last_occurred_at),
+        )
+
     @property
     def effective_exposure(self) -> float:
         return self.exposure_micro / MICRO
@@ -188,11 +209,8 @@ class SizeStats:
             self.net + other.net,
             self.events + other.events,
             self.sessions | other.sessions,
-            sorted(set(self.origin) | set(other.origin)),
-            max(
-                (t for t in (self.last_occurred_at, other.last_occurred_at) if t is not None),
-                default=None,
-            ),
+            _union(self.origin, other.origin),
+            _latest(self.last_occurred_at, other.last_occurred_at),
         )
 
     def to_dict(self) -> dict[str, Any]:

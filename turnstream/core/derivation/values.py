@@ -8,11 +8,9 @@ import math
 import re
 
 from turnstream.core.digits import plain_number, read_decimal
+from turnstream.core.value_ids import Scalar
 
 __all__ = ["Scalar", "attr_of", "ref_type", "size_key", "value_key"]
-
-#: A shown value as it travels on the wire.
-Scalar = str | int | float | bool
 
 
 def ref_type(ref: str) -> str:

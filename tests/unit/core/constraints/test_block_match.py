@@ -11,7 +11,7 @@ import pytest
 
 from tests.unit.core.constraints.builders import attribute, block, inference, pref
 from turnstream.core.constraints.text import ValueWords
-from turnstream.core.constraints.value_ids import value_ids
+from turnstream.core.value_ids import value_ids
 from turnstream.models.object_types import load_types
 
 ACME = load_types(Path(__file__).resolve().parents[4] / "examples" / "types.toml")

@@ -22,7 +22,7 @@ from turnstream_dev import sample
 
 ROOT = Path(__file__).resolve().parents[4]
 EXAMPLE = load_types(ROOT / "examples" / "types.toml")
-LEXICON = ROOT / "turnstream" / "core" / "constraints" / "value_words.toml"
+LEXICON = ROOT / "turnstream" / "core" / "value_words.toml"
 STORAGE = "item_variant.storage_gb"
 
 
