@@ -1271,7 +1271,10 @@ TABLES: tuple[Table, ...] = (
         "idempotency_keys",
         "table",
         "Every idempotency key taken, with the message that took it: how a copy is known as a "
-        "duplicate, live and in a replay (30 days).",
+        "duplicate, live and in a replay (30 days). An item refused whole for what its sender "
+        "can correct takes a digest of its bytes instead (`raw`…; `refused`… with their length "
+        "for the store's refusals, `store_refused`), leaving its key free for the item "
+        "corrected.",
         (
             Column(
                 "dedup_key",
