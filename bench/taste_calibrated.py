@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/taste_calibrated.py [--checkout DIR] [--strength 6] [--seed 101]
         [--sessions 1,2,3,5,10] [--people 80] [--signal key=value ...]
-        [--fit-seed 404 [--fit-sessions 10] [--no-field-fit]]
+        [--fit-seed 404 [--fit-sessions 10] [--no-field-fit]] [--no-first-fit]
 
 The issue's judges measured, with a simulation not in the repository (80 people, one
 true colour and one true brand each, three sessions of lists, clicks and carts), the
@@ -32,7 +32,9 @@ history, another population (that seed, other ids, ``--fit-sessions`` sessions e
 replayed and ``turnstream priors recompute`` run on it (value priors and the field priors
 fitted on its people, docs/signals.md), and each N is replayed into a copy of that store;
 ``--no-field-fit`` drops the field priors after the job (the same history and value
-priors, the defaults for fields). Imports nothing from the checkout, so the
+priors, the defaults for fields). ``--no-first-fit``: the replay without its fit of the new
+space at the end (``[jobs] first_fit = false``; ``bench/taste_live.py`` measures the same
+generator through a broker and a worker). Imports nothing from the checkout, so the
 same lines run on any tree (49ab1d8 imports `edlib`, which the venv lacks, for claims
 only: ``--extra-path`` a directory holding a stub ``edlib.py``). ``--ceiling`` prints
 instead what the Bayes classifier that knows the click model reaches from the lines
@@ -60,7 +62,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench._scoring import best_recall
+from bench._scoring import best_recall, score_affinities
 
 ROOT = Path(__file__).resolve().parents[1]
 COLORS = ("black", "navy", "white", "red", "green", "beige", "grey", "pink")
@@ -278,13 +280,17 @@ def ceiling(
     return best_recall(ranked, len(ranked))
 
 
-def write_config(home: Path, checkout: Path, signals: dict[str, str]) -> Path:
-    """The acme space (pt) with the checkout's own types document."""
+def write_config(
+    home: Path, checkout: Path, signals: dict[str, str], first_fit: bool = True
+) -> Path:
+    """The acme space (pt) with the checkout's own types document; ``first_fit`` false:
+    ``[jobs] first_fit = false`` (no fit at the end of the replay)."""
     extra = "".join(f"{k} = {v}\n" for k, v in signals.items())
+    jobs = "" if first_fit else "[jobs]\nfirst_fit = false\n"
     path = home / "turnstream.toml"
     path.write_text(
         f'[store]\ndsn = "chdb:{home / "store"}"\n[identity]\nsecret = "bench-calibrated"\n'
-        f"[signals]\n{extra}"
+        f"[signals]\n{extra}{jobs}"
         '[spaces.acme]\nlanguage = "pt"\nfeatures = ["signals", "turns"]\n'
         f'types = "{checkout / "examples" / "types.toml"}"\n'
     )
@@ -360,6 +366,11 @@ for row in client.query(
 """
 
 
+def truth_of(persons: list[Person]) -> dict[str, set[tuple[str, str]]]:
+    """Per person, their true (field, value) tastes: a colour and a brand."""
+    return {p.pid: {("color", p.color), ("brand", p.brand)} for p in persons}
+
+
 def measure(
     persons: list[Person],
     items: list[dict[str, Any]],
@@ -385,7 +396,7 @@ def measure(
             shutil.copytree(base, home / "store", symlinks=True)
         events = home / "events.jsonl"
         events.write_text("\n".join(raw for _, raw in lines) + "\n")
-        config = write_config(home, checkout, signals)
+        config = write_config(home, checkout, signals, not args.no_first_fit)
         started = time.perf_counter()
         subprocess.run(
             [sys.executable, "-m", "turnstream", "replay", "--config", str(config),
@@ -397,30 +408,10 @@ def measure(
             [sys.executable, "-c", READ, str(home / "store")],
             env=env, cwd=home, check=True, capture_output=True, text=True,
         )  # fmt: skip
-    truth = {p.pid: {("color", p.color), ("brand", p.brand)} for p in persons}
-    prefer = hits = off_field = avoids = bad_avoids = 0
-    named: set[tuple[str, str, str]] = set()
-    for pid, attr, value, polarity in json.loads(out.stdout):
-        if pid not in truth:
-            continue  # the history's people
-        field = attr.split(".", 1)[-1]
-        if polarity == "avoid":
-            avoids += 1
-            bad_avoids += (field, value) in truth[pid]
-            continue
-        prefer += 1
-        hits += (field, value) in truth[pid]
-        off_field += field in NOT_TASTES
-        if (field, value) in truth[pid]:
-            named.add((pid, field, value))
     return {
         "sessions": sessions,
         "lines": len(lines),
-        "affinities": prefer,
-        "precision": hits / prefer if prefer else float("nan"),
-        "recall": len(named) / (2 * len(persons)),
-        "off_field": off_field,
-        "avoids": f"{bad_avoids}/{avoids}",
+        **score_affinities(json.loads(out.stdout), truth_of(persons), NOT_TASTES),
         "replay_s": took,
     }
 
@@ -438,6 +429,9 @@ def main() -> None:
     parser.add_argument("--fit-seed", type=int, help="replay this seed's history first")
     parser.add_argument("--fit-sessions", type=int, default=10)
     parser.add_argument("--no-field-fit", action="store_true", help="drop the field priors")
+    parser.add_argument(
+        "--no-first-fit", action="store_true", help="no fit at the end of each replay"
+    )
     args = parser.parse_args()
     rand = random.Random(args.seed)
     items = catalogue(rand)

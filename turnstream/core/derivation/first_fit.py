@@ -7,9 +7,15 @@ would wait until the night, its people's first sessions derived with the default
 people have been derived, then each time the derivations of its people (one per session
 fired) double, since the last fit, so the fit follows the evidence as it grows (a fit
 after everyone's first session finds little: a field's prior wants people with 8 engaged
-objects on it), up to :data:`LAST_EARLY_FIT` derivations; then the nightly job alone. A
-space the priors job already ran for (``settled``) is the nightly job's. Pure: the
-caller runs the fit (the priors job for those spaces) and says what it derived.
+objects on it), up to :data:`LAST_EARLY_FIT` derivations; then the nightly job alone.
+Doubling alone leaves the end of a burst out: after three sessions of 80 people (240
+derivations) the last fit was at 160, and the third session's evidence waited for the
+night (docs/signals.md, "The first fit, live and in replay"). So a space is also
+due once none of its people has been derived for :data:`QUIET_SECONDS` and its
+derivations grew by :data:`QUIET_GROWTH` since the last fit (a quarter: a space busy in
+bursts is fitted at most a few dozen times more, not at each lull). A space the priors
+job already ran for (``settled``) is the nightly job's. Pure: the caller runs the fit
+(the priors job for those spaces), says what it derived and when (any monotonic clock).
 """
 
 from __future__ import annotations
@@ -19,10 +25,14 @@ from dataclasses import dataclass, field
 
 from turnstream.core.derivation.field_prior import FIT_FLOOR
 
-__all__ = ["LAST_EARLY_FIT", "FirstFits"]
+__all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits"]
 
 #: Derivations of a space's people from which its fits are left to the nightly job.
 LAST_EARLY_FIT = 10_000
+#: Seconds without a derivation of a space's people after which it is fitted again...
+QUIET_SECONDS = 10.0
+#: ...if its derivations grew by this factor since its last fit.
+QUIET_GROWTH = 1.25
 
 
 @dataclass
@@ -32,12 +42,16 @@ class FirstFits:
 
     floor: int = FIT_FLOOR
     last: int = LAST_EARLY_FIT
+    quiet_seconds: float = QUIET_SECONDS
+    quiet_growth: float = QUIET_GROWTH
     #: Spaces the priors job already ran for (read from the store at start).
     settled: set[str] = field(default_factory=set)
     #: Per space, its people derived, up to ``floor`` of them (all it needs to know).
     _people: dict[str, set[str]] = field(default_factory=dict)
     _derived: dict[str, int] = field(default_factory=dict)
     _fitted_at: dict[str, int] = field(default_factory=dict)
+    #: Per space, when one of its people was last derived (the caller's clock).
+    _last_seen: dict[str, float] = field(default_factory=dict)
 
     def settle(self, spaces: Iterable[str]) -> None:
         """``spaces`` are the nightly job's: no fit before the night for them."""
@@ -45,22 +59,33 @@ class FirstFits:
             self.settled.add(space_id)
             self._people.pop(space_id, None)
             self._derived.pop(space_id, None)
+            self._last_seen.pop(space_id, None)
 
-    def saw(self, space_id: str, profile_id: str) -> None:
-        """A person of ``space_id`` was derived."""
+    def saw(self, space_id: str, profile_id: str, at: float | None = None) -> None:
+        """A person of ``space_id`` was derived (``at``: when, for the quiet refit)."""
         if space_id in self.settled:
             return
         people = self._people.setdefault(space_id, set())
         if len(people) < self.floor:
             people.add(profile_id)
         self._derived[space_id] = self._derived.get(space_id, 0) + 1
+        if at is not None:
+            self._last_seen[space_id] = at
 
-    def due(self) -> list[str]:
-        """The spaces to fit now (each taken: due again once its derivations double)."""
+    def due(self, now: float | None = None) -> list[str]:
+        """The spaces to fit now (each taken: due again once its derivations double, or,
+        ``now`` given, once it has been quiet long enough after growing enough)."""
         out = []
         for space_id, derived in sorted(self._derived.items()):
             before = self._fitted_at.get(space_id, 0)
-            if len(self._people[space_id]) >= self.floor and derived >= 2 * before:
+            seen = self._last_seen.get(space_id)
+            quiet = (
+                now is not None
+                and seen is not None
+                and now - seen >= self.quiet_seconds
+                and derived >= self.quiet_growth * before
+            )
+            if len(self._people[space_id]) >= self.floor and (derived >= 2 * before or quiet):
                 self._fitted_at[space_id] = derived
                 out.append(space_id)
         self.settle(s for s in out if self._fitted_at[s] >= self.last)

@@ -185,8 +185,9 @@ class DerivationDriver:
             if not self._settled_read:
                 self.first_fits.settle(settled_spaces(self.sink.store))
                 self._settled_read = True
+            at = time.monotonic()
             for d in derivations:
-                self.first_fits.saw(d.space_id, d.profile_id)
+                self.first_fits.saw(d.space_id, d.profile_id, at)
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)
@@ -208,7 +209,7 @@ class DerivationDriver:
         derivations, safe = await self.store.run(self._fire, now)
         self.derivations += len(derivations)
         if self.first_fits is not None and self.run_fit is not None:
-            due = self.first_fits.due()
+            due = self.first_fits.due(time.monotonic())
             if due:
                 self.run_fit(due)
         return Step(

@@ -45,3 +45,32 @@ def test_past_the_last_early_fit_the_space_is_left_to_the_nightly_job() -> None:
     _see(fits, "acme", range(45, 200))
     assert fits.due() == []
     assert "acme" in fits.settled
+
+
+def test_a_space_gone_quiet_after_growing_by_a_quarter_is_fitted_again() -> None:
+    fits = FirstFits(floor=10, quiet_seconds=10.0, quiet_growth=1.25)
+    for n in range(80):
+        fits.saw("acme", f"p{n}", at=0.0)
+    assert fits.due(now=0.0) == ["acme"]  # fitted at 80
+    for n in range(80):  # a second session of everyone: 160, doubled
+        fits.saw("acme", f"p{n}", at=100.0)
+    assert fits.due(now=100.0) == ["acme"]
+    for n in range(80):  # a third: 240, not doubled
+        fits.saw("acme", f"p{n}", at=200.0)
+    assert fits.due(now=205.0) == []  # still busy
+    assert fits.due(now=210.0) == ["acme"]  # quiet for 10 s, 1.5 times the last fit
+    assert fits.due(now=500.0) == []  # taken: nothing new since
+
+
+def test_a_quiet_space_that_grew_little_waits_and_without_a_clock_only_doubling_counts() -> None:
+    fits = FirstFits(floor=10, quiet_seconds=10.0, quiet_growth=1.25)
+    for n in range(80):
+        fits.saw("acme", f"p{n}", at=0.0)
+    assert fits.due(now=0.0) == ["acme"]
+    for n in range(19):  # 99: less than a quarter more
+        fits.saw("acme", f"p{n}", at=50.0)
+    assert fits.due(now=1000.0) == []
+    fits.saw("acme", "p19", at=60.0)  # 100: a quarter more
+    assert fits.due() == []  # replay's call: no clock, no quiet refit
+    assert fits.due(now=65.0) == []
+    assert fits.due(now=70.0) == ["acme"]
