@@ -64,8 +64,26 @@ def test_migrations_are_idempotent(store: Store) -> None:
 def test_the_same_batch_twice_counts_once(store: Store) -> None:
     rows = _rows(range(0, 40))
     RawSink(store).write(rows)
-    RawSink(store).write(rows)  # a fresh sink: only the insert token can stop it
+    RawSink(store).write(rows)  # a fresh sink: the marks it reads skip the batch
     assert _counts(store) == (36, 4)
+
+
+def test_a_token_a_crash_left_without_its_rows_does_not_drop_them_after_a_restart(
+    store: Store,
+) -> None:
+    """A SIGKILL between ClickHouse logging an insert's token and committing its part
+    leaves the token in the table's deduplication log and the rows nowhere. A lightweight
+    DELETE leaves the same (the rows gone, the log untouched): the restarted sink, whose
+    marks say the rows are missing, writes them, and ClickHouse does not drop them as
+    a repeat of the lost insert."""
+    rows = _rows(range(0, 40))
+    RawSink(store).write(rows)
+    for table in (*rows, "sink_marks"):
+        store.command(f"DELETE FROM {table} WHERE true")
+    assert _counts(store) == (0, 0)
+    RawSink(store).write(rows)
+    assert _counts(store) == (36, 4)
+    assert store.scalar("SELECT count() FROM idempotency_keys") == 40
 
 
 def test_a_differently_cut_batch_after_a_restart_counts_once(store: Store) -> None:

@@ -151,7 +151,7 @@ def test_the_same_batch_again_counts_once_behind_the_null_table(
     rows = _rows(lines)
     _write(new, rows, 0, len(lines), cuts=1)
     first = _aggregates(new)
-    _write(new, rows, 0, len(lines), cuts=1)  # a fresh sink: only the insert token can stop it
+    _write(new, rows, 0, len(lines), cuts=1)  # a fresh sink: the marks it reads skip the batch
     assert _aggregates(new) == first
 
 

@@ -258,6 +258,54 @@ def test_a_crash_in_the_middle_of_a_split_batch_and_a_replay_leave_every_table_e
     assert _tables(store) == expected
 
 
+@pytest.mark.parametrize("cut", [60, 17])
+def test_a_dead_letter_whose_insert_a_crash_cut_after_its_token_lands_on_the_restart(
+    store_factory: Callable[[], Store], monkeypatch: pytest.MonkeyPatch, cut: int
+) -> None:
+    """A SIGKILL in the middle of a refused message's dead-letter insert can leave the
+    insert's token in the table's deduplication log and its row nowhere (ClickHouse logs
+    the token, then commits the part: ``writer.py``). The restarted process isolates the
+    message again and writes its dead letter, one row at the same offset however the
+    batch is cut: it must land, not be dropped as a repeat of the lost insert (the
+    poison-batch fault test found 23 dead letters of 24). The state the crash leaves is
+    made here: the insert done, its row deleted (a lightweight DELETE leaves the log as
+    it is), nothing after it."""
+    messages = _messages(_lines())
+    clean = store_factory()
+    clean.command(CONSTRAINT)
+    _write(_loop(clean), messages)
+    expected = _tables(clean)
+
+    store = store_factory()
+    store.command(CONSTRAINT)
+    insert = store.insert
+
+    def dies_in_the_first_dead_letter(
+        table: str, rows: Any, columns: Any, token: str | None = None, **options: Any
+    ) -> None:
+        insert(table, rows, columns, token, **options)
+        if table != "dead_letters":
+            return
+        ident = {"ident": rows[-1][0]}  # column-oriented: ``_insert`` comes last
+        where = "WHERE _insert = {ident:UInt64}"
+        assert store.query(f"SELECT reason FROM dead_letters {where}", ident).rows == [
+            ("store_refused",)
+        ]
+        store.command(f"DELETE FROM dead_letters {where}", parameters=ident)
+        raise _Died
+
+    monkeypatch.setattr(store, "insert", dies_in_the_first_dead_letter)
+    with pytest.raises(_Died):
+        _write(_loop(store), messages)
+    monkeypatch.undo()
+    assert store.scalar("SELECT count() FROM dead_letters") == 0
+
+    loop = _loop(store)  # restarted: the batch is consumed again, cut by ``cut``
+    for start in range(0, 60, cut):
+        _write(loop, messages[start : start + cut])
+    assert _tables(store) == expected
+
+
 def _by_line(tables: dict[str, Any], line: Callable[[int, int], int]) -> dict[str, Any]:
     """``tables`` (:func:`_tables`) with each message named by its index in
     :func:`_lines`, ``line(partition, offset)``, whatever its source."""

@@ -86,6 +86,7 @@ def test_the_sink_writes_a_block_as_it_writes_its_rows() -> None:
     for marks in ({}, {("t", 0): 4}):  # all above the marks; some at or below them
         by_block, block_store = _sink(marks)
         by_dicts, dict_store = _sink(marks)
+        by_dicts.life = by_block.life  # one life: the same tokens
         written = by_block.write({"idempotency_keys": Block.of("idempotency_keys", rows)})
         assert written == by_dicts.write({"idempotency_keys": rows})
         assert block_store.inserts == dict_store.inserts

@@ -13,8 +13,18 @@ prefix of the batch holds, for every partition, a prefix of that partition's mes
 so each table's per-partition high-water mark only moves forward, and a refused
 message's replacement rows are written before any message after it. Replayed after a
 crash, the batch meets the same refusals (they are deterministic), the rows already
-written are skipped by the marks (or dropped by ClickHouse as repeated inserts), and the
-same messages end up refused.
+written are skipped by the marks, and the same messages end up refused. The marks, not
+ClickHouse's deduplication log, decide what was written: a SIGKILL in the middle of a
+replacement's insert can leave its token logged and its row nowhere, and the replay's
+replacement, one row at the message's offset however the batch is cut, would be dropped
+as a repeat of it (the poison-batch fault test once found 23 dead letters of 24); the
+sink's tokens name its life (``writer.py``), so the restarted process's insert lands.
+
+A replacement's rows are written table after table too, its dead letter before its key
+(``RAW_TABLES``): a crash between them leaves the dead letter, which the replay finds
+(:func:`refused_before`) and completes with the key. A key without its dead letter is
+never left; nor would it make the message a duplicate, since a key taken by the message's
+own source is not a duplicate of it (``core/ingest.dedupe``).
 
 What a refused message leaves: the tables are written one after another (``RAW_TABLES``),
 so the rows it has in the tables before the one that refused it were written with its

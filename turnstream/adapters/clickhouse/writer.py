@@ -3,7 +3,8 @@
 Two guards make a write idempotent:
 
 * every insert carries a deduplication token built from its rows' topic, partition and
-  offset range, so retrying the same batch is dropped by ClickHouse itself;
+  offset range, and from the sink's life, so retrying the same batch in the same process
+  is dropped by ClickHouse itself;
 * each table remembers, per source partition, the highest offset it holds (read back
   from the table after a start, a rebalance or a failed store call), and rows at or
   below it are skipped, so a batch cut differently after a crash never writes a row twice.
@@ -23,12 +24,24 @@ or for ``stated`` its rows) is replaced by its recomputation from the raw table
 (``adapters/clickhouse/summaries.py``), and only then are the marks confirmed. Nothing is written
 twice on the strength of a deduplication log, which a SIGKILL can lose (issue 35: a
 summary pushed again counted a batch twice; ``idempotency_keys`` once held one twice).
+
+Nor is anything dropped on the strength of one: ClickHouse logs an insert's token before
+it commits the insert's part, so a SIGKILL in between leaves the token in the table's
+deduplication log and the rows nowhere (chDB 26.9: one token so among 50 SIGKILLs of a
+loop of one-row inserts). The restarted process's insert of the same rows with that
+token would be taken for a repeat and dropped without an error; a refused message's
+dead letter, whose insert is one row at one offset however the batch is cut, was lost
+so (the poison-batch fault test, 23 dead letters of 24). So a token also names the
+sink's life (:attr:`RawSink.life`, drawn when the sink is made): a retry in the same
+process keeps its token, a new process never repeats an earlier one's, and across
+processes the marks alone skip what landed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 from collections.abc import Iterable
 from typing import Any
 
@@ -69,16 +82,18 @@ def filter_new(rows: Iterable[dict[str, Any]], high_water: HighWater) -> list[di
     return [r for r in rows if r["_offset"] > high_water.get((r["_topic"], r["_partition"]), -1)]
 
 
-def token_of(table: str, spans: Spans, count: int) -> str:
+def token_of(table: str, spans: Spans, count: int, life: str = "") -> str:
     """The insert token of ``count`` rows spanning, per source (topic, partition), the
-    offsets ``(lowest, highest)``."""
+    offsets ``(lowest, highest)``, written by the sink of ``life``
+    (:attr:`RawSink.life`)."""
     text = ";".join(f"{t}:{p}:{lo}-{hi}" for (t, p), (lo, hi) in sorted(spans.items()))
-    return f"{table}|{count}|" + hashlib.sha256(text.encode()).hexdigest()[:32]
+    return f"{table}|{count}|" + hashlib.sha256(f"{life}#{text}".encode()).hexdigest()[:32]
 
 
-def token_for(table: str, rows: list[dict[str, Any]]) -> str:
-    """A deterministic insert token: the table and each source partition's offset range."""
-    return token_of(table, spans_of(rows), len(rows))
+def token_for(table: str, rows: list[dict[str, Any]], life: str = "") -> str:
+    """A deterministic insert token: the table, each source partition's offset range
+    and the sink's life."""
+    return token_of(table, spans_of(rows), len(rows), life)
 
 
 def insert_id(token: str) -> int:
@@ -114,6 +129,9 @@ class RawSink:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        #: Part of every insert token: a token that a SIGKILL left in a deduplication
+        #: log without its part never matches a later process's insert (module doc).
+        self.life = secrets.token_hex(8)
         self._high_water: dict[str, HighWater] = {}
 
     def forget(self) -> None:
@@ -186,7 +204,7 @@ class RawSink:
                 if not fresh:
                     continue
                 spans = spans_of(fresh)
-            token = token_of(table, spans, len(fresh))
+            token = token_of(table, spans, len(fresh), self.life)
             ident = insert_id(token)
             if block is not None:  # columns already: the prepare process made them
                 columns = [*block.columns, [ident] * len(block)]
