@@ -18,6 +18,7 @@ from tests.unit.core.derivation.builders import (
     T0,
     command,
     engaged,
+    event,
     feedback,
     item,
     outcome,
@@ -244,8 +245,8 @@ def test_shoe_sizes_aged_out_are_counted_as_derivation_counts_them(
         config = CONFIG.for_space(types_for(space))
         after = derive(ProfileState.from_dict(state), PRIORS, config, types_for(space))
         assert after == before[space, profile], (space, profile)
-    # Only the shoe buyer of the space with shoe sizes is settled in Python.
-    assert folded.in_python == 1
+    # Shoe sizes are counted in the store too.
+    assert folded.in_python == 0
     sizes = {(r[0], r[1]): r[2]["buckets"]["self"]["sizes"] for r in got}
     assert {k: v["net"] for k, v in sizes["shoes", "p11"]["item_variant.shoe_size"].items()} \
         == {"40": 2}  # fmt: skip
@@ -256,3 +257,84 @@ def test_shoe_sizes_aged_out_are_counted_as_derivation_counts_them(
         == {"M": 2}  # fmt: skip
     shoe_sizes = {(i.attr, i.value) for i in before["shoes", "p11"]}
     assert ("item_variant.shoe_size", "40") in shoe_sizes
+
+
+def _sized(
+    key: str, ref: str, what: str, t: float, reason: str | None = None, **attrs: object
+) -> object:
+    """An outcome of ``ref`` whose ``attrs`` are ``attrs`` (``None`` kept: no size)."""
+    payload = {"outcome": what, "ref": ref, "order_id": key, "exposure_token": None,
+               "attrs": attrs, "reason": reason, "for": None}  # fmt: skip
+    return event("outcome", payload, key, t=t)
+
+
+PERSON = "person:acme:9"
+
+
+def _shoes_and_more(space: str) -> dict[tuple[str, str], list]:
+    """Outcomes with ``shoe_size`` beside ``size``, returned for size, as numbers, on a
+    type without the field, on a sensitive type, with a sensitive size field
+    (``person.diet``), and spelled otherwise than counted."""
+    sneaker, shirt = SNEAKERS[0], SHIRT
+    return {
+        (space, "p13"): [
+            _sized("b-o1", sneaker, "purchase", 1, shoe_size="40", size="M"),
+            _sized("b-o2", sneaker, "kept", 2, shoe_size=40, size="M"),
+            _sized("b-o3", sneaker, "return", 3, "returned_for_size", shoe_size="40"),
+            _sized("b-o4", sneaker, "return", 4, "changed_mind", shoe_size="41", size="G"),
+            _sized("b-o5", shirt, "return", 5, "returned_for_size", size="M", shoe_size=None),
+            _sized("b-o6", sneaker, "purchase", 6, shoe_size=True, size="2XL"),
+            _sized("b-o7", sneaker, "purchase", 7, shoe_size="38-39", colour="preto"),
+            _sized("b-o8", "product:acme:1", "purchase", 8, shoe_size="42", size="G"),
+            _sized("b-o9", H, "purchase", 9, shoe_size="43", size="M"),
+            _sized("b-o10", PERSON, "purchase", 10, shoe_size="44", diet="vegan", age=30),
+            _sized("b-o11", PERSON, "return", 11, "returned_for_size", diet="vegan"),
+            _sized("b-o12", sneaker, "exchanged", 12, shoe_size="45"),
+            _sized("b-o13", sneaker, "purchase", 20 * DAY, shoe_size="46", size="M"),
+        ],
+        (space, "p14"): [  # spelled otherwise than counted: by ``expire`` where a size
+            _sized(f"c-o{n}", sneaker, "purchase", n, shoe_size=size)
+            for n, size in enumerate(("40,0", " 41", "41.0", "+42"))
+        ],
+        (space, "p15"): [_sized("d-o1", sneaker, "purchase", 1, shoe_size="m", size="M")],
+    }
+
+
+def test_the_fold_in_the_store_counts_every_size_field_as_expire_does(
+    store_factory: Callable[[], Store],
+) -> None:
+    """In a space with shoe sizes (examples/types.toml) and one without, the states whose
+    outcomes carry ``shoe_size`` fold in SQL to what ``expire`` gives; only the sizes
+    ``size_key`` spells otherwise go to Python, in a space where they are sizes."""
+
+    def types_for(space: str):  # type: ignore[no-untyped-def]
+        return EXAMPLE if space == "shoes" else None
+
+    people = {**_shoes_and_more("shoes"), **_shoes_and_more("plain")}
+    reference, expected = _fold(store_factory(), False, people, types_for)
+    folded, got = _fold(store_factory(), True, people, types_for)
+    assert [r[:2] for r in got] == [r[:2] for r in expected]
+    for want, have in zip(expected, got, strict=True):
+        assert have[2] == want[2], f"{want[:2]}: the state differs"
+        assert json.dumps(have[3], sort_keys=True) == json.dumps(want[3], sort_keys=True)
+        assert have[4:] == want[4:], f"{want[:2]}: evidence_from or rows differ"
+    assert folded.as_dict() == reference.as_dict() and folded.states == 6
+    # p14 and p15 (a shoe size ``m``) of the shoe space; in the plain space shoe_size
+    # is no size, whatever its spelling.
+    assert folded.in_python == 2
+    state = {(r[0], r[1]): r[2]["buckets"]["self"] for r in got}
+    shoes = state["shoes", "p13"]
+    nets = {a: {k: v["net"] for k, v in by.items()} for a, by in shoes["sizes"].items()}
+    assert nets == {
+        "item_variant.shoe_size": {"40": 1, "38-39": 1},  # no size in 41: changed mind
+        "item_variant.size": {"M": 1, "2XL": 1},
+        "product.size": {"G": 1},
+        "person.shoe_size": {"44": 1},
+        "person.age": {"30": 1},
+    }
+    assert shoes["sizes"]["item_variant.shoe_size"]["40"]["events"] == 3
+    assert shoes["sensitive_counts"] == {"health_item": 1, "person.diet": 2}
+    plain = state["plain", "p13"]
+    assert set(plain["sizes"]) == {"item_variant.size", "product.size"}
+    assert plain["sensitive_counts"] == {"health_item": 1}
+    assert {e["idempotency_key"] for r in got for e in r[2]["signals"]} == {"b-o13"}

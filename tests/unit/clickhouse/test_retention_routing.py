@@ -1,7 +1,7 @@
 """Which states the retention fold settles in Python (``expire``) rather than in the
-store: the SQL counts an outcome's ``attrs.size`` only, so a state whose outcomes give a
-size under another size field of the space (``attrs.shoe_size``, examples/types.toml)
-goes to Python, and one giving only ``attrs.size`` stays in the store."""
+store: the SQL counts every size field of the space (``attrs.size``, ``attrs.shoe_size``
+of examples/types.toml) by its string as it is, so a state whose outcomes give a size
+``size_key`` spells otherwise, under any of those fields, goes to Python."""
 
 from __future__ import annotations
 
@@ -27,11 +27,21 @@ def _in_python(text: str, config: Any = SHOES) -> bool:
     return re.search(_odd_states(config), text) is not None
 
 
-def test_a_state_with_shoe_sizes_bought_is_settled_in_python() -> None:
-    assert _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40")]))
+def test_a_state_with_shoe_sizes_spelled_as_counted_is_settled_in_the_store() -> None:
+    assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40")]))
     # After another attribute, as a number, beside a size.
-    assert _in_python(_stored([_bought("o1", SNEAKERS[0], 1, gift_wrap="no", shoe_size=40)]))
-    assert _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40", size="M")]))
+    assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, gift_wrap="no", shoe_size=40)]))
+    assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40", size="M")]))
+
+
+def test_a_shoe_size_spelled_otherwise_than_counted_is_settled_in_python() -> None:
+    for size in ("40,0", "40.50", " 41", "+42", "m", "41\u00a0"):
+        assert _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size=size)])), size
+    assert _in_python(
+        _stored([_bought("o1", SNEAKERS[0], 1, gift_wrap="no", size="M", shoe_size="40,5")])
+    )
+    # A space without that size field counts no shoe size: in the store, however spelled.
+    assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40,0")]), CONFIG)
 
 
 def test_a_state_with_clothing_sizes_only_is_settled_in_the_store() -> None:
@@ -39,7 +49,7 @@ def test_a_state_with_clothing_sizes_only_is_settled_in_the_store() -> None:
                                    outcome("o2", SHIRT, "purchase", size="40", t=2)]))  # fmt: skip
     # A shoe size shown on a page is a value, not an outcome's size.
     assert not _in_python(_stored([presented("pg", E1, [item(1, SNEAKERS[0], shoe_size="40")])]))
-    # A space without that size field counts no shoe size either way: in the store.
+    # A space without that size field counts no shoe size: in the store.
     assert not _in_python(_stored([_bought("o1", SNEAKERS[0], 1, shoe_size="40")]), CONFIG)
 
 

@@ -155,6 +155,8 @@ def _fold_in_store(
         "cut": format_time(cut),
         "odd": _odd_states(config),
         "sensitive": sorted(config.sensitive),
+        "size_names": _size_names(config),
+        "size_fields": sorted(config.size_fields),
         "actions": list(config.engagement_weights),
         "engaged": [to_micro(w) for w in config.engagement_weights.values()],
         "like": to_micro(config.like_weight),
@@ -220,9 +222,9 @@ def enforce_retention(
 # time, the latest time), so rows grouped by target give what ``state.settle`` gives one
 # signal at a time. Times are compared as the strings ``format_time`` writes (UTC ISO,
 # fixed width but for an absent fraction, where '+' < '.': string order is time order).
-# What is constant here is SQL text; the cut, the weights and the sensitive names are
-# parameters. Values whose JSON the store would read back differently go to ``expire``
-# (see ``_ODD``).
+# What is constant here is SQL text; the cut, the weights, the sensitive names and the
+# size fields are parameters. Values whose JSON the store would read back differently go
+# to ``expire`` (see ``_ODD``).
 
 #: A state holding, outside its inferences (copied verbatim), a number that is not a small
 #: integer (``100.0``, ``1e-07``, NaN, 19 digits and more) as a member's value or an array's
@@ -231,12 +233,17 @@ def enforce_retention(
 #: there (a time's ``:00.5`` does not match: a member's value follows ``":``).
 _ODD = r'(?:":|[,\[])-?(?:[0-9]+[.eE]|[0-9]{19}|NaN|Infinity)'
 
-#: A state whose signals hold an outcome's ``attrs.size`` that ``size_key`` would spell
-#: otherwise (`` m``, ``m``, ``40,0``, ``40.50``, ``+40``, two spaces) or may (an escape but ``\"``
-#: and ``\\``: white space, a control or a character past ASCII) is settled in Python
-#: too: the SQL counts a size by its string as it is.
+#: An outcome's ``attrs`` up to the member whose name follows (the members before it
+#: skipped: a string, or a value without ``,``, ``}`` or ``"``).
+_ATTRS = r'"attrs":\{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[^,}"]*),)*'
+
+#: A size (the value of an outcome's ``attrs`` member that names a size field) that
+#: ``size_key`` would spell otherwise (`` m``, ``m``, ``40,0``, ``40.50``, ``+40``, two
+#: spaces) or may (an escape but ``\"`` and ``\\``: white space, a control or a character
+#: past ASCII): its state is settled in Python too, the SQL counting a size by its string
+#: as it is.
 _ODD_SIZE = (
-    r'"attrs":\{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[^,}"]*),)*"size":"(?:'
+    r'"(?:'
     r'(?:[ !#-\[\]-~]|\\["\\])*(?:\\[^"\\]|[^ -~])'  # an escape, or past ASCII
     r'| |(?:[^"\\]|\\["\\])*(?: "|  )'  # space first, last or twice
     r'|(?:0|[1-9][0-9]{0,12})(?:,[0-9]{1,2}|\.[0-9]?0)"'  # 40,5 40,0 40.0 40.50
@@ -245,17 +252,19 @@ _ODD_SIZE = (
 )
 
 
+def _size_names(config: SignalsConfig) -> list[str]:
+    """The ``attrs`` members an outcome may give a size by in a space (``config`` its
+    config): ``size`` and the field of each of ``config.size_fields`` (``shoe_size``);
+    which of them counts for a ref is its type's (``_fold_credit``)."""
+    return sorted({"size"} | {attr.partition(".")[2] for attr in config.size_fields} - {""})
+
+
 def _odd_states(config: SignalsConfig) -> str:
     """The pattern of the states of a space (``config`` its config) settled in Python:
-    ``_ODD``, ``_ODD_SIZE``, and those whose signals hold an outcome's ``attrs.<field>``
-    for a size field other than ``size`` (``attrs.shoe_size``): the SQL counts
-    ``attrs.size`` only."""
-    names = sorted({attr.partition(".")[2] for attr in config.size_fields} - {"size", ""})
-    if not names:
-        return f"{_ODD}|{_ODD_SIZE}"
-    keys = "|".join(re.escape(json.dumps(name)) for name in names)
-    other = rf'"attrs":\{{(?:"(?:[^"\\]|\\.)*":(?:"(?:[^"\\]|\\.)*"|[^,}}"]*),)*(?:{keys}):'
-    return f"{_ODD}|{_ODD_SIZE}|{other}"
+    ``_ODD``, and an ``_ODD_SIZE`` of any of the space's size members
+    (:func:`_size_names`: ``attrs.size``, ``attrs.shoe_size``)."""
+    keys = "|".join(re.escape(json.dumps(name)) for name in _size_names(config))
+    return f"{_ODD}|{_ATTRS}(?:{keys}):{_ODD_SIZE}"
 
 
 #: ``value_key`` of a raw JSON scalar that is not odd: a string unquoted, else as written.
@@ -281,15 +290,15 @@ _STAGES: dict[str, list[tuple[str, str]]] = {
                       ("at", "String"), ("ref", "String"), ("action", "String"),
                       ("like", "UInt8"), ("has_fields", "UInt8"), ("fields", "Array(String)"),
                       ("outcome", "String"), ("tok", "UInt8"), ("teid", "String"),
-                      ("tpos", "Int64"), ("pfor", "String"), ("has_size", "UInt8"),
-                      ("size_key", "String"), ("reason", "String")],
+                      ("tpos", "Int64"), ("pfor", "String"),
+                      ("attrs", "Array(Tuple(String, String))"), ("reason", "String")],
     "_fold_credit": [("sp", "String"), ("pid", "String"), ("key", "String"),
                      ("name", "String"), ("bucket", "String"), ("session", "String"),
                      ("at", "String"), ("ref", "String"), ("rtype", "String"),
                      ("sens", "UInt8"), ("micro", "Int64"), ("has_fields", "UInt8"),
                      ("fields", "Array(String)"), ("lhit", "UInt8"), ("lb", "String"),
                      ("lpg", "Int64"), ("teid", "String"), ("tpos", "Int64"),
-                     ("size_attr", "String"), ("size_key", "String"), ("size_delta", "Int64"),
+                     ("sizes", "Array(Tuple(String, String))"), ("size_delta", "Int64"),
                      ("sizable", "UInt8")],
     "_fold_pick": [("sp", "String"), ("pid", "String"), ("key", "String"),
                    ("shown", "Array(Tuple(String, String))"), ("hidden", "Array(String)")],
@@ -298,7 +307,7 @@ _STAGES: dict[str, list[tuple[str, str]]] = {
                       ("at", "String"), ("ref", "String"), ("rtype", "String"),
                       ("sens", "UInt8"), ("micro", "Int64"), ("found", "UInt8"),
                       ("shown", "Array(Tuple(String, String))"), ("hidden", "Array(String)"),
-                      ("size_attr", "String"), ("size_key", "String"),
+                      ("sizes", "Array(Tuple(String, String))"),
                       ("size_delta", "Int64"), ("sizable", "UInt8")],
     "_fold_counts": [("sp", "String"), ("pid", "String"), ("bucket", "String"),
                      ("which", "String"), ("name", "String"), ("n", "Int64")],
@@ -379,16 +388,18 @@ SELECT sp, pid, JSONExtractString(e, 'idempotency_key'),
     JSONExtractString(e, 'payload', 'outcome'),
     length(t) = 4 AND t[1] = 'nx1' AND match(t[3], '^[0-9]+$'), t[2], toInt64OrZero(t[3]),
     JSONExtractString(e, 'payload', 'for'),
-    JSONHas(e, 'payload', 'attrs', 'size')
-        AND JSONType(e, 'payload', 'attrs', 'size') NOT IN ('Null', 'Bool'),
-    {_VKEY.format(x="JSONExtractRaw(e, 'payload', 'attrs', 'size')")},
+    arrayMap(kv -> (kv.1, {_VKEY.format(x="kv.2")}),
+             arrayFilter(kv -> has({{size_names:Array(String)}}, kv.1)
+                               AND JSONType(kv.2) NOT IN ('Null', 'Bool'),
+                         JSONExtractKeysAndValuesRaw(e, 'payload', 'attrs'))),
     JSONExtractString(e, 'payload', 'reason')
 FROM _fold_states
 ARRAY JOIN JSONExtractArrayRaw(signals) AS e
 ARRAY JOIN [splitByChar('.', JSONExtractString(e, 'payload', 'exposure_token'))] AS t
 WHERE py = 0 AND at < {_CUT}""",
-    # Where each credits (state._outcome's bucket and token line), its weight, and what
-    # the sensitive names make of it.
+    # Where each credits (state._outcome's bucket and token line), its weight, what the
+    # sensitive names make of it, and its sizes: ``(type.field, size)`` of each ``attrs``
+    # member that is ``size`` or one of the ref's type's size fields (state._size).
     """INSERT INTO _fold_credit
 SELECT s.sp, s.pid, s.key, s.name,
     multiIf(s.name = 'outcome' AND s.pfor != '', s.pfor,
@@ -404,10 +415,12 @@ SELECT s.sp, s.pid, s.key, s.name,
     arrayMap(n -> if(startsWith(n, concat(rtype, '.')), substring(n, length(rtype) + 2), n),
              s.fields),
     s.name = 'outcome' AND s.tok AND l.hit = 1, l.line.1, l.line.2, s.teid, s.tpos,
-    concat(rtype, '.size'), s.size_key,
+    arrayMap(x -> (concat(rtype, '.', x.1), x.2), arrayFilter(
+        x -> x.1 = 'size' OR has({size_fields:Array(String)}, concat(rtype, '.', x.1)),
+        s.attrs)) AS sizes,
     multiIf(s.outcome IN ('purchase', 'kept'), 1,
             s.outcome = 'return' AND s.reason = 'returned_for_size', -1, 0) AS delta,
-    s.name = 'outcome' AND s.has_size AND delta != 0
+    s.name = 'outcome' AND notEmpty(sizes) AND delta != 0
 FROM _fold_signals AS s
 LEFT JOIN (
     SELECT sp, pid, eid, pos, 1 AS hit, min((bucket, pg)) AS line FROM _fold_items
@@ -446,7 +459,7 @@ SELECT c.sp, c.pid, c.key, c.name, c.bucket, c.session, c.at, c.ref, c.rtype, c.
     if(c.name = 'feedback' AND c.has_fields,
        arrayFilter(a -> has(c.fields, substring(a, position(a, '.') + 1)), p.hidden),
        p.hidden),
-    c.size_attr, c.size_key, c.size_delta, c.sizable AND NOT c.sens
+    c.sizes, c.size_delta, c.sizable AND NOT c.sens
 FROM _fold_credit AS c
 LEFT JOIN (SELECT *, 1 AS found FROM _fold_pick) AS p
     ON c.sp = p.sp AND c.pid = p.pid AND c.key = p.key""",
@@ -464,8 +477,9 @@ SELECT sp, pid, bucket, x.1, x.2, sum(x.3) FROM (
         if(name = 'outcome', [('event_counts', 'outcome', toInt64(1))], []),
         if(sens, [('sensitive_counts', rtype, toInt64(1))], []),
         if(NOT sens AND found, arrayMap(a -> ('sensitive_counts', a, toInt64(1)), hidden), []),
-        if(sizable AND has({sensitive:Array(String)}, size_attr),
-           [('sensitive_counts', size_attr, toInt64(1))], []))
+        if(sizable, arrayMap(x -> ('sensitive_counts', x.1, toInt64(1)),
+                             arrayFilter(x -> has({sensitive:Array(String)}, x.1), sizes)),
+           []))
     FROM _fold_settled
 )
 ARRAY JOIN xs AS x
@@ -550,8 +564,8 @@ _STATS_SQL = (
     ),
     _stats_sql(
         "_fold_sizes", "sizes",
-        "(SELECT *, size_attr AS attr, size_key AS vkey FROM _fold_settled "
-        "WHERE sizable AND NOT has({sensitive:Array(String)}, size_attr))",
+        "(SELECT *, x.1 AS attr, x.2 AS vkey FROM _fold_settled ARRAY JOIN sizes AS x "
+        "WHERE sizable AND NOT has({sensitive:Array(String)}, x.1))",
         "events last_occurred_at net origin sessions",
     ),
 )  # fmt: skip
