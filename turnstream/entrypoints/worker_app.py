@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -116,8 +117,11 @@ def build_app(
     views = Views(app)
     register_routes(views, settings, store, producer)
     register_experiment_routes(views, settings, store, run_job)
+    fits = FitProgress()
     if derivation.first_fits is not None:
-        derivation.run_fit = functools.partial(_first_fit, jobs_thread, run_job, store, settings)
+        derivation.run_fit = functools.partial(
+            _first_fit, jobs_thread, run_job, store, settings, fits
+        )
     register_console(views)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
 
@@ -143,6 +147,8 @@ def build_app(
             # Events dropped at derivation: they occurred before their person's erase.
             "derivation_erased_before_arrival": derivation.engine.dropped_erased,
             "pending_sessions": len(derivation.engine.pending),
+            # New spaces' first fits (jobs.first_fit): running, done, failed, and which.
+            "first_fits": fits.as_dict(),
         },
         w.status_grace,
     )
@@ -221,28 +227,55 @@ def _run_shared(
         shared.close()
 
 
+@dataclass
+class FitProgress:
+    """The first fits the worker ran (on the event loop's thread only)."""
+
+    running: int = 0
+    done: int = 0
+    failed: int = 0
+    spaces: set[str] = field(default_factory=set)
+
+    def as_dict(self) -> dict[str, Any]:
+        """For ``/v1/status``: a reader of a new space's inferences waits for running 0."""
+        return {
+            "running": self.running,
+            "done": self.done,
+            "failed": self.failed,
+            "spaces": sorted(self.spaces),
+        }
+
+
 def _first_fit(
     jobs_thread: ThreadPoolExecutor,
     run_job: JobRunner,
     store: AsyncStore,
     settings: Settings,
+    fits: FitProgress,
     spaces: list[str],
 ) -> None:
     """The priors job for new ``spaces`` on the jobs thread, counting through today
     (as of tomorrow: the nightly run of tomorrow writes the same version again);
-    logged, never raised (the next nightly run fits them anyway)."""
+    logged and counted in ``fits`` (``/v1/status``), never raised (the next nightly run
+    fits them anyway)."""
     as_of = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
     params = {"as_of": as_of, "spaces": ",".join(spaces)}
     log.info("first fit of the field priors of new spaces: %s", ", ".join(spaces))
+    fits.running += 1
+    fits.spaces.update(spaces)
     future = asyncio.get_running_loop().run_in_executor(
         jobs_thread, _run_shared, run_job, store, settings, "priors", params
     )
 
     def done(f: asyncio.Future[dict[str, Any]]) -> None:
+        fits.running -= 1
         if f.cancelled():
             return
         if (error := f.exception()) is not None:
+            fits.failed += 1
             log.error("first fit of %s failed: %s", ", ".join(spaces), error)
+        else:
+            fits.done += 1
 
     future.add_done_callback(done)
 

@@ -6,6 +6,7 @@ import re
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,9 +64,15 @@ def test_a_new_space_is_fitted_by_the_worker_without_waiting_for_the_night(
         sql = "SELECT space_id, max(people) FROM rederived GROUP BY space_id ORDER BY space_id"
         return [(s, int(n)) for s, n in read_query(deployment.settings, sql).rows]
 
+    def fits() -> dict[str, Any]:
+        return deployment.worker.stats()["first_fits"]
+
+    # The status says when the fits are over: what a reader of the space waits for.
     deadline = time.monotonic() + 180
-    while "acme" not in dict(rederived()) and time.monotonic() < deadline:
+    while (fits()["running"] or "acme" not in dict(rederived())) and time.monotonic() < deadline:
         time.sleep(0.5)
+    assert fits()["running"] == 0 and fits()["done"] >= 1 and fits()["failed"] == 0
+    assert "acme" in fits()["spaces"]
     # No job was asked for: the worker ran the priors job for the new space once 10 of
     # its people were derived, and derived them again with what it wrote.
     assert dict(rederived()).get("acme", 0) >= 10
