@@ -40,7 +40,9 @@ NAMES = TopicNames("t")
 ANA = {"type": "email", "value": "Ana.Souza@Exemplo.com.BR"}
 BEA = "p_bea"
 #: Columns of the wall clock: when the driver took the batch, when an erase ran.
-NOW_COLUMNS = {"ingested_at", "received_at", "recorded_at", "requested_at"}
+#: Columns of the moment, not of what the batches did: the times, and the insert's id
+#: (from its token, which names the sink's life: two runs never share one).
+NOW_COLUMNS = {"ingested_at", "received_at", "recorded_at", "requested_at", "_insert"}
 
 
 def _envelope(kind: str, key: str, at: str, who: str | dict[str, str], space: str) -> dict:
