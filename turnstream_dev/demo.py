@@ -15,6 +15,7 @@ import time
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 from pydantic import SecretStr
 from rich.markup import escape
@@ -26,10 +27,11 @@ from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.topology import topology_of
 from turnstream.adapters.processes import pid_alive
-from turnstream.adapters.worker_client import WorkerClient, read_query
+from turnstream.adapters.worker_client import WorkerClient, owner_url, read_query
 from turnstream.config import Feature, Settings
 from turnstream.core.access import ALL_SPACES, Role
 from turnstream.core.derivation.field_prior import FIT_FLOOR
+from turnstream.core.derivation.first_fit import QUIET_SECONDS
 from turnstream.entrypoints.cli.api_keys import create_key
 from turnstream.entrypoints.cli.common import Format, err, out, print_rows, print_summary
 from turnstream.entrypoints.cli.report import print_context_use
@@ -73,7 +75,6 @@ FIT_DUE_SQL = (
     "SELECT space_id FROM signal_state GROUP BY space_id "
     "HAVING uniqExact(profile_id) >= {floor:UInt32} ORDER BY space_id"
 )
-FITTED_SQL = "SELECT DISTINCT space_id FROM rederived ORDER BY space_id"
 FIRST_FITS_SQL = (
     "SELECT r.space_id, sum(r.people) AS people_derived_again, sum(r.changed) AS changed, "
     "any(f.fields) AS field_priors FROM rederived AS r LEFT JOIN (SELECT space_id, "
@@ -220,13 +221,23 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
 
 
 def _wait_first_fits(settings: Settings, timeout: float = 180.0) -> None:
-    """Wait for the worker's first fit of each new space (``jobs.first_fit``), then
-    print the field priors it fitted."""
+    """Wait for the worker's first fits of the new spaces (``jobs.first_fit``: the
+    spaces with 10 people derived fitted, none running, none since the quiet refit's
+    wait), then print what they did."""
     _step("first fit: a new space's priors once 10 of its people are derived (no night to wait)")
     floor = {"floor": FIT_FLOOR}
     due = {s for (s,) in read_query(settings, FIT_DUE_SQL, floor).rows}
+    client = WorkerClient(owner_url(settings) or "", settings.api_key())
     deadline = time.monotonic() + timeout
-    while not due <= {s for (s,) in read_query(settings, FITTED_SQL).rows}:
+    last: dict[str, Any] = {}
+    settled_since = time.monotonic()
+    while True:
+        fits = client.status().get("first_fits", {})
+        if fits != last:
+            last, settled_since = fits, time.monotonic()
+        quiet = time.monotonic() - settled_since > QUIET_SECONDS + 2
+        if due <= set(fits.get("spaces", [])) and not fits.get("running") and quiet:
+            break
         if time.monotonic() > deadline:
             err.print(f"    the first fit of {', '.join(sorted(due))} did not end in {timeout:g}s")
             return
