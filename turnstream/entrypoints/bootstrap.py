@@ -14,7 +14,7 @@ import functools
 import gc
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import faust
@@ -36,7 +36,7 @@ from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
 from turnstream.config import Settings
-from turnstream.core.derivation.first_fit import FirstFits
+from turnstream.core.derivation.first_fit import FirstFits, fit_params
 from turnstream.core.object_types import check_spaces, sensitive_names
 from turnstream.entrypoints.kafka.derivation_driver import MAX_STATES_IN_MEMORY, DerivationDriver
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
@@ -155,12 +155,11 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     if not settings.jobs.first_fit:
         return Replay(ingest, derived, engine, names.accepted)
     first_fits = FirstFits(settled=settled_spaces(store))
-    # As of tomorrow, as live: the fit counts through today, whatever the file's dates.
-    as_of = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
     rederive = functools.partial(rederive_people, engine, derived)
 
     def run_fit(spaces: list[str]) -> dict[str, Any]:
-        params = {"as_of": as_of, "spaces": ",".join(spaces)}
+        # As live: through today, whatever the file's dates.
+        params = fit_params(spaces, datetime.now(UTC).date())
         return run_job_here(store, settings, "priors", params, rederive=rederive)
 
     return Replay(ingest, derived, engine, names.accepted, first_fits, run_fit)

@@ -15,7 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import faust
@@ -32,6 +32,7 @@ from turnstream.adapters.webhooks.sender import WebhookSender, endpoints_of
 from turnstream.config import Settings
 from turnstream.core import json_values
 from turnstream.core.access import Role
+from turnstream.core.derivation.first_fit import fit_params
 from turnstream.entrypoints.http.access import auth_middleware, caller
 from turnstream.entrypoints.http.bodies import BadBody, json_body
 from turnstream.entrypoints.http.console import register_console
@@ -254,12 +255,10 @@ def _first_fit(
     fits: FitProgress,
     spaces: list[str],
 ) -> None:
-    """The priors job for new ``spaces`` on the jobs thread, counting through today
-    (as of tomorrow: the nightly run of tomorrow writes the same version again);
+    """The priors job for new ``spaces`` on the jobs thread (:func:`fit_params`);
     logged and counted in ``fits`` (``/v1/status``), never raised (the next nightly run
     fits them anyway)."""
-    as_of = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
-    params = {"as_of": as_of, "spaces": ",".join(spaces)}
+    params = fit_params(spaces, datetime.now(UTC).date())
     log.info("first fit of the field priors of new spaces: %s", ", ".join(spaces))
     fits.running += 1
     fits.spaces.update(spaces)

@@ -209,6 +209,19 @@ def test_a_replay_however_cut_adds_nothing(refusing: Store) -> None:
     assert _tables(refusing) == first
 
 
+def _constrained(store: Store) -> Store:
+    """``store`` refusing the poisoned rows (:data:`CONSTRAINT`)."""
+    store.command(CONSTRAINT)
+    return store
+
+
+def _written_without_a_crash(store_factory: Callable[[], Store], messages: list[Any]) -> Store:
+    """A store of its own with ``messages`` written by one loop that never dies."""
+    store = _constrained(store_factory())
+    _write(_loop(store), messages)
+    return store
+
+
 class _Died(Exception):
     """The process stops here (as by SIGKILL): nothing after this point happens."""
 
@@ -218,13 +231,8 @@ def test_a_crash_in_the_middle_of_a_split_batch_and_a_replay_leave_every_table_e
     store_factory: Callable[[], Store], dies_after: int
 ) -> None:
     messages = _messages(_lines())
-    clean = store_factory()
-    clean.command(CONSTRAINT)
-    _write(_loop(clean), messages)
-    expected = _tables(clean)
-
-    store = store_factory()
-    store.command(CONSTRAINT)
+    expected = _tables(_written_without_a_crash(store_factory, messages))
+    store = _constrained(store_factory())
     loop = _loop(store)
     batch = loop.batch(loop.prepare(messages, FANOUT_MAX_BYTES))
     batch.settle()
@@ -271,13 +279,8 @@ def test_a_dead_letter_whose_insert_a_crash_cut_after_its_token_lands_on_the_res
     made here: the insert done, its row deleted (a lightweight DELETE leaves the log as
     it is), nothing after it."""
     messages = _messages(_lines())
-    clean = store_factory()
-    clean.command(CONSTRAINT)
-    _write(_loop(clean), messages)
-    expected = _tables(clean)
-
-    store = store_factory()
-    store.command(CONSTRAINT)
+    expected = _tables(_written_without_a_crash(store_factory, messages))
+    store = _constrained(store_factory())
     insert = store.insert
 
     def dies_in_the_first_dead_letter(

@@ -129,6 +129,28 @@ def _ingest(ports: _Ports) -> Ingest:
     return Ingest(SETTINGS, NAMES.dead_letters, prepare, ports, ports, ports)
 
 
+def _one_by_one(ingest: Ingest, lines: list[bytes]) -> list[Any]:
+    """The decisions of ``lines``, each consumed in a batch of its own."""
+    return [
+        d
+        for record in _records(lines)
+        for d in ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
+    ]
+
+
+def _written(ports: _Ports) -> list[tuple[str, int]]:
+    return sorted((r["table"], r["_offset"]) for r in ports.written)
+
+
+#: A refused line 0 sent twice, then fixed (line 2) and sent twice: what is written.
+_ONE_LETTER_AND_THE_FIXED_ITEM = [
+    ("dead_letters", 0),
+    ("idempotency_keys", 0),
+    ("idempotency_keys", 2),
+    ("interactions", 2),
+]
+
+
 def _run(ingest: Ingest, lines: list[bytes]) -> tuple[list[str], Any]:
     batch = ingest.batch(ingest.prepare(_records(lines), 1 << 20))
     names = []
@@ -180,48 +202,30 @@ def test_an_item_refused_at_a_time_edge_is_accepted_when_sent_again_fixed() -> N
     ports = _Ports()
     ingest = _ingest(ports)
     wrong, fixed = _line(0, occurred_at="2350-01-01T00:00:00Z"), _line(0)
-    decisions = []
-    for offset, raw in enumerate([wrong, wrong, fixed, fixed, wrong]):
-        record = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
-        decisions += ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
-    refused, same_bytes, accepted, again, wrong_again = decisions
+    refused, same_bytes, accepted, again, wrong_again = _one_by_one(
+        ingest, [wrong, wrong, fixed, fixed, wrong]
+    )
     assert refused.refusal is not None and refused.refusal.reason is Reason.ahead_of_clock
     assert same_bytes.duplicate  # the same wrong bytes: one dead letter
     assert not accepted.duplicate and accepted.refusal is None
     assert again.duplicate and wrong_again.duplicate
     # The refusal took the digest of its bytes; the item's key, the fixed item.
     assert ports.keys == {refused.taken_key: refused.source, accepted.dedup_key: accepted.source}
-    written = [(r["table"], r["_offset"]) for r in ports.written]
-    assert sorted(written) == [
-        ("dead_letters", 0),
-        ("idempotency_keys", 0),
-        ("idempotency_keys", 2),
-        ("interactions", 2),
-    ]
+    assert _written(ports) == _ONE_LETTER_AND_THE_FIXED_ITEM
 
 
 def test_an_item_the_store_refused_leaves_its_key_free_for_the_item_corrected() -> None:
     ports = _Ports(refuse=frozenset({0}))
     ingest = _ingest(ports)
     wrong, fixed = _line(0, source="bad"), _line(0)
-    decisions = []
-    for offset, raw in enumerate([wrong, wrong, fixed, fixed]):
-        record = SimpleNamespace(topic=TOPIC, partition=0, offset=offset, value=raw, key=None)
-        decisions += ingest.batch(ingest.prepare([record], 1 << 20)).run().decisions
-    refused, same_bytes, accepted, again = decisions
+    refused, same_bytes, accepted, again = _one_by_one(ingest, [wrong, wrong, fixed, fixed])
     assert refused.refusal is not None and refused.refusal.reason is Reason.store_refused
     assert same_bytes.duplicate  # the same bytes: one dead letter, no row
     assert not accepted.duplicate and accepted.refusal is None
     assert again.duplicate
     # The item's key, taken at the look-up, was given back: the digest of the bytes.
     assert ports.keys == {refused.taken_key: refused.source, accepted.dedup_key: accepted.source}
-    written = [(r["table"], r["_offset"]) for r in ports.written]
-    assert sorted(written) == [
-        ("dead_letters", 0),
-        ("idempotency_keys", 0),
-        ("idempotency_keys", 2),
-        ("interactions", 2),
-    ]
+    assert _written(ports) == _ONE_LETTER_AND_THE_FIXED_ITEM
 
 
 def test_a_correction_later_in_a_batch_consumed_again_takes_the_key() -> None:

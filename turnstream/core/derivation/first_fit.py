@@ -20,12 +20,13 @@ job already ran for (``settled``) is the nightly job's. Pure: the caller runs th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 
 from turnstream.core.derivation.field_prior import FIT_FLOOR
 
-__all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits"]
+__all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits", "fit_params"]
 
 #: Derivations of a space's people from which its fits are left to the nightly job.
 LAST_EARLY_FIT = 10_000
@@ -90,3 +91,9 @@ class FirstFits:
                 out.append(space_id)
         self.settle(s for s in out if self._fitted_at[s] >= self.last)
         return out
+
+
+def fit_params(spaces: Sequence[str], today: date) -> dict[str, str]:
+    """The priors job's parameters for the first fit of ``spaces``: as of tomorrow, so
+    that it counts through today (tomorrow's nightly run writes that version again)."""
+    return {"as_of": (today + timedelta(days=1)).isoformat(), "spaces": ",".join(spaces)}
