@@ -140,7 +140,7 @@ def build_app(
     report = StatusReport(
         {ingest.name: ingest.liveness, derivation.name: derivation.liveness},
         StoreCheck(store),
-        lambda: {
+        lambda detail: {
             **ingest.stats.as_dict(),
             "derivations": derivation.derivations,
             # The store thread's CPU for them (holding events, firing, reads and writes).
@@ -148,8 +148,9 @@ def build_app(
             # Events dropped at derivation: they occurred before their person's erase.
             "derivation_erased_before_arrival": derivation.engine.dropped_erased,
             "pending_sessions": len(derivation.engine.pending),
-            # New spaces' first fits (jobs.first_fit): running, done, failed, and which.
-            "first_fits": fits.as_dict(),
+            # New spaces' first fits (jobs.first_fit): running, done, failed, and which
+            # spaces (to an operator only: the status answers without a key).
+            "first_fits": fits.as_dict(detail),
         },
         w.status_grace,
     )
@@ -237,13 +238,14 @@ class FitProgress:
     failed: int = 0
     spaces: set[str] = field(default_factory=set)
 
-    def as_dict(self) -> dict[str, Any]:
-        """For ``/v1/status``: a reader of a new space's inferences waits for running 0."""
+    def as_dict(self, detail: bool) -> dict[str, Any]:
+        """For ``/v1/status``: a reader of a new space's inferences waits for running 0;
+        the spaces fitted by name when ``detail`` (an operator asks), else how many."""
         return {
             "running": self.running,
             "done": self.done,
             "failed": self.failed,
-            "spaces": sorted(self.spaces),
+            "spaces": sorted(self.spaces) if detail else len(self.spaces),
         }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from turnstream.adapters.worker_client import owner_url, read_query
+from turnstream.adapters.worker_client import WorkerClient, owner_url, read_query
 from turnstream.jobs.runner import run_job
 from turnstream_dev.sample import sample_day
 
@@ -73,6 +73,9 @@ def test_a_new_space_is_fitted_by_the_worker_without_waiting_for_the_night(
         time.sleep(0.5)
     assert fits()["running"] == 0 and fits()["done"] >= 1 and fits()["failed"] == 0
     assert "acme" in fits()["spaces"]
+    # Without a key the status answers too (healthchecks): how many spaces, not which.
+    anonymous = WorkerClient(f"http://127.0.0.1:{deployment.worker.web_port}", None).status()
+    assert anonymous["first_fits"]["spaces"] == len(fits()["spaces"])
     # No job was asked for: the worker ran the priors job for the new space once 10 of
     # its people were derived, and derived them again with what it wrote.
     assert dict(rederived()).get("acme", 0) >= 10

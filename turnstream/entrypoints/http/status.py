@@ -71,9 +71,11 @@ class StatusReport:
         self,
         loops: Mapping[str, Liveness],
         store: StoreCheck,
-        counters: Callable[[], dict[str, Any]],
+        counters: Callable[[bool], dict[str, Any]],
         grace: float,
     ) -> None:
+        """``counters(detail)``: the counters, with what only an operator sees when
+        ``detail`` (names of spaces)."""
         self.loops = dict(loops)
         self.store = store
         self.counters = counters
@@ -101,7 +103,7 @@ class StatusReport:
             "healthy": verdict.status == 200,
             "failing": list(verdict.failing),
             "grace_seconds": self.grace,
-            **self.counters(),
+            **self.counters(detail),
             **{name: live.as_dict(now, detail) for name, live in self.loops.items()},
             "store": store,
         }
