@@ -6,10 +6,11 @@ Only fields whose values may change are compared: the types document's ``state``
 state is unknown, not changed). A ``money`` field went up or down; a stock flag or count
 went to none (``out_of_stock``) or back (``back_in_stock``); a field of many values
 (``many = true``: a list, or in ``shown`` a comma-separated text) gained or lost values
-(``new_value`` and ``value_gone``, both when it did both; values compared without case
-and surrounding spaces, and a built-in value word as the value it names; an emptied one
-is ``out_of_stock``); any other state field that differs ``changed``. A price may be text
-in the space's language (:mod:`turnstream.core.constraints.money`). Words per language:
+(``new_value`` and ``value_gone``, both when it did both; values compared by the value
+they name, :mod:`turnstream.core.value_ids`: ``40`` and ``40.0``, ``Preto`` and
+``black``; an emptied one is ``out_of_stock``); any other state field that differs
+``changed``. A price may be text in the space's language
+(:mod:`turnstream.core.constraints.money`). Words per language:
 :mod:`turnstream.core.constraints.text`.
 """
 
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnstream.core.constraints.money import UnreadableMoney, money_or_none, read_money
-from turnstream.core.constraints.text import value_key
+from turnstream.core.value_ids import ValueIds, value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 
@@ -91,15 +92,15 @@ def _flag(value: Any) -> bool | None:
     return None
 
 
-def _many(value: Any) -> dict[str, str]:
-    """The values of a field of many values: the key each is compared by
-    (:func:`~turnstream.core.constraints.text.value_key`) -> the value as written."""
+def _many(value: Any, attr: str, ids: ValueIds) -> dict[str, str]:
+    """The values of ``attr``, a field of many values: the value each names
+    (:meth:`~turnstream.core.value_ids.ValueIds.key`) -> the value as written."""
     items = value if isinstance(value, list | tuple) else str(value).split(",")
     found: dict[str, str] = {}
     for item in items:
         written = str(item).strip()
         if written:
-            found.setdefault(value_key(written), written)
+            found.setdefault(ids.key(attr, written), written)
     return found
 
 
@@ -134,7 +135,8 @@ def _one(
     declared = types.field(f"{type_name}.{field}")
     assert declared is not None
     if declared.many:
-        before, after = _many(was), _many(now)
+        attr, ids = f"{type_name}.{field}", value_ids(types)
+        before, after = _many(was, attr, ids), _many(now, attr, ids)
         if before and not after:
             return [Change(field, "out_of_stock", was, now)]
         if after and not before:

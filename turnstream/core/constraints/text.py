@@ -33,7 +33,7 @@ from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
 from turnstream.core.digits import plain_number, read_decimal
-from turnstream.core.value_words import in_every_language, known_entries, known_entry, words_key
+from turnstream.core.value_words import in_every_language, known_entries, words_key
 
 __all__ = [
     "LANGUAGES",
@@ -49,7 +49,6 @@ __all__ = [
     "one_line",
     "quoted",
     "render_text",
-    "value_key",
     "value_words",
 ]
 
@@ -300,14 +299,6 @@ def format_value(value: Scalar) -> str:
 
 #: A value written only in digits and the marks between them (``41``, ``9.5``, ``38-40``).
 _NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
-
-
-def value_key(value: str) -> str:
-    """What a value is compared by: the built-in entry it names when it names one alone
-    (``black``, ``Preto`` and ``negro`` alike), else the value without case, surrounding
-    spaces, ``_`` or ``-`` (``P`` and `` p``)."""
-    entry = known_entry(value)
-    return f"\x00{entry['en']}" if entry is not None else words_key(value)
 
 
 def known_value(value: str, language: str) -> str | None:

@@ -61,6 +61,14 @@ def test_nothing_changed() -> None:
     assert _kinds(same) == []  # a taste (colour) is never compared: it is not state
 
 
+def test_sizes_in_stock_compare_by_the_value_they_name() -> None:
+    # "40.0" and 40 are one size (the block's and derivation's identity); "41,5" is new
+    assert _kinds({"stock_sizes": ["38", 39, "40.0"]}) == []
+    assert _kinds({"stock_sizes": " 38 , 39.0 , 40 "}) == []
+    [new] = changes_since_shown(REF, SHOWN, {"stock_sizes": "38,39,40,41.5"}, TYPES)
+    assert (new.kind, new.values) == ("new_value", ("41.5",))
+
+
 def test_a_field_missing_on_either_side_is_not_a_change() -> None:
     assert _kinds({"discount_pct": 10}) == []  # never shown: nothing to compare with
     assert _kinds({"name": "Tênis Duna"}) == []  # the read lacks the state fields
