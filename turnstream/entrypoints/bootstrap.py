@@ -154,7 +154,7 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     ingest = build_ingest(settings, store, unsigned_preparer(settings, names))
     if not settings.jobs.first_fit:
         return Replay(ingest, derived, engine, names.accepted)
-    first_fits = FirstFits(settled=settled_spaces(store))
+    first_fits = FirstFits(settled=settled_spaces(store, datetime.now(UTC).date()))
     rederive = functools.partial(rederive_people, engine, derived)
 
     def run_fit(spaces: list[str]) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from turnstream.adapters.clickhouse.priors import latest_field_priors
+from turnstream.adapters.clickhouse.priors import latest_field_priors, settled_spaces
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
 from turnstream.config.settings import Settings
@@ -48,8 +48,8 @@ class _Lines:
         self.lines.append(
             json.dumps(
                 {
-                    "type": "interaction", "space_id": "acme",
-                    "idempotency_key": f"{self.pid}-{len(self.lines)}", "profile_id": self.pid,
+                    "type": "interaction", "space_id": "acme", "profile_id": self.pid,
+                    "idempotency_key": f"{self.pid}-{session}-{len(self.lines)}",
                     "source": "web", "conversation_id": f"{self.pid}-s{session}",
                     "occurred_at": _ts(self.at), "interaction": body,
                 }
@@ -70,14 +70,15 @@ class _Lines:
         self.add(session, body | {"action": "click"})
 
 
-def _history(people: int = 30, sessions: int = 5, seed: int = 5) -> list[str]:
+def _history(people: int = 30, sessions: int = 5, seed: int = 5, first: int = 0) -> list[str]:
     """People who each favour one colour (clicked 60% of the time it is shown, anything
-    else 5%), on items whose category is random: a declared taste field with no taste."""
+    else 5%), on items whose category is random: a declared taste field with no taste;
+    sessions numbered from ``first``."""
     rand = random.Random(seed)
     lines: list[str] = []
     for i in range(people):
         person, colour = _Lines(f"h_{i:03d}"), rand.choice(COLORS)
-        for s in range(sessions):
+        for s in range(first, first + sessions):
             for n in range(2):
                 items = [
                     {"pos": pos, "ref": f"item_variant:acme:{rand.randrange(300)}",
@@ -203,11 +204,29 @@ def test_a_new_space_is_fitted_at_once_as_the_nightly_job_would_fit_it(
     assert latest_field_priors(nightly, "acme") == fitted
     assert _active(nightly) == _active(store)
 
-    # The space is the nightly job's now: a later replay fits nothing before the night,
-    # and derives with the fit (no `category` affinity for the person leaning on it).
+    # A first fit writes tomorrow's version: the space is not the nightly job's yet, so
+    # a restarted worker (or a later replay) fits it again once 10 people are derived;
+    # one person derives with the fit (no `category` affinity for the one leaning on it).
+    today = datetime.now(UTC).date()
+    assert settled_spaces(store, today) == set()
     again = build_replay(settings, store).run(_boots_file(tmp_path))
     assert again.first_fit == {}
     assert not {a for a, _ in _prefers(store, "p_boots")} & {"item_variant.category"}
+    refit = build_replay(settings, store).run(_later_file(tmp_path))
+    assert refit.first_fit["spaces"] == ["acme"]
+
+    # Tonight's run (as of tomorrow) makes it the nightly job's from tomorrow on.
+    assert settled_spaces(nightly, today) == set()
+    assert settled_spaces(nightly, today + timedelta(days=1)) == {"acme"}
+    JOBS["priors"](nightly, off, {"as_of": today.isoformat()})
+    assert settled_spaces(nightly, today) == {"acme"}
+
+
+def _later_file(tmp_path: Path) -> Path:
+    """A sixth session of the history's first 12 people (new keys and exposures)."""
+    path = tmp_path / "later.jsonl"
+    path.write_text("\n".join(_history(people=12, sessions=1, seed=6, first=5)) + "\n")
+    return path
 
 
 def _boots_file(tmp_path: Path) -> Path:

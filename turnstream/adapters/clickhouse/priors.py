@@ -9,6 +9,7 @@ import json
 import math
 import time
 from collections.abc import Iterable, Sequence
+from datetime import date
 from typing import Any
 
 from turnstream.adapters.clickhouse.store import Store
@@ -86,14 +87,16 @@ def latest_field_priors(store: Store, space_id: str) -> dict[str, FieldPrior]:
     }
 
 
-def settled_spaces(store: Store) -> set[str]:
-    """The spaces the priors job ran for (their priors, field priors or the mark of the
-    people it derived again): the nightly job's, no first fit
-    (:mod:`turnstream.core.derivation.first_fit`)."""
+def settled_spaces(store: Store, today: date) -> set[str]:
+    """The spaces a nightly run of the priors job wrote priors or field priors for (a
+    version as of ``today`` or before): the nightly job's, no first fit
+    (:mod:`turnstream.core.derivation.first_fit`). A first fit writes tomorrow's version,
+    so a space only first-fitted is not settled: a restarted worker fits it again."""
     rows = store.query(
-        "SELECT DISTINCT space_id FROM priors UNION DISTINCT "
-        "SELECT DISTINCT space_id FROM field_priors UNION DISTINCT "
-        "SELECT DISTINCT space_id FROM rederived"
+        "SELECT DISTINCT space_id FROM priors WHERE version <= toYYYYMMDD({today:Date}) "
+        "UNION DISTINCT "
+        "SELECT DISTINCT space_id FROM field_priors WHERE version <= toYYYYMMDD({today:Date})",
+        {"today": today},
     ).rows
     return {space_id for (space_id,) in rows}
 

@@ -13,8 +13,11 @@ derivations) the last fit was at 160, and the third session's evidence waited fo
 night (docs/signals.md, "The first fit, live and in replay"). So a space is also
 due once none of its people has been derived for :data:`QUIET_SECONDS` and its
 derivations grew by :data:`QUIET_GROWTH` since the last fit (a quarter: a space busy in
-bursts is fitted at most a few dozen times more, not at each lull). A space the priors
-job already ran for (``settled``) is the nightly job's. Pure: the caller runs the fit
+bursts is fitted at most a few dozen times more, not at each lull). A space a nightly run of
+the priors job wrote priors for (``settled``) is the nightly job's; one only fitted
+here is not (a first fit writes tomorrow's version, :func:`fit_params`), so a worker
+restarted during the day fits it again from its :data:`FIT_FLOOR`-th person derived
+since, as its derivations since double. Pure: the caller runs the fit
 (the priors job for those spaces), says what it derived and when (any monotonic clock).
 """
 
@@ -45,7 +48,7 @@ class FirstFits:
     last: int = LAST_EARLY_FIT
     quiet_seconds: float = QUIET_SECONDS
     quiet_growth: float = QUIET_GROWTH
-    #: Spaces the priors job already ran for (read from the store at start).
+    #: Spaces a nightly run of the priors job ran for (read from the store at start).
     settled: set[str] = field(default_factory=set)
     #: Per space, its people derived, up to ``floor`` of them (all it needs to know).
     _people: dict[str, set[str]] = field(default_factory=dict)

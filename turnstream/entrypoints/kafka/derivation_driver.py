@@ -183,7 +183,7 @@ class DerivationDriver:
         self._next_due = self.engine.next_due()
         if self.first_fits is not None and derivations:
             if not self._settled_read:
-                self.first_fits.settle(settled_spaces(self.sink.store))
+                self.first_fits.settle(settled_spaces(self.sink.store, datetime.now(UTC).date()))
                 self._settled_read = True
             at = time.monotonic()
             for d in derivations:
