@@ -10,17 +10,22 @@ characters.
 
 A name's words (folded: lower case, no accents; stop words and one-letter words left out)
 that no other object's names share are its distinctive words; a sentence names an object
-when it holds one of them. Several objects named: the number goes to the one whose shared
-word stands nearest to it (fewer words between), then to the one with more shared words,
-then to the one written before it. No object named: the number is compared by its role
-alone, as before.
+when it holds one of them. As many objects named as the sentence holds numbers of the
+number's class: they pair in order ("The City Flex is $99.90, the Aero Runner $129.99").
+Otherwise, several objects named: the number goes to the one whose shared word stands
+nearest to it (fewer words between), then to the one with more shared words, then to the
+one written before it. No object named in its sentence: the object the
+nearest earlier sentence of its paragraph names, when that sentence names one alone ("Take
+the City Flex. It is now $129.99." is about the City Flex); else (several named, none, or
+a new paragraph) the number is compared by its role alone, as before.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from turnstream.sdk.claims.evidence import ProvenancedValue
 from turnstream.sdk.claims.normalize import fold
@@ -33,6 +38,8 @@ NAME_FIELDS = frozenset(
      "model", "sku", "identifier"}
 )  # fmt: skip
 _WORD = re.compile(r"[^\W_]+")
+#: A blank line: a new paragraph, where an earlier sentence's object no longer carries.
+_PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
 # Words that name nothing on their own (pt, en, es articles, prepositions, conjunctions).
 _STOP = frozenset(
     [
@@ -111,6 +118,11 @@ class ObjectNames:
 
     #: folded word -> the objects whose names hold it, only words of a single object
     words: dict[str, str]
+    #: (text, sentence start, end) -> the objects the sentence names: each sentence of an
+    #: output folded once, however many later numbers look back at it.
+    _named: dict[tuple[str, int, int], frozenset[str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, values: Sequence[ProvenancedValue]) -> ObjectNames:
@@ -122,10 +134,80 @@ class ObjectNames:
                     owners.setdefault(w, set()).add(obj)
         return cls({w: next(iter(objs)) for w, objs in owners.items() if len(objs) == 1})
 
-    def bind(self, text: str, sentence: tuple[int, int], start: int, end: int) -> str | None:
-        """The object the sentence names for the number at ``start:end``, or None."""
+    def bind(
+        self,
+        text: str,
+        sentence: tuple[int, int],
+        start: int,
+        end: int,
+        sentences: Sequence[tuple[int, int]] = (),
+        numbers: Sequence[tuple[int, int]] = (),
+    ) -> str | None:
+        """The object the sentence names for the number at ``start:end`` (``numbers``: the
+        spans of the sentence's numbers of its class, in order, this one among them); when
+        it names none, the one object the nearest earlier naming sentence of ``sentences``
+        (the output's) in its paragraph names; else None."""
         if not self.words:
             return None
+        named = self._paired(text, sentence, start, numbers) if len(numbers) > 1 else None
+        if named is None:
+            named = self._in_sentence(text, sentence, start, end)
+        if named is None and sentences:
+            return self._named_before(text, sentence, sentences)
+        return named
+
+    def _paired(
+        self, text: str, sentence: tuple[int, int], start: int, numbers: Sequence[tuple[int, int]]
+    ) -> str | None:
+        """When the sentence names as many objects as it holds ``numbers``, the object
+        named in the place the number has among them ("The City Flex is $99.90, the Aero
+        Runner $129.99", "$99.90 and $129.99 for the City Flex and the Aero Runner"); else
+        None (the nearest named decides)."""
+        at = next((i for i, (s, e) in enumerate(numbers) if s <= start < e), None)
+        if at is None:
+            return None
+        base = sentence[0]
+        order: list[str] = []  # the objects in the order they are first named
+        for m in _WORD.finditer(fold(text[base : sentence[1]])):
+            obj = self.words.get(m.group())
+            where = base + m.start()
+            if obj is None or obj in order or any(s <= where < e for s, e in numbers):
+                continue
+            order.append(obj)
+        return order[at] if len(order) == len(numbers) else None
+
+    def _named_before(
+        self, text: str, sentence: tuple[int, int], sentences: Sequence[tuple[int, int]]
+    ) -> str | None:
+        """The object named by the nearest earlier sentence that names any (by a word with
+        a letter), in the same paragraph, when it names one alone (several: which one is
+        meant is not known)."""
+        later = sentence[0]
+        for k in range(bisect.bisect_left(sentences, sentence) - 1, -1, -1):
+            s, e = sentences[k]
+            if _PARAGRAPH.search(text, e, later):
+                return None
+            objects = self._objects_in(text, s, e)
+            if objects:
+                return next(iter(objects)) if len(objects) == 1 else None
+            later = s
+        return None
+
+    def _objects_in(self, text: str, s: int, e: int) -> frozenset[str]:
+        """The objects ``text[s:e]`` names by a word with a letter (a number elsewhere, a
+        postcode's "100", names no object for another sentence's number)."""
+        key = (text, s, e)
+        objects = self._named.get(key)
+        if objects is None:
+            words = _WORD.findall(fold(text[s:e]))
+            found = {self.words.get(w) for w in words if not w.isdigit()}
+            objects = self._named[key] = frozenset(o for o in found if o is not None)
+        return objects
+
+    def _in_sentence(
+        self, text: str, sentence: tuple[int, int], start: int, end: int
+    ) -> str | None:
+        """The object the sentence itself names for the number at ``start:end``, or None."""
         found: dict[str, list[int]] = {}  # object -> word distances from the number
         before: dict[str, bool] = {}
         base = sentence[0]  # fold only the sentence (same length: offsets shift by base)

@@ -24,6 +24,7 @@ Order of the rules, for a claim found by a category:
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -62,14 +63,24 @@ class TurnFacts:
     )
     #: The objects of the evidence by the words that name them (binding).
     objects: ObjectNames | None = None
+    #: Every number the reader found in the text, by start (binding pairs a sentence's).
+    mentions: Sequence[NumberMention] = ()
+    _starts: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objects", ObjectNames.of(self.values))
+        self._starts.extend(m.start for m in self.mentions)
         for i, v in enumerate(self.values):
             self.by_class.setdefault(v.item.class_, []).append(v)
             number = _number(v.item.value)
             if number is not None:
                 self.by_number.setdefault((v.item.class_, round(number, 2)), []).append((i, v))
+
+    def numbers_in(self, sentence: tuple[int, int], cls: str) -> list[tuple[int, int]]:
+        """The spans of the sentence's numbers of class ``cls``, in order."""
+        lo = bisect_left(self._starts, sentence[0])
+        hi = bisect_left(self._starts, sentence[1], lo)
+        return [(m.start, m.end) for m in self.mentions[lo:hi] if m.cls == cls]
 
     def equal_values(self, m: NumberMention) -> list[ProvenancedValue]:
         """The values of the evidence equal to the number."""
@@ -202,9 +213,16 @@ def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> b
 
 def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> str | None:
     """The object the number's sentence names (one the evidence holds values of)."""
-    if facts.objects is None or cand.mention is None:
+    if facts.objects is None or cand.mention is None or not facts.objects.words:
         return None
-    obj = facts.objects.bind(facts.text, cand.sentence, cand.start, cand.end)
+    obj = facts.objects.bind(
+        facts.text,
+        cand.sentence,
+        cand.start,
+        cand.end,
+        facts.sentences,
+        facts.numbers_in(cand.sentence, cand.mention.cls),
+    )
     if obj is None or not any(v.object == obj for v in facts.values):
         return None
     return obj

@@ -99,10 +99,78 @@ def test_several_objects_each_number_goes_to_the_nearest_named():
     assert [r.verdict for r in _check(swapped)] == ["mismatch", "mismatch"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The City Flex is now $129.99, the Aero Runner $99.90.",
+        "The City Flex costs $129.99 and $99.90 buys the Aero Runner.",
+        "Between the City Flex and the Aero Runner, the prices are $129.99 and $99.90.",
+    ],
+)
+def test_as_many_objects_as_numbers_pair_in_order_so_swapped_prices_both_mismatch(text):
+    # "$129.99, the Aero Runner": the Aero Runner's word stood nearer the City Flex's
+    # price than the City Flex's did, and its right price matched the wrong product.
+    records = _check(text)
+    assert [(r.value, r.verdict, r.evidence["object"]) for r in records] == [
+        ("129.99", "mismatch", CITY),
+        ("99.90", "mismatch", AERO),
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The City Flex is now $99.90, the Aero Runner $129.99.",
+        "The City Flex costs $99.90 and $129.99 buys the Aero Runner.",
+        "The City Flex is $99.90, while $129.99 buys the Aero Runner.",
+        "$99.90 for the City Flex and $129.99 for the Aero Runner.",
+        "Between the City Flex and the Aero Runner, the prices are $99.90 and $129.99.",
+    ],
+)
+def test_as_many_objects_as_numbers_each_right_price_matches_its_own(text):
+    records = _check(text)
+    assert [(r.verdict, r.evidence["object"]) for r in records] == [
+        ("matched", CITY),
+        ("matched", AERO),
+    ]
+
+
 def test_no_object_named_is_role_only_as_before():
     assert _verdicts("It is now $129.99.") == [("129.99", "price_sale", "matched")]
     assert _verdicts("It is now $99.90.") == [("99.90", "price_sale", "matched")]
     assert _verdicts("It is now $50.00.") == [("50.00", "price_sale", "mismatch")]
+
+
+@pytest.mark.parametrize(
+    ("lang", "text"),
+    [
+        ("en", "Take the City Flex. It is now $129.99."),
+        ("en", "The City Flex is a classic. Today it sells for $129.99."),
+        ("pt", "Leve o City Flex. Ele sai por R$ 129,99."),
+        ("es", "Lleve el City Flex. Ahora cuesta $129.99."),
+    ],
+)
+def test_a_sentence_that_names_nothing_is_about_the_one_object_named_before_it(lang, text):
+    # The right price of the Aero Runner, said of the City Flex a sentence later, is not
+    # matched: the number goes to the one object the previous sentence names.
+    [record] = _check(text, lang)
+    assert (record.verdict, record.evidence["object"]) == ("mismatch", CITY)
+    assert record.evidence["expected"] == "99.90"
+    assert _check("Take the City Flex. It is now $99.90.")[0].verdict == "matched"
+
+
+def test_the_object_named_before_stops_at_a_paragraph_or_at_several_named():
+    # Several objects named in the sentence before: which one is meant is not known.
+    both = "The City Flex and the Aero Runner are in stock. It is now $129.99."
+    assert _verdicts(both) == [("129.99", "price_sale", "matched")]
+    # A new paragraph starts afresh.
+    assert _verdicts("Take the City Flex.\n\nIt is now $129.99.") == [
+        ("129.99", "price_sale", "matched")
+    ]
+    # The nearest sentence that names one decides, not an earlier one.
+    text = "Take the City Flex. Or the Aero Runner. It is now $129.99."
+    [record] = _check(text)
+    assert (record.verdict, record.evidence["object"]) == ("matched", AERO)
 
 
 def test_a_named_object_without_a_value_of_the_class_has_no_evidence():
