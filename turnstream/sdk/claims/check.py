@@ -25,6 +25,7 @@ from turnstream.sdk.claims.contract import INTERNAL_TEXT, Contract, InternalText
 from turnstream.sdk.claims.detect import Candidate, Detector, NumberMention
 from turnstream.sdk.claims.evidence import Evidence, StateRead
 from turnstream.sdk.claims.internal_text import find_repeats
+from turnstream.sdk.claims.normalize import reading
 from turnstream.sdk.claims.quotes import quoted_spans
 from turnstream.sdk.claims.records import ClaimRecord
 from turnstream.sdk.claims.results import Evaluation, Guarded
@@ -184,14 +185,17 @@ class Claims:
         language: Language | None = None,
         now: datetime | None = None,
     ) -> Evaluation:
-        """Every claim of ``text`` and what the actions would do (nothing is done)."""
+        """Every claim of ``text`` and what the actions would do (nothing is done). The
+        text is read in its :func:`~turnstream.sdk.claims.normalize.reading` (digits of any
+        script as ASCII, offsets kept): the spans and edits apply to ``text`` as given."""
         lang = self.language(language)
+        read = reading(text)
         return evaluate(
             self.contract,
             self.detector,
-            text,
+            read,
             lang,
-            self.reader(text, lang),
+            self.reader(read, lang),
             agent=self.agent,
             context=context,
             immutable=immutable or context in self.contract.outputs.immutable,

@@ -1,8 +1,10 @@
 """Text normalisation shared by terms, quotes, anchors and internal text.
 
-Three forms: ``lower`` (terms: "reservé", I reserved, is not "reserve", a request) and ``fold``
-keep every offset (one character for one character: lower case, accents
-removed), so a term found in the folded text has its span in the original; ``normalize`` is
+Four forms: ``reading`` (what the number reader and the detector read: every digit as the
+ASCII digit it shows, fullwidth forms as ASCII), ``lower`` (terms: "reservé", I reserved, is
+not "reserve", a request) and ``fold`` keep every offset (one character for one character:
+lower case, accents removed), so a term found in the folded text has its span in the
+original; ``normalize`` is
 the anchor form of the spec (lower case, accents removed, every run of anything but letters
 and digits made one space), with a map back to the original offsets.
 """
@@ -13,11 +15,34 @@ import re
 import unicodedata
 from functools import lru_cache
 
-__all__ = ["fold", "lower", "normalize", "normalize_with_map", "words"]
+__all__ = ["fold", "lower", "normalize", "normalize_with_map", "reading", "words"]
 
 _NON_WORD = re.compile(r"[\W_]+")
 _ACCENTS = re.compile("[\u0300-\u036f]+")
 _WORD = re.compile(r"[^\W_]+")
+
+
+#: A decimal digit that is not ASCII (fullwidth, Arabic-Indic, Devanagari, mathematical...),
+#: a fullwidth form of ASCII (U+FF01-FF5E) or the ideographic space.
+_OTHER_FORMS = re.compile("(?![0-9])\\d|[\uff01-\uff5e\u3000]")
+
+
+def _ascii_form(match: re.Match[str]) -> str:
+    ch = match.group()
+    digit = unicodedata.decimal(ch, None)
+    if digit is not None:
+        return str(digit)
+    return " " if ch == "\u3000" else chr(ord(ch) - 0xFEE0)
+
+
+def reading(text: str) -> str:
+    """``text`` with every decimal digit as its ASCII digit and every fullwidth form as its
+    ASCII character, same length (offsets unchanged): "$" and 129.99 in fullwidth digits
+    (U+FF11...) read as "$129.99", so
+    a number written in other digits is a claim like any other, never missed."""
+    if text.isascii():
+        return text
+    return _OTHER_FORMS.sub(_ascii_form, text)
 
 
 @lru_cache(maxsize=4096)
