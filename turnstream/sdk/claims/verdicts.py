@@ -273,6 +273,8 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
     if cand.qualifier == APPROXIMATE or m.is_range or isinstance(m.value, tuple | list):
         approx = _approximate(m, spec.approximate_tolerance, candidates, equal)
         if approx is not None:
+            if obj is not None and approx.verdict == "mismatch" and approx.evidence is not None:
+                approx.evidence["bound"] = True
             return approx
     if not equal:
         right = _right(m, candidates)
@@ -302,16 +304,40 @@ def _approximate(
 ) -> Judgement | None:
     """A hedged number ("about $40") or a range against single values: not compared
     without a tolerance (``not_checked``); within ``approximate_tolerance`` of a candidate,
-    ``matched``; else ``mismatch``. A range equal bound by bound to a range value goes on
-    to the plain comparison (None)."""
+    ``matched``; else ``mismatch``. A range that holds none of the candidates' values is a
+    ``mismatch`` ("$500 to $900" of a $99.90 product); one that holds one is not compared.
+    A range equal bound by bound to a range value goes on to the plain comparison (None)."""
     if equal:
         return None
-    if tolerance is None or isinstance(m.value, tuple | list):
+    if isinstance(m.value, tuple | list):
+        return _range(m, candidates)
+    if tolerance is None:
         return Judgement("computed", "not_checked", {"kind": "approximate"})
     near = [v for v in candidates if _approximately(m, v.item, tolerance)]
     if near:
         return Judgement("computed", "matched", near[0].ref() | {"approximate": True})
     return Judgement("computed", "mismatch", candidates[0].ref() | {"approximate": True})
+
+
+def _range(m: NumberMention, candidates: list[ProvenancedValue]) -> Judgement:
+    """A range against the candidates: ``mismatch`` when every candidate is one number of
+    the range's class and unit outside it (to the cent for money), else ``not_checked``."""
+    bounds = [_number(b) for b in m.value] if len(m.value) == 2 else []
+    singles = [(v, _number(v.item.value)) for v in candidates]
+    comparable = all(
+        n is not None and v.item.class_ == m.cls and _same_unit(m, v.item) for v, n in singles
+    )
+    if len(bounds) != 2 or None in bounds or not singles or not comparable:
+        return Judgement("computed", "not_checked", {"kind": "approximate"})
+    slack = _CENT if m.cls == "money" else 1e-9
+    low, high = sorted(b for b in bounds if b is not None)
+    if any(n is not None and low - slack <= n <= high + slack for _, n in singles):
+        return Judgement("computed", "not_checked", {"kind": "approximate"})
+    right = _right(m, candidates)
+    ref = (right or candidates[0]).ref() | {"range": True}
+    if right is not None:
+        ref["expected"] = mention_value_of(right.item)
+    return Judgement("computed", "mismatch", ref)
 
 
 def mention_value_of(item: EvidenceValue) -> str:

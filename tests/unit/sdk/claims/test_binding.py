@@ -327,6 +327,27 @@ def test_a_range_against_single_values_is_not_compared():
     assert record.verdict == "not_checked"
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("The City Flex is now $500.00 to $900.00.", "99.90"),
+        ("The City Flex is now $120 to $130.", "99.90"),  # the Aero Runner's price: not its
+        ("The City Flex costs between $1 and $50.", "99.90"),
+    ],
+)
+def test_a_range_that_holds_none_of_the_values_is_a_mismatch(text: str, expected: str) -> None:
+    # Before: not_checked / count for any range, so a wrong price written as one went out.
+    [record] = _check(text)
+    assert (record.verdict, record.action) == ("mismatch", "warn")  # a range is never rewritten
+    assert record.evidence["object"] == CITY
+    assert record.evidence["expected"] == expected
+    assert record.evidence["range"] is True and record.evidence["bound"] is True
+    # Without a named object, against every value of the role: none within, a mismatch;
+    # one within, not compared.
+    assert _verdicts("It is now $500 to $900.")[0][2] == "mismatch"
+    assert _verdicts("It is now $100 to $200.")[0][2] == "not_checked"
+
+
 # ---------------------------------------------------------------- 3. rewrite a mismatch
 
 
