@@ -10,11 +10,12 @@ characters.
 
 A name's words (folded: lower case, no accents; stop words and one-letter words left out)
 that no other object's names share are its distinctive words; a sentence names an object
-when it holds one of them. As many objects named as the sentence holds numbers of the
-number's class: they pair in order ("The City Flex is $99.90, the Aero Runner $129.99").
-Otherwise, several objects named: the number goes to the one whose shared word stands
-nearest to it (fewer words between), then to the one with more shared words, then to the
-one written before it. No object named in its sentence: the object the
+when it holds one of them. Several objects named: the number goes to the one whose shared
+word stands nearest to it (fewer words between), then to the one with more shared words,
+then to the one written before it. When the sentence names as many objects as it holds
+numbers of the number's class, they also pair in order (:meth:`ObjectNames.paired`); the
+checker holds a number the two disagree on to both (``verdicts``). No object named in its
+sentence: the object the
 nearest earlier sentence of its paragraph names, when that sentence names one alone ("Take
 the City Flex. It is now $129.99." is about the City Flex); else (several named, none, or
 a new paragraph) the number is compared by its role alone, as before.
@@ -123,6 +124,10 @@ class ObjectNames:
     _named: dict[tuple[str, int, int], frozenset[str]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: (text, sentence start, end) -> what :meth:`_named_before` answered for it.
+    _before: dict[tuple[str, int, int], str | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, values: Sequence[ProvenancedValue]) -> ObjectNames:
@@ -141,28 +146,26 @@ class ObjectNames:
         start: int,
         end: int,
         sentences: Sequence[tuple[int, int]] = (),
-        numbers: Sequence[tuple[int, int]] = (),
     ) -> str | None:
-        """The object the sentence names for the number at ``start:end`` (``numbers``: the
-        spans of the sentence's numbers of its class, in order, this one among them); when
-        it names none, the one object the nearest earlier naming sentence of ``sentences``
-        (the output's) in its paragraph names; else None."""
+        """The object the sentence names for the number at ``start:end`` (the nearest
+        named); when it names none, the one object the nearest earlier naming sentence of
+        ``sentences`` (the output's) in its paragraph names; else None."""
         if not self.words:
             return None
-        named = self._paired(text, sentence, start, numbers) if len(numbers) > 1 else None
-        if named is None:
-            named = self._in_sentence(text, sentence, start, end)
+        named = self._in_sentence(text, sentence, start, end)
         if named is None and sentences:
             return self._named_before(text, sentence, sentences)
         return named
 
-    def _paired(
+    def paired(
         self, text: str, sentence: tuple[int, int], start: int, numbers: Sequence[tuple[int, int]]
     ) -> str | None:
-        """When the sentence names as many objects as it holds ``numbers``, the object
-        named in the place the number has among them ("The City Flex is $99.90, the Aero
-        Runner $129.99", "$99.90 and $129.99 for the City Flex and the Aero Runner"); else
-        None (the nearest named decides)."""
+        """When the sentence names as many objects as it holds ``numbers`` (the spans of
+        its numbers of one class, in order, the one at ``start`` among them; two or more),
+        the object named in the place the number has among them ("The City Flex is $99.90,
+        the Aero Runner $129.99"); else None."""
+        if len(numbers) < 2 or not self.words:
+            return None
         at = next((i for i, (s, e) in enumerate(numbers) if s <= start < e), None)
         if at is None:
             return None
@@ -182,16 +185,29 @@ class ObjectNames:
         """The object named by the nearest earlier sentence that names any (by a word with
         a letter), in the same paragraph, when it names one alone (several: which one is
         meant is not known)."""
-        later = sentence[0]
-        for k in range(bisect.bisect_left(sentences, sentence) - 1, -1, -1):
-            s, e = sentences[k]
-            if _PARAGRAPH.search(text, e, later):
-                return None
-            objects = self._objects_in(text, s, e)
+        # Each sentence's answer is kept: a later one that names nothing takes it from the
+        # sentence before instead of walking back again (40 such numbers: 40 steps, not
+        # 800). A loop, not recursion: a long document has thousands of sentences.
+        walked: list[tuple[str, int, int]] = []
+        answer: str | None = None
+        current = sentence
+        k = bisect.bisect_left(sentences, sentence) - 1
+        while True:
+            key = (text, *current)
+            if key in self._before:
+                answer = self._before[key]
+                break
+            walked.append(key)
+            if k < 0 or _PARAGRAPH.search(text, sentences[k][1], current[0]):
+                break
+            objects = self._objects_in(text, *sentences[k])
             if objects:
-                return next(iter(objects)) if len(objects) == 1 else None
-            later = s
-        return None
+                answer = next(iter(objects)) if len(objects) == 1 else None
+                break
+            current, k = sentences[k], k - 1
+        for key in walked:
+            self._before[key] = answer
+        return answer
 
     def _objects_in(self, text: str, s: int, e: int) -> frozenset[str]:
         """The objects ``text[s:e]`` names by a word with a letter (a number elsewhere, a

@@ -215,14 +215,17 @@ def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) ->
     """The object the number's sentence names (one the evidence holds values of)."""
     if facts.objects is None or cand.mention is None or not facts.objects.words:
         return None
-    obj = facts.objects.bind(
-        facts.text,
-        cand.sentence,
-        cand.start,
-        cand.end,
-        facts.sentences,
-        facts.numbers_in(cand.sentence, cand.mention.cls),
-    )
+    names, m = facts.objects, cand.mention
+    obj = names.bind(facts.text, cand.sentence, cand.start, cand.end, facts.sentences)
+    numbers = facts.numbers_in(cand.sentence, m.cls)
+    paired = names.paired(facts.text, cand.sentence, cand.start, numbers)
+    if obj is not None and paired is not None and paired != obj:
+        # The nearest named and the pairing in order disagree ("The City Flex is $129.99,
+        # the Aero Runner $99.90": the Aero Runner's word stands nearer): the number must
+        # be right for both, so it is held to the one whose value it is not.
+        right_for = {v.object for v in values if same_value(m, v.item)}
+        if obj in right_for and paired not in right_for:
+            obj = paired
     if obj is None or not any(v.object == obj for v in facts.values):
         return None
     return obj
