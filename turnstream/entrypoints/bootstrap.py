@@ -13,6 +13,7 @@ import asyncio
 import functools
 import gc
 import logging
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -34,6 +35,7 @@ from turnstream.adapters.clickhouse.writer import RawSink
 from turnstream.adapters.kafka.admin import ensure_topics, max_message_bytes
 from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
+from turnstream.adapters.kafka.retry import retrying
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
 from turnstream.config import Settings
 from turnstream.core.derivation.first_fit import FirstFits, fit_params
@@ -54,6 +56,7 @@ __all__ = [
     "build_parts",
     "build_replay",
     "prepare_store",
+    "ready_topics",
     "run_worker",
     "tune_gc",
 ]
@@ -73,6 +76,11 @@ GC_YOUNG_THRESHOLD = 200_000
 
 #: Bytes a record batch of one message adds to its key and value (header, lengths).
 RECORD_BATCH_OVERHEAD = 1024
+
+#: Seconds the worker's start-up gives the broker to make its topics ready, transient
+#: errors retried (:func:`ready_topics`): long for a broker on a loaded machine, shorter
+#: than the 90 s the tests give a worker to answer (turnstream_dev/worker_process.py).
+STARTUP_SECONDS = 60.0
 
 
 def tune_gc() -> None:
@@ -165,6 +173,36 @@ def build_replay(settings: Settings, store: Store) -> Replay:
     return Replay(ingest, derived, engine, names.accepted, first_fits, run_fit)
 
 
+async def ready_topics(settings: Settings, within: float = STARTUP_SECONDS) -> int:
+    """Create the worker's topics (with their partition count and the largest message
+    each takes) and wait for their partitions' leaders, before anything subscribes; the
+    largest message the accepted topic takes. A transient broker error (a leader still
+    being elected, a broker not answering yet: ``adapters/kafka/retry.transient``) is
+    logged and retried with back-off for ``within`` seconds in all; then, or on any other
+    error, it raises and the worker does not start."""
+    names = topology_of(settings).names
+    options = client_options(settings)
+    bootstrap = settings.broker.bootstrap
+    deadline = time.monotonic() + within
+    await retrying(
+        lambda: ensure_topics(
+            bootstrap,
+            names.every,
+            settings.worker.partitions,
+            configs=names.configs(),
+            options=options,
+            timeout=max(deadline - time.monotonic(), 0.0),
+        ),
+        "creating the topics",
+        deadline,
+    )
+    return await retrying(
+        lambda: max_message_bytes(bootstrap, names.accepted, options),
+        f"reading the limit of {names.accepted}",
+        deadline,
+    )
+
+
 def run_worker(settings: Settings, loglevel: str = "info") -> None:
     """Open the store, apply migrations, then run the Faust worker until stopped."""
     store = AsyncStore.open(settings.store.dsn, settings.store.database)
@@ -174,23 +212,9 @@ def run_worker(settings: Settings, loglevel: str = "info") -> None:
         applied = store.call(prepare_store, store.store, settings)
         if applied:
             log.info("schema migrations applied: %s", applied)
-        # Create the topics (with their partition count and the largest message each
-        # takes) before anything subscribes.
-        names = topology_of(settings).names
-        asyncio.run(
-            ensure_topics(
-                settings.broker.bootstrap,
-                names.every,
-                settings.worker.partitions,
-                configs=names.configs(),
-                options=client_options(settings),
-            )
-        )
+        taken = asyncio.run(ready_topics(settings))
         parts = build_parts(settings, store)
         # An accepted topic made elsewhere may take less: refuse what it would refuse.
-        taken = asyncio.run(
-            max_message_bytes(settings.broker.bootstrap, names.accepted, client_options(settings))
-        )
         parts.ingest.fanout_max_bytes = min(FANOUT_MAX_BYTES, taken - RECORD_BATCH_OVERHEAD)
         log.info("accepted messages up to %d bytes", parts.ingest.fanout_max_bytes)
         keys = KeyFile(settings.keys_path())

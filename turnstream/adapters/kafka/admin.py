@@ -12,8 +12,9 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from aiokafka.errors import KafkaError, TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError, for_code
 
+from turnstream.adapters.kafka.retry import transient
 from turnstream.errors import WorkerFailing
 
 __all__ = ["ensure_topics", "group_lag", "max_message_bytes", "wait_until_drained"]
@@ -31,9 +32,9 @@ async def group_lag(
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap, enable_auto_commit=False, **(options or {})
     )
-    await admin.start()
-    await consumer.start()
     try:
+        await admin.start()
+        await consumer.start()
         committed = await admin.list_consumer_group_offsets(group)
         partitions = [
             TopicPartition(d["topic"], p["partition"])
@@ -72,8 +73,8 @@ async def wait_until_drained(
     while True:
         try:
             remaining = sum((await group_lag(bootstrap, group, topics, options)).values())
-        except KafkaError as exc:
-            if not exc.retriable or time.monotonic() > deadline:
+        except Exception as exc:
+            if not transient(exc) or time.monotonic() > deadline:
                 raise
             await asyncio.sleep(0.5)  # e.g. the group coordinator is still being elected
             continue
@@ -108,8 +109,8 @@ async def ensure_topics(
     """
     configs = configs or {}
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
-    await admin.start()
     try:
+        await admin.start()
         existing = set(await admin.list_topics())
         wanted = [*topics, *compacted]
         missing = [t for t in wanted if t not in existing]
@@ -148,10 +149,11 @@ async def ensure_topics(
 async def max_message_bytes(
     bootstrap: str, topic: str, options: Mapping[str, Any] | None = None
 ) -> int:
-    """The largest record batch ``topic`` takes (its ``max.message.bytes``)."""
+    """The largest record batch ``topic`` takes (its ``max.message.bytes``); an error
+    the broker answers raises as its class (``aiokafka.errors.for_code``)."""
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
-    await admin.start()
     try:
+        await admin.start()
         responses = await admin.describe_configs(
             [ConfigResource(ConfigResourceType.TOPIC, topic, {"max.message.bytes": None})]
         )
@@ -160,8 +162,8 @@ async def max_message_bytes(
     for response in responses:
         for resource in response.resources:
             error_code, _, _, _, entries = resource[:5]
-            if error_code:
-                raise KafkaError(f"cannot describe topic {topic}: error {error_code}")
+            if error_code:  # the broker's error by its class: retriable or not
+                raise for_code(error_code)(f"cannot describe topic {topic}")
             for entry in entries:
                 if entry[0] == "max.message.bytes":
                     return int(entry[1])
