@@ -150,8 +150,12 @@ def test_the_worker_start_up_waits_out_leader_elections_after_creating_its_topic
     assert calls == ["ensure_topics"] * 3 + ["max_message_bytes"] * 3
     logged = [r.getMessage() for r in caplog.records]
     assert len(logged) == 4
-    assert "creating the topics: transient broker error KafkaConnectionError" in logged[0]
-    assert "NotLeaderForPartitionError" in logged[2]
+    assert logged[0] == (
+        "creating the topics: transient broker error (KafkaConnectionError: Unable to "
+        "bootstrap); retrying in 0.0 s"
+    )
+    assert "transient broker error ([Error 7] RequestTimedOutError)" in logged[1]
+    assert "transient broker error ([Error 6] NotLeaderForPartitionError)" in logged[2]
 
 
 def test_the_worker_start_up_still_refuses_what_lasts(
