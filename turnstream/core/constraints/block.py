@@ -318,7 +318,7 @@ def _acts(
     allergy), one soft avoid per food they avoid, its label in the block's language;
     never the words. The newest statement of each act decides it: one that negates it
     ("não sou celíaco") leaves it out. A field whose newest statement is not understood
-    (:func:`read_sensitive`: nothing read, or a "sem X" naming no food) is
+    (:func:`read_sensitive`: a clause nothing reads, or a "sem X" naming no food) is
     ``unread`` (asked, never echoed)."""
     acted = _Acted()
     seen: set[tuple[str, str]] = set()

@@ -11,7 +11,9 @@ issues" name no food: no act). What follows a negation ("não sou celíaco",
 since in Portuguese it is "in the") is said *not* to hold, until the clause ends or
 "e" / "y" / "and" starts a new statement: its acts are negated, never served (and a
 newer negation outweighs an older statement). Clauses end at punctuation and at "mas",
-"pero", "but".
+"pero", "but"; a comma or semicolon that goes on with a list of foods ("alergia a ovo,
+leite e soja") joins it. A clause nothing reads is asked, also beside clauses read
+("alergia a amendoim, kosher": "sem amendoim", and the field asked).
 
 A clause that says there is nothing to act on ("sem restrições", "como de tudo", "sin
 restricciones", "I eat everything", "none") reads as that: no act, and nothing to ask.
@@ -136,8 +138,8 @@ class Reading:
     """What one sensitive value means: hard acts (name, act), soft avoidances (name,
     the food's words per language), the names of acts said not to hold, whether it says
     there is nothing to act on (``unrestricted``: "sem restrições", no clause left
-    unread), and whether it does without something no food nor act names (``unclear``:
-    "sem sentido")."""
+    unread), and whether something of it is left unread (``unclear``: a clause nothing
+    reads, or a "sem X" whose X no food nor act names, "sem sentido")."""
 
     acts: list[tuple[str, Act]] = field(default_factory=list)
     avoided: list[tuple[str, Labels]] = field(default_factory=list)
@@ -165,15 +167,37 @@ def _foods() -> dict[str, _Food]:
 
 
 def _clauses(text: str) -> list[list[tuple[str, str]]]:
-    """The clauses of ``text``, each its words as (as written, normalized)."""
+    """The clauses of ``text``, each its words as (as written, normalized). A comma or
+    semicolon after an allergy, an avoidance or a "sem" goes on with its list when a food
+    ``foods.toml`` lists follows it ("alergia a ovo, leite e soja", "allergic to nuts,
+    eggs"): there it joins as "and" would."""
+    tokens = [(token, normalized(token)) for token in _TOKEN.findall(text)]
     clauses: list[list[tuple[str, str]]] = [[]]
-    for token in _TOKEN.findall(text):
-        key = normalized(token)
-        if token in _BREAKS or key in _CONTRAST:
+    for i, (token, key) in enumerate(tokens):
+        if token in ",;" and _lists_on(clauses[-1], tokens[i + 1 :]):
+            clauses[-1].append((token, "and"))
+        elif token in _BREAKS or key in _CONTRAST:
             clauses.append([])
         elif key:
             clauses[-1].append((token, key))
     return [c for c in clauses if c]
+
+
+def _lists_on(clause: Sequence[tuple[str, str]], rest: Sequence[tuple[str, str]]) -> bool:
+    """Whether ``rest`` goes on with a list of foods ``clause`` started: the clause leads
+    to foods (an allergy, an avoidance, a "sem") and ``rest`` starts, past joining words,
+    articles and a negation, with a food ``foods.toml`` lists."""
+    if not any(key in _ALLERGY | _AVOID | _WITHOUT for _, key in clause):
+        return False
+    words = [key for _, key in rest]
+    i = 0
+    while i < len(words) and words[i] in _AND | _ARTICLES | _TO | _NEGATORS:
+        i += 1
+    phrase = []
+    while i < len(words) and words[i] and words[i] not in _STOP and rest[i][0] not in _BREAKS:
+        phrase.append(words[i])
+        i += 1
+    return " ".join(phrase) in _foods()
 
 
 def _negates(keys: Sequence[str], i: int) -> bool:
@@ -348,23 +372,29 @@ def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
         if _says_nothing(clause):
             nothing = True
             continue
-        before = (len(reading.acts), len(reading.avoided), len(reading.negated))
+        read = False  # whether this clause names anything, said before or not
         for said_run, words in _segments(clause):
             text = " ".join(k for _, k in words)
             if not said_run:
-                reading.negated.update(n for n, _ in acts_for(types, attr, text))
-                reading.negated.update(n for n, _ in map(_doing_without, _allergens(words)))
+                denied = [*acts_for(types, attr, text), *map(_doing_without, _allergens(words))]
+                reading.negated.update(n for n, _ in denied)
+                read = read or bool(denied)
                 continue
             done_without, unnamed = _done_without(types, attr, words)
             unclear = unclear or unnamed
             foods = [*_allergens(words), *done_without]
-            for name, act in [*acts_for(types, attr, text), *map(_doing_without, foods)]:
+            acts = [*acts_for(types, attr, text), *map(_doing_without, foods)]
+            avoided = _after(words, _AVOID)
+            read = read or bool(acts or avoided)
+            for name, act in acts:
                 if name not in {n for n, _ in reading.acts}:
                     reading.acts.append((name, act))
-            for food in _after(words, _AVOID):
+            for food in avoided:
                 name = f"avoid_{food.name}"
                 if name not in {n for n, _ in reading.avoided}:
                     reading.avoided.append((name, Labels(**food.words)))
-        unread = unread or before == (len(reading.acts), len(reading.avoided), len(reading.negated))
+        unread = unread or not read
     negated = reading.negated - {n for n, _ in reading.acts}
+    # A clause nothing reads is more to know: asked, also beside clauses read.
+    unclear = unclear or unread
     return Reading(reading.acts, reading.avoided, negated, nothing and not unread, unclear)

@@ -64,6 +64,47 @@ def test_a_food_is_said_in_the_blocks_language_or_quoted_and_several_are_each_ac
 @pytest.mark.parametrize(
     ("said", "language", "lines"),
     [
+        ("alergia a ovo, leite e soja", "pt",
+         ["Obrigatório: sem ovo", "Obrigatório: sem leite", "Obrigatório: sem soja"]),
+        ("allergic to nuts, eggs, milk", "en",
+         ["Required: without tree nuts", "Required: without eggs", "Required: without milk"]),
+        ("soy alérgica al maní; a los huevos", "es",
+         ["Obligatorio: sin cacahuete", "Obligatorio: sin huevo"]),
+        ("evito pão, açúcar", "pt", ["Prefere evitar: pão", "Prefere evitar: açúcar"]),
+        ("não tenho alergia a amendoim, ovo", "pt", []),
+    ],
+)  # fmt: skip
+def test_a_list_of_foods_after_commas_is_every_food_of_it(
+    said: str, language: str, lines: list[str]
+) -> None:
+    """Before, a comma ended the clause: "alergia a ovo, leite e soja" served "sem ovo"
+    alone, leite and soja dropped, and nothing was asked."""
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert (_lines(said, language), got["ask"]) == (lines, [])
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        ("alergia a amendoim, kosher", "pt",
+         ["Obrigatório: sem amendoim", "Pergunte antes: dieta"]),
+        ("celiac; also halal", "en", ["Required: gluten-free", "Ask first: diet"]),
+        ("allergies: peanuts. eggs", "en", ["Ask first: diet"]),
+    ],
+)  # fmt: skip
+def test_a_clause_nothing_reads_beside_one_read_is_asked(
+    said: str, language: str, lines: list[str]
+) -> None:
+    """Before, what one clause said was served and a clause nothing read was dropped
+    without a word: the agent was never told there was more to know."""
+    assert _lines(said, language) == lines
+    assert not any(w in _served(block(attributes=[attribute("a1", DIET, said)], types=TYPES))
+                   for w in ("kosher", "halal"))  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
         ("não sou celíaco, só evito pão", "pt", ["Prefere evitar: pão"]),
         ("no soy celíaco, solo evito el pan", "es", ["Prefiere evitar: pan"]),
         ("I'm not coeliac, I just avoid bread", "en", ["Would rather avoid: bread"]),
