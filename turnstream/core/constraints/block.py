@@ -31,7 +31,7 @@ from turnstream.core.constraints.inputs import (
     StatedAttribute,
     StatedPreference,
 )
-from turnstream.core.constraints.sensitive_reading import read_sensitive
+from turnstream.core.constraints.sensitive_reading import read_refusal, read_sensitive
 from turnstream.core.constraints.text import (
     ValueWords,
     builtin_field_labels,
@@ -310,22 +310,35 @@ class _Acted:
     unread: list[str] = field(default_factory=list)
 
 
+def _refuses(pref: StatedPreference) -> bool:
+    """Whether ``pref`` refuses its values: an ``avoid``; a ``must_not`` of ``in``/``eq``;
+    another strength of ``not_in``/``ne`` (``must_not not_in`` wants them)."""
+    negated = pref.op in ("not_in", "ne")
+    return pref.strength == "avoid" or (pref.strength == "must_not") != negated
+
+
 def _acts(
     said: Sequence[StatedPreference | StatedAttribute], types: _Types, language: str
 ) -> _Acted:
     """What statements on sensitive fields mean to the agent (:func:`read_sensitive`):
     one hard entry per act their words affirm (the declared ones, "sem amendoim" for an
     allergy), one soft avoid per food they avoid, its label in the block's language;
-    never the words. The newest statement of each act decides it: one that negates it
-    ("não sou celíaco") leaves it out. A field whose newest statement is not understood
+    never the words; a preference that refuses (``must_not in``, ``must ne``, ``avoid``)
+    does without the foods it names and says the conditions it names do not hold
+    (:func:`read_refusal`). The newest statement of each act decides it: one that
+    negates it ("não sou celíaco") leaves it out. A field whose newest statement is not understood
     (:func:`read_sensitive`: a clause nothing reads, or a "sem X" naming no food) is
     ``unread`` (asked, never echoed)."""
     acted = _Acted()
     seen: set[tuple[str, str]] = set()
     newest: set[str] = set()
     for fact in sorted(said, key=lambda f: (f.occurred_at, f.id), reverse=True):
-        words = list(fact.values) if isinstance(fact, StatedPreference) else [fact.value]
-        reading = read_sensitive(types, fact.attr, words)
+        if isinstance(fact, StatedPreference) and _refuses(fact):
+            hard = fact.strength in _HARD
+            reading = read_refusal(types, fact.attr, fact.values, hard=hard)
+        else:
+            words = list(fact.values) if isinstance(fact, StatedPreference) else [fact.value]
+            reading = read_sensitive(types, fact.attr, words)
         if fact.attr not in newest:
             newest.add(fact.attr)
             if not reading.understood:

@@ -38,7 +38,7 @@ from turnstream.core.constraints.sensitive import acts_for, normalized
 from turnstream.core.constraints.text import quoted
 from turnstream.models.object_types import Act, Labels, ObjectTypes
 
-__all__ = ["Reading", "read_sensitive"]
+__all__ = ["Reading", "read_refusal", "read_sensitive"]
 
 _FOODS = Path(__file__).with_name("foods.toml")
 #: A word, or a mark that ends a clause.
@@ -398,3 +398,29 @@ def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
     # A clause nothing reads is more to know: asked, also beside clauses read.
     unclear = unclear or unread
     return Reading(reading.acts, reading.avoided, negated, nothing and not unread, unclear)
+
+
+def read_refusal(
+    types: ObjectTypes | None, attr: str, refused: Sequence[Any], *, hard: bool
+) -> Reading:
+    """What refusing ``refused`` on the sensitive field ``attr`` means (a preference
+    ``must_not in``, ``must ne``, ``avoid``): a condition an act names ("vegano",
+    "gluten-free") is said not to hold; a food (one ``foods.toml`` lists or a declared
+    act does without, "gluten") is done without, a hard act when ``hard`` ("sem
+    glúten"), else a soft avoid; anything else is not understood (asked, never
+    echoed)."""
+    reading = Reading()
+    unclear = False
+    for value in (v for v in refused if v is not None):
+        words = [w for clause in _clauses(str(value)) for w in clause]
+        foods = _foods_from(words, 0)
+        if named := acts_for(types, attr, " ".join(k for _, k in words)):
+            reading.negated.update(n for n, _ in named)
+        elif len(foods) == 1 and (foods[0].listed or _declared(types, attr, foods[0])):
+            if hard:
+                reading.acts.append(_without(types, attr, foods[0]))
+            else:
+                reading.avoided.append((f"avoid_{foods[0].name}", Labels(**foods[0].words)))
+        else:
+            unclear = True
+    return Reading(reading.acts, reading.avoided, reading.negated, unclear=unclear)

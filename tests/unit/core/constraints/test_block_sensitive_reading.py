@@ -349,3 +349,32 @@ def test_a_sensitive_field_the_agent_asks_is_asked_when_nothing_was_said() -> No
     assert block(attributes=said, types=TYPES, asked=("diet",))["ask"] == []
     unread = [attribute("a1", DIET, "xyzzy sem sentido")]
     assert block(attributes=unread, types=TYPES, asked=("diet",))["ask"] == [DIET]
+
+
+@pytest.mark.parametrize(
+    ("strength", "op", "values", "lines"),
+    [
+        # Refusing a food is doing without it: hard for must_not (or must ... not_in).
+        ("must_not", "in", ("gluten",), ["Required: gluten-free"]),
+        ("must", "not_in", ("peanuts", "eggs"),
+         ["Required: without peanuts", "Required: without eggs"]),
+        ("avoid", "in", ("bread",), ["Would rather avoid: bread"]),
+        ("prefer", "ne", ("sugar",), ["Would rather avoid: sugar"]),
+        # Refusing a condition is saying it does not hold: no act, nothing to ask.
+        ("must", "ne", ("vegan",), []),
+        ("must_not", "eq", ("celíaco",), []),
+        ("avoid", "in", ("vegan",), []),
+        # Refusing what is neither is asked, never echoed.
+        ("must_not", "in", ("kiwi",), ["Ask first: diet"]),
+        # A double negation wants the value, as everywhere in the block.
+        ("must_not", "not_in", ("vegan",), ["Required: vegan products only"]),
+    ],
+)  # fmt: skip
+def test_a_preference_refusing_on_a_sensitive_field_is_read_as_refused(
+    strength: str, op: str, values: tuple[str, ...], lines: list[str]
+) -> None:
+    """Before, the operator and the strength were left out: ``must ne vegan`` served
+    "Required: vegan products only", ``must_not in gluten`` asked the diet again."""
+    got = block([pref("p1", DIET, op, values, strength)], types=TYPES, language="en")
+    assert (got["text"].split("\n") if got["text"] else []) == lines
+    assert not any(v in _served(got) for v in ("celíaco", "kiwi"))
