@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from turnstream.core.constraints.inputs import Scalar
+from turnstream.core.constraints.money import money_or_none
 from turnstream.core.digits import plain_number, read_decimal
 from turnstream.core.value_words import in_every_language, known_entries, words_key
 
@@ -322,8 +323,10 @@ class ValueWords:
     (:func:`quoted`). A flag: the language's yes or no (``sim``, ``não``). A number: in
     the language's way (:func:`localized_number`: ``9,5`` in pt and es), a price
     (``money``: the ``type.field`` names of class money) with its cents (``479,90``),
-    followed by its field's unit (``units``: ``type.field`` -> ``GB``) when the types
-    document gives one."""
+    also when written as text the space's language reads as a price (``"12.50"``,
+    ``"R$ 1.299,90"``: :func:`~turnstream.core.constraints.money.read_money`), followed
+    by its field's unit (``units``: ``type.field`` -> ``GB``) when the types document
+    gives one."""
 
     language: str = "en"
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
@@ -345,8 +348,11 @@ class ValueWords:
             if label is not None:
                 return label
             written = one_line(value)
+            price = money_or_none(value, self.language) if attr in self.money else None
             number = read_decimal(written)  # a size 40.0 or 40,5: 40 and 40,5 in pt
-            if number is not None:
+            if price is not None:  # "1.299,90", "$12.50": as any price of the block
+                written = localized_number(price, self.language, True, cents)
+            elif number is not None:
                 written = localized_number(number, self.language)
             elif not _NUMERAL.fullmatch(written):
                 return quoted(value)

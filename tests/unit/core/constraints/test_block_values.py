@@ -250,3 +250,28 @@ def test_numbers_read_as_the_language_writes_them(
     assert values.word("item_variant.in_stock", True) == yes
     assert values.word("item_variant.in_stock", False) == no
     assert values.word("item_variant.price_list", float("nan")) == "nan"
+
+
+@pytest.mark.parametrize(
+    ("language", "cents", "big", "local"),
+    [("pt", "12,50", "1.299,90", "1.299,90"), ("en", "12.50", "1,299.90", "1,299.90"),
+     ("es", "12,50", "1.299,90", "1.299,90")],
+)  # fmt: skip
+def test_a_price_written_as_text_reads_as_a_price_everywhere_in_the_block(
+    language: str, cents: str, big: str, local: str
+) -> None:
+    """Before, a price sent as text was said as written ("preço até 1,299.90" in pt) or as
+    a bare decimal ("12,5"), while the change line of the same block read it as a price
+    ("1.299,90"): one price in two notations, the cents dropped."""
+    values = value_words_of(EXAMPLE, language)
+    assert values.word("item_variant.price_sale", "12.50") == cents
+    assert values.word("item_variant.price_sale", "R$ 1.299,90" if language != "en" else
+                       "$1,299.90") == big  # fmt: skip
+    ref = "item_variant:acme:1"
+    shown = {ref: {"price_sale": "1299.90"}}
+    got = block([pref("p", "item_variant.price_sale", "lte", ("1299.9",), "must")],
+                inferences=[inference("i", "interest", "item_variant.ref", ref)],
+                types=EXAMPLE, language=language, shown=shown)  # fmt: skip
+    assert got["text"].count(local) == 2, got["text"]
+    # Text no price reads from stays the producer's word, quoted.
+    assert values.word("item_variant.price_sale", "sob consulta") == "“sob consulta”"
