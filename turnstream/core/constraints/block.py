@@ -468,8 +468,9 @@ def _attributes(
     asked: Sequence[str] = (),
     ids: ValueIds | None = None,
 ) -> tuple[list[dict[str, Any]], list[_Entry]]:
-    """The person's attributes: what they said (the newest of each value, by
-    :class:`ValueIds` and :func:`_systems`: ``M``, `` m `` and ``M (BR)`` are one), then
+    """The person's attributes: what they said (the newest of each value of a field or
+    its family, by :class:`ValueIds` and :func:`_systems`: ``M``, `` m `` and ``M (BR)``
+    are one, ``person.size`` M and ``person.clothing_size`` M too), then
     what was inferred, when asked, unless something said already says it
     (:func:`_said_already`)."""
     ids = ids or ValueIds()
@@ -477,14 +478,20 @@ def _attributes(
     said = sorted(stated, key=lambda a: (a.attr, a.id))
     system_of = _systems(said, types, ids)
     seen: set[tuple[Any, ...]] = set()
+    seen_of_family: set[tuple[Any, ...]] = set()
     for fact in sorted(said, key=lambda a: a.occurred_at, reverse=True):
         applies = "always" if fact.source in SAID_SOURCES else "when_asked"
         if applies == "when_asked" and not _asked(fact.attr, asked, types):
             continue
         system = system_of(fact.attr, fact.value, fact.system)
         key = (fact.attr, ids.key(fact.attr, fact.value), system)
-        if key in seen:
-            continue  # said again: one entry, the newest
+        # Said again, on this field or another of its family (``person.size`` M beside
+        # ``person.clothing_size`` M): one entry, the newest.
+        family = _family(types, fact.attr)
+        of_family = (family or fact.attr, ids.key(fact.attr, fact.value), system)
+        if of_family in seen_of_family:
+            continue
+        seen_of_family.add(of_family)
         seen.add(key)
         rows.append(
             {

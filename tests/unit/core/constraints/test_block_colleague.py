@@ -161,6 +161,26 @@ def test_an_attribute_said_twice_is_one_line() -> None:
     assert got["text"] == "A pessoa: número do calçado 9 (US)"
 
 
+def test_one_size_said_on_two_fields_of_its_family_is_one_line() -> None:
+    """Before, ``person.clothing_size`` M and ``person.size`` M were two lines ("A
+    pessoa: tamanho de roupa M", "A pessoa: tamanho M"): one fact, said twice. The
+    newest stands; another value, or another system, is no repetition."""
+    twice = [
+        attribute("c", "person.clothing_size", "M", hours_ago=1),
+        attribute("s", "person.size", " m", hours_ago=3),
+    ]
+    got = block(attributes=twice, types=SIZED, language="pt")
+    assert ([r["id"] for r in got["attributes"]], got["text"]) == (
+        ["c"],
+        "A pessoa: tamanho de roupa M",
+    )
+    other = [
+        attribute("c", "person.clothing_size", "M", system="BR", hours_ago=1),
+        attribute("s", "person.size", "M", system="US", hours_ago=3),
+    ]
+    assert len(block(attributes=other, types=SIZED)["attributes"]) == 2
+
+
 def test_ask_the_asked_fields_no_entry_knows_and_the_fields_of_a_conflict() -> None:
     got = block(types=TYPES, language="pt", asked=("size",))
     assert got["ask"] == ["item_variant.size"]
