@@ -4,9 +4,10 @@ none (``frobnicate``), said back so that silence is never read as "already known
 A name is matched without case and accents, ``_``, ``-`` and spaces alike
 (``Storage``, ``clothing-size``, ``Tamanho``), in this order, the first match winning:
 a ``type.field`` the types document declares; an attribute field of that name; an
-attribute family (``size``); a taste field of that name (``color``); a field's label in
-any language of the document (``colour``, ``cor``, ``tamanho``, ``storage``), an
-attribute's before a taste's. Within one step types come sorted by name
+attribute family (``size``); a taste field of that name (``color``), then a state
+field of that name (``price_sale``); a field's label in any language of the document
+(``colour``, ``cor``, ``tamanho``, ``storage``, ``price``), an attribute's before a
+taste's, a taste's before a state's. Within one step types come sorted by name
 (``item_variant`` before ``person``), each type's fields in the document's order.
 """
 
@@ -20,8 +21,9 @@ from turnstream.models.object_types import LANGUAGES, ObjectTypes
 
 __all__ = ["Asked", "family_field", "normal", "resolve_asked"]
 
-#: The roles a person can be asked about: what they are and what they like.
-_ASKABLE = ("attribute", "taste")
+#: The roles a person can be asked about: what they are, what they like and what they
+#: want of an object's state (a price, stock).
+_ASKABLE = ("attribute", "taste", "state")
 
 
 @dataclass(frozen=True)
@@ -57,12 +59,15 @@ def _match(name: str, types: ObjectTypes) -> str | None:
     fields = _fields(types)
     attribute = [f for f in fields if f[2] == "attribute"]
     taste = [f for f in fields if f[2] == "taste"]
+    state = [f for f in fields if f[2] == "state"]
     steps = (
         (attr for attr, f, _, _, _ in attribute if normal(f) == wanted),
         (attr for attr, _, _, family, _ in attribute if family and normal(family) == wanted),
         (attr for attr, f, _, _, _ in taste if normal(f) == wanted),
+        (attr for attr, f, _, _, _ in state if normal(f) == wanted),
         (attr for attr, _, _, _, labels in attribute if wanted in map(normal, labels)),
         (attr for attr, _, _, _, labels in taste if wanted in map(normal, labels)),
+        (attr for attr, _, _, _, labels in state if wanted in map(normal, labels)),
     )
     return next((attr for step in steps for attr in step), None)
 

@@ -157,3 +157,21 @@ def test_a_preference_for_other_values_leaves_an_inferred_liking() -> None:
         "Prefers: brand Samsung or Motorola",
         "Seems to like (inferred): brand Apple",
     ]
+
+
+@pytest.mark.parametrize(
+    "name", ["price", "preço", "Precio", "price_sale", "item_variant.price_sale"]
+)
+def test_a_state_field_is_asked_by_any_of_its_names_as_by_its_type_field(name: str) -> None:
+    """Before, ``item_variant.price_sale`` asked "Pergunte antes: preço" while ``price``,
+    the block's own word for it, came back in ``asked_unknown``, also beside "Obrigatório:
+    preço até 500" in the same block."""
+    got = block(types=ACME, language="pt", asked=(name,))
+    assert (got["text"], "asked_unknown" in got) == ("Pergunte antes: preço", False)
+    limit = [pref("p", "item_variant.price_sale", "lte", (500,), "must")]
+    got = block(limit, types=ACME, language="pt", asked=(name,))
+    assert (got["text"], got["ask"], "asked_unknown" in got) == (
+        "Obrigatório: preço até 500",
+        [],
+        False,
+    )
