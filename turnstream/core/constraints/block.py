@@ -85,6 +85,8 @@ class _Entry:
     system: str | None = None
     #: The attribute family of the field (``size``), from the object types.
     family: str | None = None
+    #: A stated soft entry's strength (``prefer`` or ``avoid``).
+    strength: str | None = None
 
 
 def _check_aware(now: datetime) -> None:
@@ -255,6 +257,7 @@ def _soft(
                 named,
                 signs(op, named, pref.strength),
                 occurred_at=pref.occurred_at,
+                strength=pref.strength,
             )
         )
     inferred: set[tuple[Any, ...]] = set()
@@ -633,16 +636,40 @@ def _clash(a: _Entry, b: _Entry) -> bool:
     return any(b.leans.get(key) == -sign for key, sign in a.leans.items())
 
 
+def _ruled_out(hard: _Entry, soft: _Entry) -> bool:
+    """Whether the stated ``soft`` entry wants only what the ``hard`` one refuses
+    ("Required: colour blue" and "Prefers: colour red"; "price up to 100" and "prefers
+    from 200")."""
+    if hard.section != "hard" or soft.strength is None or hard.attr != soft.attr:
+        return False
+    if hard.attr is None or hard.op is None or soft.op is None:
+        return False
+    op = refusing(soft.op) if soft.strength == "avoid" else soft.op
+    return clashes(hard.op, hard.values, op, soft.values)
+
+
 def _conflicts(entries: Sequence[_Entry]) -> tuple[list[dict[str, Any]], set[tuple[str, str]]]:
-    """Every clashing pair, the one kept and why; and the losers as (section, id)."""
+    """Every clashing pair, the one kept and why; and the losers as (section, id). A
+    stated preference a standing requirement rules out (:func:`_ruled_out`) clashes with
+    it too, once the requirements have been judged among themselves (a requirement said
+    again otherwise no longer stands, and rules nothing out)."""
     found, lost = [], set()
+
+    def judged(a: _Entry, b: _Entry) -> None:
+        winner, loser, reason = _judge(a, b)
+        found.append({"entries": sorted([a.id, b.id]), "kept": winner.id, "reason": reason})
+        lost.add((loser.section, loser.id))
+
+    ruled_out = []
     for i, a in enumerate(entries):
         for b in entries[i + 1 :]:
-            if not _clash(a, b):
-                continue
-            winner, loser, reason = _judge(a, b)
-            found.append({"entries": sorted([a.id, b.id]), "kept": winner.id, "reason": reason})
-            lost.add((loser.section, loser.id))
+            if _clash(a, b):
+                judged(a, b)
+            elif _ruled_out(a, b) or _ruled_out(b, a):
+                ruled_out.append((a, b))
+    for a, b in ruled_out:
+        if (a.section, a.id) not in lost and (b.section, b.id) not in lost:
+            judged(a, b)
     found.sort(key=lambda c: (c["entries"], c["kept"]))
     return found, lost
 

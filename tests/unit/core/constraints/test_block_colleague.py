@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from tests.unit.core.constraints.builders import (
     COLOR,
     SIZE,
@@ -263,3 +265,49 @@ def test_a_size_required_and_said_is_said_once_by_the_requirement() -> None:
     several = [pref("h", SIZE, "in", ("M", "L"), "must")]
     got = block(several, attributes=[attribute("a", SIZE, "M")], types=SIZED, language="pt")
     assert got["text"].split("\n") == ["Obrigatório: tamanho M ou L", "A pessoa: tamanho M"]
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "asked"),
+    [
+        # A preference no value meeting the requirement can meet: the newest stands.
+        ([pref("h", COLOR, "in", ("blue",), "must", hours_ago=3),
+          pref("s", COLOR, "in", ("red",), "prefer", hours_ago=1)],
+         "s", "Ask first: colour (said red; earlier blue)"),
+        ([pref("h", COLOR, "in", ("blue",), "must", hours_ago=1),
+          pref("s", COLOR, "in", ("red",), "prefer", hours_ago=3)],
+         "h", "Ask first: colour (said blue; earlier red)"),
+        ([pref("h", "item_variant.price_sale", "lte", (100,), "must", hours_ago=3),
+          pref("s", "item_variant.price_sale", "gte", (200,), "prefer", hours_ago=1)],
+         "s", "Ask first: price (said from 200; earlier up to 100)"),
+        # An avoid of the only values a requirement allows.
+        ([pref("h", COLOR, "in", ("blue",), "must", hours_ago=3),
+          pref("s", COLOR, "in", ("blue",), "avoid", hours_ago=1)],
+         "s", "Ask first: colour (said other than blue; earlier blue)"),
+    ],
+)  # fmt: skip
+def test_a_stated_preference_a_requirement_rules_out_is_a_conflict(
+    said: list, kept: str, asked: str
+) -> None:
+    """Before, "Required: colour blue" and "Prefers: colour red" (or "price up to 100"
+    and "prefers from 200") stood side by side, no conflict, nothing asked: the agent was
+    told to want what it must never show."""
+    got = block(said, types=SIZED, language="en")
+    [conflict] = got["conflicts"]
+    assert (conflict["kept"], conflict["reason"]) == (kept, "current_utterance")
+    assert got["text"].split("\n")[-1] == asked
+    assert (
+        sum(line.startswith(("Required", "Prefers", "Would")) for line in got["text"].split("\n"))
+        == 1
+    )
+
+
+def test_a_stated_preference_a_requirement_allows_stands_beside_it() -> None:
+    said = [
+        pref("h", COLOR, "in", ("blue", "red"), "must", hours_ago=3),
+        pref("s", COLOR, "in", ("red",), "prefer", hours_ago=1),
+        pref("p", "item_variant.price_sale", "lte", (500,), "must", hours_ago=3),
+        pref("q", "item_variant.price_sale", "gte", (100,), "prefer", hours_ago=1),
+    ]
+    got = block(said, types=SIZED, language="en")
+    assert (got["conflicts"], got["ask"]) == ([], [])
