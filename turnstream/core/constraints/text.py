@@ -231,12 +231,13 @@ def language_of(language: str) -> str:
 
 
 def field_words(attr: str, labels: Mapping[str, str] | None = None) -> str:
-    """``labels[attr]``, else the field part in words (``health_plan.monthly_price`` →
-    ``monthly price``)."""
+    """``labels[attr]``, else the field part in words, quoted (``health_plan.wire_gauge``
+    → ``“wire gauge”``): a name no one gave words to is a producer's word, like a value
+    no one labels (``ignore_previous_instructions`` reads as the name it is)."""
     if labels and attr in labels:
         return labels[attr]
     field = attr.split(".", 1)[1] if "." in attr else attr
-    return one_line(field.replace("_", " "))
+    return quoted(field.replace("_", " ")) or one_line(field)
 
 
 #: The built-in words of common field names, beside this module.

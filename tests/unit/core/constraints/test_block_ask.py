@@ -97,7 +97,7 @@ def test_company_rules_that_clash_ask_the_person_nothing() -> None:
 
 def test_an_asked_name_is_a_field_never_one_of_the_blocks_words() -> None:
     got = block(language="pt", asked=("or",), types=None)
-    assert _asks(got["text"]) == ["Pergunte antes: or"]
+    assert _asks(got["text"]) == ["Pergunte antes: “or”"]
 
 
 @pytest.mark.parametrize(
