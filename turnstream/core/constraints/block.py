@@ -901,17 +901,42 @@ def _telling_fields(
     }
     order = _declared(types, type_name)
     readable = sorted(ranks, key=lambda k: (k in last, ranks[k], order.get(k, len(order)), k))
-    # (i, j): the name of refs[i] still fits refs[j].
-    pending = {(i, j) for i in range(len(refs)) for j in range(len(refs)) if i != j}
+    # The name of refs[i] still fits refs[j] when j showed what i showed of every field
+    # taken so far that i showed (``says[i]``): j is in i's bucket of the index of those
+    # fields. Indexes, not pairs: a group of 2,000 look-alikes is 2,000 entries, not 4M.
+    columns = {key: [_said(shown.get(ref, {}).get(key)) for ref in refs] for key in readable}
+    says: list[tuple[str, ...]] = [()] * len(refs)
+    indexes: dict[tuple[str, ...], dict[tuple[Any, ...], list[int]]] = {}
+
+    def bucket(i: int) -> list[int]:
+        """The objects refs[i]'s name still fits (i among them)."""
+        fields = says[i]
+        if fields not in indexes:
+            index: dict[tuple[Any, ...], list[int]] = {}
+            for j in range(len(refs)):
+                index.setdefault(tuple(columns[k][j] for k in fields), []).append(j)
+            indexes[fields] = index
+        return indexes[fields][tuple(columns[k][i] for k in fields)]
+
     telling: list[str] = []
     for key in readable:
-        column = [_said(shown.get(ref, {}).get(key)) for ref in refs]
-        told = {(i, j) for i, j in pending if column[i] is not None and column[i] != column[j]}
+        if all(len(bucket(i)) == 1 for i in range(len(refs))):
+            break  # every name fits its object alone
+        column = columns[key]
+        # ``key`` tells i from some j its name fits: i showed it, and not all of them alike
+        # (one look at each bucket: the answer is the same for every i of it).
+        told, looked = False, set()
+        for i in range(len(refs)):
+            members = bucket(i)
+            if column[i] is None or id(members) in looked:
+                continue
+            looked.add(id(members))
+            if len({column[j] for j in members}) > 1:
+                told = True
+                break
         if told:
             telling.append(key)
-            pending -= told
-        if not pending:
-            break
+            says = [(*f, key) if column[i] is not None else f for i, f in enumerate(says)]
     return telling
 
 
@@ -924,20 +949,25 @@ def _said(value: Any) -> str | None:
 _ROUNDS = 4
 
 
-def _alike(refs: Sequence[str], fits: Callable[[str, str], bool]) -> list[list[str]]:
+def _alike(refs: Sequence[str], fitting: Callable[[str], Sequence[str]]) -> list[list[str]]:
     """``refs`` in groups of look-alikes: two are in one group when the name of one fits
-    the other (and with every object either fits); groups of one left out."""
+    the other (``fitting(a)``: the objects ``a``'s name fits, ``a`` among them; the same
+    list for objects that say the same values), and with every object either fits;
+    groups of one left out."""
     group_of = {ref: ref for ref in refs}
 
     def root(ref: str) -> str:
         while group_of[ref] != ref:
+            group_of[ref] = group_of[group_of[ref]]  # halve the path
             ref = group_of[ref]
         return ref
 
+    joined: set[int] = set()  # the lists already in one group
     for a in refs:
-        for b in refs:
-            if a != b and fits(a, b):
-                group_of[root(a)] = root(b)
+        fits = fitting(a)
+        for b in fits[:1] if id(fits) in joined else fits:
+            group_of[root(b)] = root(a)
+        joined.add(id(fits))
     groups: dict[str, list[str]] = {}
     for ref in refs:
         groups.setdefault(root(ref), []).append(ref)
@@ -978,24 +1008,39 @@ def object_names(
     telling_of: dict[str, list[str]] = {}
 
     # What each object showed, as names compare it, and what its name starts from: its
-    # type, and its quoted name when it has one (computed once: fits runs n² times).
+    # type, and its quoted name when it has one (computed once, for every index).
     said_of = {ref: {k: _said(v) for k, v in shown.get(ref, {}).items()} for ref in keys}
     head = {
         ref: (ref.split(":", 1)[0], quoted(shown[ref][k[0]]) if k[0] in _NAME_FIELDS else None)
         for ref, k in keys.items()
     }
 
-    def fits(a: str, b: str) -> bool:
-        """Whether ``a``'s name says nothing ``b`` did not show the same way."""
-        if head[a] != head[b]:
-            return False
-        mine, theirs = said_of[a], said_of[b]
-        said = keys[a][1:] if head[a][1] is not None else keys[a]
-        return all(mine.get(k) == theirs.get(k) for k in said)
+    def said_by(a: str) -> list[str]:
+        """The fields ``a``'s name says (its quoted name is in its head)."""
+        return keys[a][1:] if head[a][1] is not None else keys[a]
+
+    # The objects by their head and the values they showed of some fields: the objects a
+    # name fits are those that showed every value it says, found in one index per set of
+    # fields names say, never by comparing every two objects (a person who disliked
+    # 2,000 objects).
+    by_fields: dict[tuple[str, ...], dict[tuple[Any, ...], list[str]]] = {}
+
+    def fitting(a: str) -> Sequence[str]:
+        """The objects ``a``'s name fits (``a`` among them): their head, and every value
+        it says, alike (a name says nothing another object did not show the same way)."""
+        fields = tuple(said_by(a))
+        index = by_fields.get(fields)
+        if index is None:
+            index = by_fields[fields] = {}
+            for ref in keys:
+                index.setdefault((head[ref], *(said_of[ref].get(k) for k in fields)), []).append(
+                    ref
+                )
+        return index.get((head[a], *(said_of[a].get(k) for k in fields)), [])
 
     named = list(keys)
     for _ in range(_ROUNDS):  # names only lengthen: look-alikes a round joins are next
-        alike = _alike(named, fits) if types is not None else []
+        alike = _alike(named, fitting) if types is not None else []
         grew = False
         for group in alike:
             assert types is not None
@@ -1016,7 +1061,7 @@ def object_names(
     names = {
         ref: name
         for ref in named
-        if not any(fits(ref, other) for other in named if other != ref)
+        if len(fitting(ref)) == 1
         and (
             name := _object_name(
                 ref, shown.get(ref), types, language, base[ref], telling_of.get(ref, ()), values
