@@ -800,8 +800,8 @@ def _name_keys(
 ) -> list[str]:
     """The fields of ``shown`` an object's short name says (:func:`_object_name`): the
     name or title it showed; else up to two of its tastes; else, with no taste shown, up
-    to two of its other fields in :func:`_rank`'s order (never one in ``avoid``); ``[]``
-    when nothing names it."""
+    to two of its other fields in :func:`_rank`'s order (one in ``avoid`` only when no
+    other names it); ``[]`` when nothing names it."""
     shown = shown or {}
     for key in _NAME_FIELDS:
         if isinstance(shown.get(key), str) and quoted(shown[key]):
@@ -820,12 +820,14 @@ def _name_keys(
     ranked = {
         k: rank
         for k, v in shown.items()
-        if k not in avoid
-        and v is not None
+        if v is not None
         and not isinstance(v, bool | list | dict)
         and (rank := _rank(types, f"{type_name}.{k}")) is not None
     }
-    return sorted(ranked, key=lambda k: (ranked[k], order.get(k, len(order)), k))[:_DESCRIBED]
+    # A field that changed names the object (by the value shown) only when nothing else
+    # does: "variante (preço 1.299,90): preço caiu ...", never "1 item" and no change said.
+    steady = [k for k in ranked if k not in avoid] or list(ranked)
+    return sorted(steady, key=lambda k: (ranked[k], order.get(k, len(order)), k))[:_DESCRIBED]
 
 
 def _object_name(

@@ -308,3 +308,15 @@ def test_the_sdks_read_reads_prices_and_refuses_junk_as_the_block_does() -> None
         with pytest.raises(TurnstreamError, match=rf"{ref}\.price_sale"):
             frame.record_read(ref, [{"field": "price_sale", "value": "NaN"}], type="item_variant")
     assert len(frame.reads) == 1  # the refused read is not recorded
+
+
+def test_an_object_named_only_by_what_changed_is_named_by_it_as_shown() -> None:
+    """Before, an object that showed only its price read "Mudou desde que viu: 1 item"
+    once its price changed: the agent was told something changed, not what, nor of
+    which object."""
+    ref = "item_variant:acme:1"
+    got = block(presented=[Presented(ref, 1)], shown={ref: {"price_sale": 1299.9}},
+                current={ref: {"price_sale": 1199.9}}, types=ACME, language="pt")  # fmt: skip
+    assert got["text"] == (
+        "Mudou desde que viu: variante (preço 1.299,90): preço caiu de 1.299,90 para 1.199,90"
+    )

@@ -172,7 +172,8 @@ def test_what_changed_is_one_line_each_object_named_a_few_at_most() -> None:
         current={"item_variant:acme:4": {"price_sale": 60}, "item_variant:acme:5": {}},
         types=TYPES, language="pt",
     )  # fmt: skip
-    assert alone["text"] == "Mudou desde que viu: 1 item"  # named only by what changed
+    # Named only by what changed: by it as shown (before, "1 item", the change unsaid).
+    assert alone["text"] == "Mudou desde que viu: variante (preço 50): preço subiu de 50 para 60"
 
 
 def test_a_changed_field_tells_look_alikes_apart_as_shown() -> None:
