@@ -231,6 +231,16 @@ class ObjectTypes(_Doc):
             if spec.class_ == "money"
         )
 
+    def flags(self) -> frozenset[str]:
+        """Every ``type.field`` of the state that may be a flag (``in_stock``): no claim
+        class, one value."""
+        return frozenset(
+            f"{t}.{f}"
+            for t, declared in self.types.items()
+            for f, spec in declared.fields.items()
+            if spec.role == "state" and spec.class_ is None and not spec.many
+        )
+
     def type_label(self, type_name: str, language: str) -> str | None:
         """The words for a type (``variante``) in ``language``, or ``None``."""
         declared = self.types.get(type_name)

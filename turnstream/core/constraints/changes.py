@@ -22,14 +22,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from turnstream.core.constraints.money import UnreadableMoney, money_or_none, read_money
+from turnstream.core.constraints.text import read_flag
 from turnstream.core.value_ids import ValueIds, value_ids
 from turnstream.errors import TurnstreamError
 from turnstream.models.object_types import ObjectTypes
 
 __all__ = ["Change", "UnreadableState", "changes_since_shown", "read_state", "state_shown"]
-
-_TRUE = frozenset({"true", "yes", "1", "sim", "sí", "si"})
-_FALSE = frozenset({"false", "no", "0", "não", "nao"})
 
 
 @dataclass(frozen=True)
@@ -80,16 +78,6 @@ def read_state(
         except UnreadableMoney as exc:
             raise UnreadableState(field, str(exc)) from None
     return read
-
-
-def _flag(value: Any) -> bool | None:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, int | float):
-        return value > 0
-    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
-        return value.strip().lower() in _TRUE
-    return None
 
 
 def _many(value: Any, attr: str, ids: ValueIds) -> dict[str, str]:
@@ -153,7 +141,7 @@ def _one(
             return []
         return [Change(field, "price_up" if b > a else "price_down", a, b)]
     if declared.class_ in ("count", None):
-        a_flag, b_flag = _flag(was), _flag(now)
+        a_flag, b_flag = read_flag(was), read_flag(now)
         if a_flag is not None and b_flag is not None:
             if a_flag and not b_flag:
                 return [Change(field, "out_of_stock", was, now)]

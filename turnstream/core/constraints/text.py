@@ -289,6 +289,23 @@ def builtin_field_notion(name: str) -> str | None:
     return _field_notions().get(words_key(name.split(".", 1)[1] if "." in name else name))
 
 
+#: The words of a flag sent as text, any case and surrounding spaces.
+_TRUE = frozenset({"true", "yes", "1", "sim", "sí", "si"})
+_FALSE = frozenset({"false", "no", "0", "não", "nao"})
+
+
+def read_flag(value: object) -> bool | None:
+    """``value`` as a flag: a boolean, a number (above 0: yes), or a word of one
+    (``"true"``, ``"yes"``, ``"sim"``, ``"não"``); ``None`` for anything else."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int | float):
+        return value > 0
+    if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+        return value.strip().lower() in _TRUE
+    return None
+
+
 def format_value(value: Scalar) -> str:
     """A value as written in a line: ``700`` for 700.0, ``true`` for True, strings on one
     line (:func:`one_line`)."""
@@ -321,7 +338,8 @@ class ValueWords:
     built-in words (:func:`known_value`), else, when a decimal number (a size ``40.0``),
     as the language writes the number (``40``, ``40,5`` in pt), when written only in
     digits otherwise (``38-40``), as written; anything else is the producer's word, quoted
-    (:func:`quoted`). A flag: the language's yes or no (``sim``, ``não``). A number: in
+    (:func:`quoted`). A flag: the language's yes or no (``sim``, ``não``), also a word of
+    one sent as text on a field that may be a flag (``flags``: ``"true"``). A number: in
     the language's way (:func:`localized_number`: ``9,5`` in pt and es), a price
     (``money``: the ``type.field`` names of class money) with its cents (``479,90``),
     also when written as text the space's language reads as a price (``"12.50"``,
@@ -333,6 +351,9 @@ class ValueWords:
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     money: frozenset[str] = frozenset()
+    #: The ``type.field`` names that may be flags (``in_stock``): a word of a flag sent as
+    #: text reads as the language's yes or no (``"true"``: ``sim``).
+    flags: frozenset[str] = frozenset()
     #: ``(type.field, value)`` -> the value the types document declares that it names
     #: (:meth:`~turnstream.core.value_ids.ValueIds.of`: ``APPLE``, ``lana``),
     #: so a value spelled otherwise reads by that value's label.
@@ -348,6 +369,9 @@ class ValueWords:
             label = label or known_value(value, self.language)
             if label is not None:
                 return label
+            flag = read_flag(value) if attr in self.flags and not value.strip().isdigit() else None
+            if flag is not None:
+                return LANGUAGES[language_of(self.language)]["yes" if flag else "no"]
             written = one_line(value)
             price = money_or_none(value, self.language) if attr in self.money else None
             number = read_decimal(written)  # a size 40.0 or 40,5: 40 and 40,5 in pt

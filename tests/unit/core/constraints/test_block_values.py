@@ -275,3 +275,24 @@ def test_a_price_written_as_text_reads_as_a_price_everywhere_in_the_block(
     assert got["text"].count(local) == 2, got["text"]
     # Text no price reads from stays the producer's word, quoted.
     assert values.word("item_variant.price_sale", "sob consulta") == "“sob consulta”"
+
+
+@pytest.mark.parametrize(
+    ("language", "yes", "no"), [("pt", "sim", "não"), ("en", "yes", "no"), ("es", "sí", "no")]
+)
+def test_a_flag_sent_as_a_word_reads_as_the_languages_yes_or_no(
+    language: str, yes: str, no: str
+) -> None:
+    """Before, ``in_stock = "true"`` (or "yes") read "Obrigatório: em estoque “yes”", an
+    English word quoted in a Portuguese block, while the change line of the same block
+    read the same word as a flag; a word that is no flag stays the producer's, quoted."""
+    values = value_words_of(EXAMPLE, language)
+    for word in ("true", "Yes", " sim ", "sí"):
+        assert values.word("item_variant.in_stock", word) == yes
+    for word in ("false", "NO", "não"):
+        assert values.word("item_variant.in_stock", word) == no
+    assert values.word("item_variant.in_stock", "talvez") == "“talvez”"
+    assert values.word("item_variant.brand", "yes") == "“yes”"  # not a flag field
+    got = block([pref("p", "item_variant.in_stock", "eq", ("true",), "must")],
+                types=EXAMPLE, language=language)  # fmt: skip
+    assert got["text"].endswith(f" {yes}")
