@@ -49,6 +49,7 @@ __all__ = [
     "localized_number",
     "one_line",
     "quoted",
+    "read_flag",
     "render_text",
     "value_words",
 ]
