@@ -763,7 +763,7 @@ def value_words_of(types: _Types, language: str, ids: ValueIds | None = None) ->
         return ValueWords(language)
     ids = ids or value_ids(types)
     labels = types.value_labels(language)
-    return ValueWords(language, labels, types.units(), types.money(), types.flags(), ids.of)
+    return ValueWords(language, labels, types.units(), types.money(), ids.of, types.flags())
 
 
 def _described(types: ObjectTypes, values: ValueWords, attr: str, value: Any, language: str) -> str:

@@ -352,13 +352,13 @@ class ValueWords:
     labels: Mapping[tuple[str, str], str] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     money: frozenset[str] = frozenset()
-    #: The ``type.field`` names that may be flags (``in_stock``): a word of a flag sent as
-    #: text reads as the language's yes or no (``"true"``: ``sim``).
-    flags: frozenset[str] = frozenset()
     #: ``(type.field, value)`` -> the value the types document declares that it names
     #: (:meth:`~turnstream.core.value_ids.ValueIds.of`: ``APPLE``, ``lana``),
     #: so a value spelled otherwise reads by that value's label.
     ids: Callable[[str, Scalar], Scalar] | None = None
+    #: The ``type.field`` names that may be flags (``in_stock``): a word of a flag sent as
+    #: text reads as the language's yes or no (``"true"``: ``sim``).
+    flags: frozenset[str] = frozenset()
 
     def word(self, attr: str, value: Scalar, cents: bool = False) -> str:
         """``value`` of ``attr`` in the block's language (see the class); ``cents``: a
