@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable
 from datetime import datetime
@@ -35,7 +36,8 @@ from turnstream.models import (
     Turn,
     Verdict,
 )
-from turnstream.models.common import Envelope
+from turnstream.models.common import SPACE_ID_PATTERN, Envelope
+from turnstream.models.items import ITEM_TYPES
 
 __all__ = [
     "COLUMNS",
@@ -461,18 +463,29 @@ def _clean(text: str) -> str:
 
 
 def _header(raw: bytes) -> dict[str, str]:
-    """Best-effort type, space, source and key of an invalid item, for triage."""
+    """Best-effort type, space, source and key of an invalid item, for triage. A type
+    or a space only when it is one (a handle sent in ``type`` was written to the
+    ``dead_letters`` table as the item's type); the source and the key as an accepted
+    item's rows keep them."""
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
         return {}
     if not isinstance(data, dict):
         return {}
-    return {
+    header = {
         field: value[:256]
-        for field in ("type", "space_id", "source", "idempotency_key")
+        for field in ("source", "idempotency_key")
         if isinstance(value := data.get(field), str)
     }
+    if (kind := data.get("type")) in ITEM_TYPES:
+        header["type"] = kind
+    if isinstance(space := data.get("space_id"), str) and _SPACE_ID.fullmatch(space):
+        header["space_id"] = space
+    return header
+
+
+_SPACE_ID = re.compile(SPACE_ID_PATTERN)
 
 
 def rows_for(decision: Decision, settings: Settings, ingested_at: datetime) -> Rows:

@@ -62,7 +62,8 @@ def canonical(value: Scalar) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     number = as_number(value)
-    return repr(number) if number is not None else str(value)
+    # + 0.0 makes -0.0 the 0.0 it equals (a hard ``not_in [0]`` refuses it too).
+    return repr(number + 0.0) if number is not None else str(value)
 
 
 @dataclass(frozen=True)

@@ -181,8 +181,10 @@ def _one(err: Any, loc: tuple[int | str, ...]) -> tuple[str, str]:
         if err["type"] == "union_tag_not_found":
             msg = "Field required"
         else:
+            # Not the tag sent: it may be anything, a handle put in the wrong field
+            # (the message reaches the dead_letters table).
             expected = err.get("ctx", {}).get("expected_tags", "")
-            msg = f"unknown {tag} {err['ctx'].get('tag')!r}; expected one of {expected}"
+            msg = f"unknown {tag}; expected one of {expected}"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, ") :]
         match = _FIELD_PREFIX.match(msg)

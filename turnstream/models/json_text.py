@@ -29,6 +29,8 @@ _INVALID = re.compile(r"^Invalid JSON: (.*) at line (\d+) column (\d+)\Z", re.S)
 #: and all; up to the end of the text when it is not closed), a bracket, or a run of
 #: anything else (numbers, words, spaces, colons, commas).
 _TOKEN = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*\\?"?|[{}\[\]]|[^"{}\[\]]+', re.S)
+#: A UTF-8 byte order mark: what some editors put at the start of a file.
+_BOM = b"\xef\xbb\xbf"
 #: The most tokens :func:`path_at` reads before it gives up on a path.
 _TOKENS_MAX = 20_000
 #: A ``\uXXXX`` escape of a UTF-16 surrogate (its six bytes end the match): not after
@@ -61,6 +63,11 @@ def json_problem(raw: bytes, parser_message: str) -> tuple[str, str] | None:
     reason, line, column = match[1], int(match[2]), int(match[3])
     if not raw.strip():
         return BODY, "not valid JSON: the body is empty"
+    if raw.startswith(_BOM):
+        return BODY, (
+            "not valid JSON: the text starts with a byte order mark (U+FEFF, bytes EF BB BF), "
+            "which JSON text must not (RFC 8259): write UTF-8 without it"
+        )
     offset = _offset(raw, line, column)
     if "surrogate" in reason or "hex escape" in reason:
         lone = _lone_surrogate(raw, offset)

@@ -19,12 +19,24 @@ def _decision(raw: bytes):  # type: ignore[no-untyped-def]
 
 
 def test_a_lone_surrogate_in_the_header_still_encodes() -> None:
-    raw = b'{"type": "turn", "space_id": "\\ud800", "source": "x"}'
+    raw = b'{"type": "turn", "space_id": "\\ud800", "source": "x\\udc00"}'
     [row] = rows_for(_decision(raw), SETTINGS, datetime.now(UTC))["dead_letters"]
     for value in row.values():
         if isinstance(value, str):
             value.encode("utf-8")  # would raise on a surrogate
-    assert row["space_id"] == "?"
+    assert row["source"] == "x?"
+    assert row["space_id"] == ""  # no space: a space's id has no surrogate
+
+
+def test_a_type_or_a_space_that_is_none_is_not_kept() -> None:
+    """What an invalid item has in ``type`` and ``space_id`` goes to the dead_letters
+    table only when it is a type and a space's id: it may be a handle sent there."""
+    raw = b'{"type": "+5511900005678", "space_id": "maria@example.com", "source": "web"}'
+    [row] = rows_for(_decision(raw), SETTINGS, RECEIVED)["dead_letters"]
+    assert (row["item_type"], row["space_id"], row["source"]) == ("", "", "web")
+    raw = b'{"type": "turn", "space_id": "acme", "source": "web"}'
+    [row] = rows_for(_decision(raw), SETTINGS, RECEIVED)["dead_letters"]
+    assert (row["item_type"], row["space_id"]) == ("turn", "acme")
 
 
 def test_a_huge_original_keeps_its_size_and_digest_but_not_its_bytes() -> None:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from turnstream.core.constraints.conditions import holds
 from turnstream.core.derivation.values import size_key
 from turnstream.core.digits import read_decimal
 from turnstream.core.folding import normal
-from turnstream.core.value_ids import value_ids
+from turnstream.core.value_ids import canonical, value_ids
 from turnstream.models.object_types import load_types
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "types.toml"
@@ -45,3 +46,11 @@ def test_a_types_document_s_ids_are_built_once() -> None:
     assert value_ids(again) is not value_ids(types)
     assert value_ids(again) == value_ids(types)
     assert value_ids(None) is value_ids(None)
+
+
+@pytest.mark.parametrize("zero", [0, 0.0, -0.0, "0", "-0", "-0.0"])
+def test_minus_zero_is_zero(zero: object) -> None:
+    """-0.0 is the number 0: a hard ``not_in [0]`` refuses it, ``eq 0`` holds for it."""
+    assert canonical(zero) == canonical(0)  # type: ignore[arg-type]
+    assert holds("not_in", [0], zero) is False  # type: ignore[arg-type]
+    assert holds("eq", [0.0], zero) is True  # type: ignore[arg-type]
