@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import unicodedata
 from functools import lru_cache
 
 from turnstream.models.common import Envelope, Handle, HandleType
@@ -16,8 +17,14 @@ def normalize_handle(handle: Handle) -> str:
 
 
 def _normalized(handle_type: str, value: str) -> str:
+    """An e-mail in NFC and lower case (one address typed composed or decomposed,
+    ``é`` or ``e`` + U+0301, hashed to two people before); other handles as sent."""
     value = value.strip()
-    return value.lower() if handle_type == HandleType.email.value else value
+    if handle_type != HandleType.email.value:
+        return value
+    if not value.isascii():
+        value = unicodedata.normalize("NFC", value)
+    return value.lower()
 
 
 def profile_id_for(space_id: str, handle: Handle, secret: bytes) -> str:

@@ -237,7 +237,10 @@ _E164 = re.compile(r"^\+[1-9][0-9]{6,14}\Z")
 #: The members, looked up once: ``HandleType.email`` goes through the enum's descriptor
 #: (~0.4 µs under cProfile, twice per handle).
 _PHONE, _MAIL = HandleType.phone_e164, HandleType.email
-_EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+\Z")
+#: No space, control or invisible format character (a zero-width space or a byte order
+#: mark pasted with an address made it another person's, by its hash).
+_NOT_IN_EMAIL = r"@\s\x00-\x1f\x7f\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff"
+_EMAIL = re.compile(rf"^[^{_NOT_IN_EMAIL}]{{1,64}}@[^{_NOT_IN_EMAIL}]+\.[^{_NOT_IN_EMAIL}]+\Z")
 
 
 class Handle(WireModel):

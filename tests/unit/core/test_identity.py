@@ -28,3 +28,21 @@ def test_a_cached_profile_id_is_the_hmac_of_the_normalized_handle() -> None:
     phone = Handle(type="phone_e164", value="+5511912345678")
     digest = hmac.new(b"k1", b"acme\x1fphone_e164\x1f+5511912345678", "sha256").hexdigest()
     assert profile_id_for("acme", phone, b"k1") == "p_" + digest[:32]
+
+
+def test_an_email_in_nfd_is_the_person_it_is_in_nfc() -> None:
+    """macOS keyboards and some forms send "josé" decomposed (e + U+0301): the same
+    address, the same person; an external id is opaque and stays as sent."""
+    import unicodedata
+
+    nfc, nfd = (unicodedata.normalize(form, "José.Núñez@example.com") for form in ("NFC", "NFD"))
+    assert nfc != nfd
+    ids = {profile_id_for("acme", Handle(type="email", value=v), b"k1") for v in (nfc, nfd)}
+    assert len(ids) == 1
+    opaque = {
+        profile_id_for(
+            "acme", Handle(type="external_id", value=unicodedata.normalize(f, "josé")), b"k1"
+        )
+        for f in ("NFC", "NFD")
+    }
+    assert len(opaque) == 2

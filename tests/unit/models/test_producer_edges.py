@@ -196,3 +196,22 @@ def test_a_byte_order_mark_is_named_as_such() -> None:
     [(where, message)] = _errors(raw)
     assert where == "<body>"
     assert "byte order mark" in message
+
+
+@pytest.mark.parametrize(
+    "value",
+    ["maria\u200b@example.com", "\ufeffmaria@example.com", "maria@exam\x00ple.com",
+     "maria@example.com\u200e", "ma\u00adria@example.com", "maria@example.\x7fcom"],
+)  # fmt: skip
+def test_an_email_with_an_invisible_or_control_character_is_refused(value: str) -> None:
+    item = _item(profile_id=None, handle={"type": "email", "value": value})
+    [(where, message)] = _errors(item)
+    assert where == "handle.value"
+    assert message == "not an e-mail address"
+
+
+@pytest.mark.parametrize("value", ["maría.núñez@ejemplo.es", "ユーザー@例え.jp", "user+tag@x.io"])
+def test_an_email_in_any_script_is_a_handle(value: str) -> None:
+    parse_item(
+        json.dumps(_item(profile_id=None, handle={"type": "email", "value": value})).encode()
+    )
