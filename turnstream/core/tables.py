@@ -229,7 +229,7 @@ TABLES: tuple[Table, ...] = (
         "turn_claims",
         "table",
         "One row per claim of a turn, in spaces whose claims feature is on. Join to turns on "
-        "(space_id, turn_id).",
+        "(space_id, turn_id). An erasure deletes the rows of the person's turns.",
         (
             *DIMS,
             Column("turn_id", "String", "the turn"),
@@ -275,7 +275,7 @@ TABLES: tuple[Table, ...] = (
         "turn_constraints",
         "table",
         "One row per constraint measurement (a tool call measured against the hard constraints "
-        "sent to it).",
+        "sent to it). An erasure deletes the rows of the person's turns.",
         (
             *DIMS,
             Column("turn_id", "String", "the turn"),

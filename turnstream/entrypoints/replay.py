@@ -154,8 +154,7 @@ class Replay:
     def _saw(self, derivations: list[Derivation], report: ReplayReport) -> None:
         report.derivations += len(derivations)
         if self.first_fits is not None:
-            for d in derivations:
-                self.first_fits.saw(d.space_id, d.profile_id)
+            self.first_fits.took(derivations)
 
 
 def _records(topic: str, lines: Iterable[tuple[int, bytes]]) -> list[Any]:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from turnstream.adapters.clickhouse.erasure import (
+    BY_TURN,
     RETAINED,
     erase_subject,
     erase_subjects,
@@ -52,7 +53,8 @@ def test_a_batch_mutates_each_table_holding_the_subjects_once_and_no_other(
     store: Store,
 ) -> None:
     tables = tables_with_profiles(store)
-    erased = [t for t in tables if t not in RETAINED]
+    # The subjects' turns' claims and measurements too (none here: no turn of theirs).
+    erased = [t for t in tables if t not in RETAINED] + list(BY_TURN)
     held = {
         ("acme", "p_a"): {"interactions": 2, "outcomes": 1, "review_requests": 1},
         ("acme", "p_b"): {"interactions": 1, "inferences": 3, "review_requests": 2},
@@ -153,7 +155,10 @@ def test_an_erase_of_ten_thousand_people_with_any_ids_in_one_go(store: Store) ->
     assert store.scalar("SELECT count() FROM erase_subjects") == 0
 
 
-def _insert(store: Store, table: str, space: str, profile: str, n: int) -> None:
+def _insert(
+    store: Store, table: str, space: str, profile: str | None, n: int, **values: str
+) -> None:
+    """``n`` rows of the person (``profile``; None: a table without a profile id)."""
     now = datetime.now(UTC)
     types = dict(store.query(f"SELECT name, type FROM system.columns WHERE database = "
                              f"'{store.database}' AND table = '{table}'").rows)  # fmt: skip
@@ -161,7 +166,9 @@ def _insert(store: Store, table: str, space: str, profile: str, n: int) -> None:
     rows = []
     for i in range(n):
         row = {c: _zero(types[c], now) for c in columns}
-        row.update(space_id=space, profile_id=profile)
+        row.update(space_id=space, **values)
+        if profile is not None:
+            row["profile_id"] = profile
         if "id" in row:
             row["id"] = f"{profile}-{i}"
         rows.append([row[c] for c in columns])
@@ -181,3 +188,25 @@ def _zero(kind: str, now: datetime):  # type: ignore[no-untyped-def]
     if "Int" in kind or "Float" in kind or kind == "Bool":
         return 0
     return ""
+
+
+def test_the_claims_and_measurements_of_the_subjects_turns_go_with_them(store: Store) -> None:
+    # turn_claims and turn_constraints have no profile id: their rows belong to a turn,
+    # (space_id, turn_id), whose person is in turns. The same turn id in another space,
+    # and another person's turn, keep theirs.
+    turns = {("acme", "p_gone"): "t-gone", ("acme", "p_stays"): "t-stays",
+             ("lumen", "p_other"): "t-gone"}  # fmt: skip
+    for (space, profile), turn_id in turns.items():
+        _insert(store, "turns", space, profile, 1, turn_id=turn_id)
+        for table in BY_TURN:
+            _insert(store, table, space, None, 2, turn_id=turn_id)
+
+    (erasure,) = erase_subjects(store, [("acme", "p_gone")])
+
+    assert set(BY_TURN) <= set(erasure.tables)
+    assert erasure.deleted == {"turns": 1, "turn_claims": 2, "turn_constraints": 2}
+    for table in BY_TURN:
+        left = store.query(f"SELECT space_id, turn_id, count() FROM {table} GROUP BY 1, 2").rows
+        assert sorted(left) == [("acme", "t-stays", 2), ("lumen", "t-gone", 2)], table
+    # A second erase finds nothing left of theirs.
+    assert erase_subject(store, "acme", "p_gone").deleted == {}

@@ -57,6 +57,7 @@ from turnstream.core.erasure import Subject, Tombstones
 from turnstream.errors import StoreError
 
 __all__ = [
+    "BY_TURN",
     "PERSON_AGGREGATES",
     "RETAINED",
     "Erasure",
@@ -78,6 +79,12 @@ RETAINED = {
     # of the erase, nothing else, so that a late event from before it is not written.
     "erase_tombstones": "the erase tombstone: the profile id and erased_through, no more",
 }
+
+#: Tables without a profile id whose rows belong to a turn (``(space_id, turn_id)``):
+#: the claims and constraint measurements of the subject's turns go with the turns.
+BY_TURN = ("turn_claims", "turn_constraints")
+#: The table the turns' people are read from.
+TURNS = "turns"
 
 #: The table of the subjects of erasures in progress (migration 9).
 SUBJECTS = "erase_subjects"
@@ -138,6 +145,8 @@ def erase_subjects(
         return []
     considered = [t for t in tables_with_profiles(store) if only is None or t in only]
     erased = [t for t in considered if t not in RETAINED]
+    # Read through the subjects' turns: only when the turns are erased too.
+    by_turn = [t for t in BY_TURN if TURNS in erased and (only is None or t in only)]
     kept = [t for t in considered if t in RETAINED]
     distinct = list(dict.fromkeys((space_id, profile_id) for space_id, profile_id in subjects))
     counts: dict[tuple[str, str], dict[str, int]] = {}
@@ -146,7 +155,7 @@ def erase_subjects(
         now = datetime.now(UTC)
         store.insert(SUBJECTS, [[erase_id, s, p, now] for s, p in distinct], _SUBJECT_COLUMNS)
         try:
-            counts = _erase(store, erase_id, erased, kept)
+            counts = _erase(store, erase_id, erased, kept, by_turn)
             # The aggregates' keys go at the next priors run (purge_erased).
             store.command(
                 f"INSERT INTO {ERASED_KEYS} (space_id, person, requested_at) "
@@ -169,47 +178,66 @@ def erase_subjects(
             Erasure(
                 space_id,
                 profile_id,
-                tables=list(erased),
+                tables=erased + by_turn,
                 retained={t: held.get(t, 0) for t in kept},
-                deleted={t: held[t] for t in erased if held.get(t)},
+                deleted={t: held[t] for t in erased + by_turn if held.get(t)},
             )
         )
     return result
 
 
 def _erase(
-    store: Store, erase_id: str, erased: list[str], kept: list[str]
+    store: Store, erase_id: str, erased: list[str], kept: list[str], by_turn: list[str]
 ) -> dict[tuple[str, str], dict[str, int]]:
     """Count the erasure's subjects' rows in every table, delete them where erased; the
-    counts."""
+    counts. The rows of ``by_turn`` tables (the subjects' turns' own) go first, while
+    the turns that say whose they are still exist."""
     # Qualified: a mutation runs in the background, where no database is selected.
     who = (
         "(space_id, profile_id) IN (SELECT space_id, subject "
         f"FROM {store.database}.{SUBJECTS} WHERE erase_id = {{erase_id:String}})"
     )
+    turns = f"SELECT space_id, turn_id, profile_id FROM {store.database}.{TURNS} WHERE {who}"
     tables = erased + kept
-    branches = " UNION ALL ".join(
+    branches = [
         f"SELECT {{t{i}:String}} AS t, space_id, profile_id, count() AS n FROM {t} "
         f"WHERE {who} GROUP BY space_id, profile_id"
         for i, t in enumerate(tables)
-    )
+    ] + [
+        f"SELECT {{b{i}:String}} AS t, space_id, own.profile_id AS profile_id, count() AS n "
+        f"FROM {t} INNER JOIN (SELECT DISTINCT * FROM ({turns})) AS own "
+        "USING (space_id, turn_id) GROUP BY space_id, profile_id"
+        for i, t in enumerate(by_turn)
+    ]
     rows = store.query(
-        f"SELECT t, space_id, profile_id, n FROM ({branches})",
-        {"erase_id": erase_id, **{f"t{i}": t for i, t in enumerate(tables)}},
+        f"SELECT t, space_id, profile_id, n FROM ({' UNION ALL '.join(branches)})",
+        {
+            "erase_id": erase_id,
+            **{f"t{i}": t for i, t in enumerate(tables)},
+            **{f"b{i}": t for i, t in enumerate(by_turn)},
+        },
     ).rows
     counts: dict[tuple[str, str], dict[str, int]] = {}
     for table, space_id, profile_id, n in rows:
         counts.setdefault((space_id, profile_id), {})[table] = int(n)
-    holding = [t for t in erased if any(t in c for c in counts.values())]
-    if holding:
-        before = {(table, mutation_id) for table, mutation_id, _, _ in _mutations(store, holding)}
-        for table in holding:
-            store.command(
-                f"ALTER TABLE {table} DELETE WHERE {who} SETTINGS mutations_sync = 0",
-                parameters={"erase_id": erase_id},
-            )
-        _wait(store, holding, before)
+    held = [t for t in by_turn if any(t in c for c in counts.values())]
+    own_turns = f"(space_id, turn_id) IN (SELECT space_id, turn_id FROM ({turns}))"
+    _delete(store, erase_id, held, own_turns)
+    _delete(store, erase_id, [t for t in erased if any(t in c for c in counts.values())], who)
     return counts
+
+
+def _delete(store: Store, erase_id: str, tables: list[str], where: str) -> None:
+    """One ``ALTER TABLE ... DELETE WHERE where`` per table, all run at once, waited for."""
+    if not tables:
+        return
+    before = {(table, mutation_id) for table, mutation_id, _, _ in _mutations(store, tables)}
+    for table in tables:
+        store.command(
+            f"ALTER TABLE {table} DELETE WHERE {where} SETTINGS mutations_sync = 0",
+            parameters={"erase_id": erase_id},
+        )
+    _wait(store, tables, before)
 
 
 def _mutations(store: Store, tables: list[str]) -> list[tuple[str, str, int, str]]:

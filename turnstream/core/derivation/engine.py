@@ -65,6 +65,10 @@ def _person(event: SignalEvent) -> PersonKey:
     return (event.space_id, event.profile_id)
 
 
+def _is_erase(event: SignalEvent) -> bool:
+    return event.kind == "command" and event.name == "erase"
+
+
 @dataclass
 class SignalsEngine:
     """Holds pending events per person and session; folds and derives when due.
@@ -118,6 +122,10 @@ class SignalsEngine:
     #: Per space: the config with its types added (``SignalsConfig.for_space``).
     _configs: dict[str, SignalsConfig] = field(default_factory=dict, repr=False)
     _tombstones: dict[PersonKey, datetime] | None = field(default=None, repr=False)
+    #: Sessions holding an erase: due at once, whatever their quiet time (live, ingest
+    #: has erased the store already; another session of the person firing meanwhile
+    #: would write them back until the erase fired).
+    _erasing: set[SessionKey] = field(default_factory=set, repr=False)
     #: Per person in memory (held or cached), the partition their events came from
     #: (positions given as ``(partition, offset)``); ``_SEVERAL`` when more than one.
     _partition_of: dict[PersonKey, Any] = field(default_factory=dict, repr=False)
@@ -139,7 +147,7 @@ class SignalsEngine:
         through = self.tombstones.get(_person(event)) if self.tombstones else None
         if through is None or event.occurred_at > through:
             return False
-        return not (event.kind == "command" and event.name == "erase")
+        return not _is_erase(event)
 
     def config_for(self, space_id: str) -> SignalsConfig:
         """``config`` with the sensitive types and fields, and the attribute fields (sizes
@@ -174,6 +182,9 @@ class SignalsEngine:
         # New items only move the quiet trigger later, except an item received earlier
         # than the oldest (replay of an unsorted file): reschedule only when earlier.
         due_at = next_due_at(pending, self.config)
+        if _is_erase(event):
+            self._erasing.add(key)
+            due_at = min(due_at, received_at)
         scheduled = self._scheduled.get(key)
         if scheduled is None or due_at < scheduled:
             self._scheduled[key] = due_at
@@ -267,6 +278,9 @@ class SignalsEngine:
                 held_by.setdefault(key, []).extend(group)
                 due_at = min(now.first_received + oldest, now.last_received + quiet)
             pending[key] = now
+            if any(_is_erase(h.event) for h in group):  # as offer
+                self._erasing.add(key)
+                due_at = min(due_at, received_at)
             # As offer: reschedule only when earlier.
             scheduled = scheduled_by.get(key)
             if scheduled is None or due_at < scheduled:
@@ -301,7 +315,7 @@ class SignalsEngine:
                 person = _person(held.event)
                 fold(self.states[person], held.event, self.config_for(person[0]))
                 touched[person] = None
-                if held.event.kind == "command" and held.event.name == "erase":
+                if _is_erase(held.event):
                     erased.add(person)
                     through = self.tombstones.get(person)
                     at = held.event.occurred_at
@@ -457,7 +471,7 @@ class SignalsEngine:
             if self._scheduled.get(key) != due_at:
                 continue  # superseded by an earlier entry, or fired already
             actual = next_due_at(self.pending[key], self.config)
-            if actual <= now:
+            if actual <= now or key in self._erasing:
                 fired.append(key)
             else:  # newer items moved the quiet trigger: wait for the new time
                 self._scheduled[key] = actual
@@ -471,6 +485,7 @@ class SignalsEngine:
             if self._sessions[key[:2]] <= 0:
                 del self._sessions[key[:2]]
         self._scheduled.pop(key, None)
+        self._erasing.discard(key)
         held = self.held.pop(key, [])
         for h in held:
             if _is_offset(h.position):

@@ -17,8 +17,10 @@ bursts is fitted at most a few dozen times more, not at each lull). A space a ni
 the priors job wrote priors for (``settled``) is the nightly job's; one only fitted
 here is not (a first fit writes tomorrow's version, :func:`fit_params`), so a worker
 restarted during the day fits it again from its :data:`FIT_FLOOR`-th person derived
-since, as its derivations since double. Pure: the caller runs the fit
-(the priors job for those spaces), says what it derived and when (any monotonic clock).
+since, as its derivations since double. An erase (a derivation marked ``erased``)
+takes its person out of the people counted: the worker keeps no profile id of an erased
+person, and no fit is made on their account. Pure: the caller runs the fit (the priors
+job for those spaces), says what it derived and when (any monotonic clock).
 """
 
 from __future__ import annotations
@@ -26,8 +28,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import TYPE_CHECKING
 
 from turnstream.core.derivation.field_prior import FIT_FLOOR
+
+if TYPE_CHECKING:
+    from turnstream.core.derivation.engine import Derivation
 
 __all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits", "fit_params"]
 
@@ -75,6 +81,21 @@ class FirstFits:
         self._derived[space_id] = self._derived.get(space_id, 0) + 1
         if at is not None:
             self._last_seen[space_id] = at
+
+    def forget(self, space_id: str, profile_id: str) -> None:
+        """A person of ``space_id`` was erased: no longer among its people derived."""
+        people = self._people.get(space_id)
+        if people is not None:
+            people.discard(profile_id)
+
+    def took(self, derivations: Iterable[Derivation], at: float | None = None) -> None:
+        """What a firing derived: each person derived is :meth:`saw`, each erased one
+        forgotten (an erase is a derivation, not a person derived)."""
+        for d in derivations:
+            if d.erased:
+                self.forget(d.space_id, d.profile_id)
+            else:
+                self.saw(d.space_id, d.profile_id, at)
 
     def due(self, now: float | None = None) -> list[str]:
         """The spaces to fit now (each taken: due again once its derivations double, or,

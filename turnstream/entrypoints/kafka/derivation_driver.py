@@ -185,9 +185,7 @@ class DerivationDriver:
             if not self._settled_read:
                 self.first_fits.settle(settled_spaces(self.sink.store, datetime.now(UTC).date()))
                 self._settled_read = True
-            at = time.monotonic()
-            for d in derivations:
-                self.first_fits.saw(d.space_id, d.profile_id, at)
+            self.first_fits.took(derivations, time.monotonic())
         safe = dict(self._consumed)
         for tp, offset in self.engine.oldest_held().items():
             safe[tp] = min(safe.get(tp, offset), offset)

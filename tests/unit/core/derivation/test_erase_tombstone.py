@@ -177,3 +177,29 @@ def test_an_erase_in_one_space_leaves_the_same_id_in_another_later_too() -> None
     engine.offer(engaged("k1", A, t=10, space="other"), at(100))
     [fired] = engine.fire_all()
     assert fired.space_id == "other" and not fired.erased
+
+
+def test_an_erase_fires_at_once_before_the_persons_held_sessions_write_anything() -> None:
+    # Live, ingest has already erased the store when the erase reaches derivation: a
+    # session of theirs held then must not fire and write their profile back while the
+    # erase waits out its own session's quiet time.
+    for batched in (False, True):
+        engine = _engine()
+        held = [engaged("k1", A, t=10, session="chat"), feedback("k2", B, "like", t=11,
+                                                                 session="chat")]  # fmt: skip
+        other = engaged("k9", A, t=10, session="chat", profile="p2")
+        if batched:
+            engine.offer_many(at(0), [(0, 1, [*held, other])])
+            engine.offer_many(at(CONFIG.quiet_seconds - 1), [(0, 2, [ERASE])])
+        else:
+            for one in [*held, other]:
+                engine.offer(one, at(0))
+            engine.offer(ERASE, at(CONFIG.quiet_seconds - 1))
+        assert engine.next_due() == at(CONFIG.quiet_seconds - 1)
+        fired = engine.fire_due(at(CONFIG.quiet_seconds - 1))
+        assert [(d.profile_id, d.erased) for d in fired] == [("p1", True)], batched
+        assert ("acme", "p1") not in engine.states and engine.oldest_held() == (
+            {0: 1} if batched else {}
+        )
+        # The other person's session keeps its own time.
+        assert [d.profile_id for d in engine.fire_due(at(CONFIG.quiet_seconds))] == ["p2"]

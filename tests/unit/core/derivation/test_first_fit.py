@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from turnstream.core.derivation.engine import Derivation
 from turnstream.core.derivation.first_fit import FirstFits
+from turnstream.core.derivation.state import ProfileState
 
 
 def _see(fits: FirstFits, space_id: str, people: range) -> None:
@@ -74,3 +76,22 @@ def test_a_quiet_space_that_grew_little_waits_and_without_a_clock_only_doubling_
     assert fits.due() == []  # replay's call: no clock, no quiet refit
     assert fits.due(now=65.0) == []
     assert fits.due(now=70.0) == ["acme"]
+
+
+def _derivation(space_id: str, profile_id: str, erased: bool = False) -> Derivation:
+    return Derivation(profile_id, space_id, [], [], ProfileState(), erased=erased)
+
+
+def test_an_erased_person_is_forgotten_and_never_counts_towards_the_floor() -> None:
+    fits = FirstFits(floor=10)
+    fits.took([_derivation("acme", f"p{n}") for n in range(9)], at=0.0)
+    # The erase of a tenth person fires as a derivation too (erased): no person derived.
+    fits.took([_derivation("acme", "p_gone_never_seen", erased=True)], at=1.0)
+    assert fits.due() == []
+    # One of the nine erased: gone from the worker's memory, and one short of the floor.
+    fits.took([_derivation("acme", "p3", erased=True)], at=2.0)
+    assert "p3" not in repr(fits) and "p_gone_never_seen" not in repr(fits)
+    fits.took([_derivation("acme", "p9")], at=3.0)
+    assert fits.due() == []  # nine people left: p3's erase took them below ten
+    fits.took([_derivation("acme", "p10")], at=4.0)
+    assert fits.due() == ["acme"]
