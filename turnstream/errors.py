@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "BadJobParameter",
     "ConfigError",
     "DataError",
     "InvalidItem",
@@ -20,6 +21,15 @@ class TurnstreamError(Exception):
 
 class ConfigError(TurnstreamError):
     """The configuration file or an option is wrong."""
+
+
+class BadJobParameter(ConfigError):
+    """A job was asked with a parameter it does not take or a value it cannot use;
+    ``parameter`` names it (the worker's 400 names it as the field)."""
+
+    def __init__(self, parameter: str, reason: str) -> None:
+        super().__init__(f"{parameter}: {reason}")
+        self.parameter = parameter
 
 
 class DataError(TurnstreamError):

@@ -43,7 +43,13 @@ from turnstream.entrypoints.http.views import Views
 from turnstream.entrypoints.kafka.batch_loop import BatchLoop
 from turnstream.entrypoints.kafka.derivation_driver import DerivationDriver
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
-from turnstream.errors import SqlRefused, StoreError, TurnstreamError, UnknownJob
+from turnstream.errors import (
+    BadJobParameter,
+    SqlRefused,
+    StoreError,
+    TurnstreamError,
+    UnknownJob,
+)
 
 __all__ = ["JobRunner", "build_app"]
 
@@ -119,9 +125,10 @@ def build_app(
     register_routes(views, settings, store, producer)
     register_experiment_routes(views, settings, store, run_job)
     fits = FitProgress()
+    jobs = JobProgress()
     if derivation.first_fits is not None:
         derivation.run_fit = functools.partial(
-            _first_fit, jobs_thread, run_job, store, settings, fits
+            _first_fit, jobs_thread, jobs, run_job, store, settings, fits
         )
     register_console(views)
     sql_lanes = analysts or AnalystSql(settings.store.dsn, settings.store.database, settings.sql)
@@ -151,6 +158,8 @@ def build_app(
             # New spaces' first fits (jobs.first_fit): running, done, failed, and which
             # spaces (to an operator only: the status answers without a key).
             "first_fits": fits.as_dict(detail),
+            # The jobs thread: which job runs, which wait behind it, the last one's end.
+            "jobs": jobs.as_dict(detail),
         },
         w.status_grace,
     )
@@ -175,14 +184,17 @@ def build_app(
                 params = {}
             if not isinstance(params, dict):
                 return _refuse(self, 400, "<body>", "body must be a JSON object of parameters")
+            jobs.asked(name)
             try:
                 # On the jobs thread, one job at a time; each of its statements takes
                 # the store thread alone, so batches and firings run between them.
                 report = await asyncio.get_running_loop().run_in_executor(
-                    jobs_thread, _run_shared, run_job, store, settings, name, params
+                    jobs_thread, _run_shared, jobs, run_job, store, settings, name, params
                 )
             except TurnstreamError as exc:
                 field = "name" if isinstance(exc, UnknownJob) else "<body>"
+                if isinstance(exc, BadJobParameter):
+                    field = exc.parameter
                 return _refuse(self, 400, field, str(exc))
             return self.bytes(
                 json.dumps(report, default=str).encode(), content_type="application/json"
@@ -219,14 +231,75 @@ def build_app(
 
 
 def _run_shared(
-    run_job: JobRunner, store: AsyncStore, settings: Settings, name: str, params: dict[str, str]
+    jobs: JobProgress,
+    run_job: JobRunner,
+    store: AsyncStore,
+    settings: Settings,
+    name: str,
+    params: dict[str, str],
 ) -> dict[str, Any]:
-    """Run job ``name`` on this thread through a :class:`SharedStore` of ``store``."""
+    """Run job ``name`` on this thread through a :class:`SharedStore` of ``store``,
+    noting in ``jobs`` when it starts and how it ends."""
+    jobs.started(name)
     shared = SharedStore(store)
+    error: BaseException | None = None
     try:
         return run_job(shared, settings, name, params)
+    except BaseException as exc:
+        error = exc
+        raise
     finally:
         shared.close()
+        jobs.ended(name, error)
+
+
+@dataclass
+class JobProgress:
+    """The jobs the worker runs on its jobs thread, one at a time (asked through
+    ``POST /v1/jobs/NAME/``, or a first fit): which runs and since when, which wait behind
+    it, how the last one ended. Asked on the event loop's thread, run on the jobs
+    thread: each change is one assignment or list call (atomic for the reader)."""
+
+    running: str | None = None
+    since: datetime | None = None
+    waiting: list[str] = field(default_factory=list)
+    last: dict[str, Any] | None = None
+    #: The last one's error text (shown to an operator only: a store's message may
+    #: quote data).
+    last_error: str | None = None
+
+    def asked(self, name: str) -> None:
+        """Job ``name`` was asked for: it waits for the jobs thread."""
+        if self.running == name or name in self.waiting:
+            log.info("job %s asked while another run of it is running or waiting: it runs "
+                     "after that one", name)  # fmt: skip
+        self.waiting.append(name)
+
+    def started(self, name: str) -> None:
+        self.waiting.remove(name)
+        self.running, self.since = name, datetime.now(UTC)
+
+    def ended(self, name: str, error: BaseException | None) -> None:
+        seconds = (datetime.now(UTC) - self.since).total_seconds() if self.since else 0.0
+        self.last = {
+            "job": name,
+            "ok": error is None,
+            "seconds": round(seconds, 3),
+            "error_class": type(error).__name__ if error is not None else None,
+        }
+        self.last_error = str(error) if error is not None else None
+        self.running, self.since = None, None
+
+    def as_dict(self, detail: bool) -> dict[str, Any]:
+        """For ``/v1/status``: job names, times and outcomes, no parameters; the last
+        error's text when ``detail`` (an operator asks)."""
+        last = self.last and {**self.last, **({"error": self.last_error} if detail else {})}
+        return {
+            "running": self.running,
+            "running_since": self.since.isoformat() if self.since else None,
+            "waiting": list(self.waiting),
+            "last": last,
+        }
 
 
 @dataclass
@@ -251,6 +324,7 @@ class FitProgress:
 
 def _first_fit(
     jobs_thread: ThreadPoolExecutor,
+    jobs: JobProgress,
     run_job: JobRunner,
     store: AsyncStore,
     settings: Settings,
@@ -264,8 +338,9 @@ def _first_fit(
     log.info("first fit of the field priors of new spaces: %s", ", ".join(spaces))
     fits.running += 1
     fits.spaces.update(spaces)
+    jobs.asked("priors")
     future = asyncio.get_running_loop().run_in_executor(
-        jobs_thread, _run_shared, run_job, store, settings, "priors", params
+        jobs_thread, _run_shared, jobs, run_job, store, settings, "priors", params
     )
 
     def done(f: asyncio.Future[dict[str, Any]]) -> None:

@@ -8,7 +8,7 @@ parameters (they travel as JSON to the worker) and returns a JSON-able report.
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
@@ -17,7 +17,7 @@ from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import Settings
 from turnstream.core.experiment_warnings import AnalysisWarning
 from turnstream.core.object_types import sensitive_names, types_for_space
-from turnstream.errors import ConfigError, DataError
+from turnstream.errors import BadJobParameter, ConfigError
 from turnstream.jobs.experiments import compare_experiment, write_results
 from turnstream.jobs.experiments.analysis import Analysis, ArmResult, Effect
 from turnstream.jobs.experiments.compare import Comparison
@@ -45,12 +45,51 @@ class Job(Protocol):
     ) -> dict[str, Any]: ...
 
 
-def _as_of(params: dict[str, str]) -> date:
+#: Each job's parameters: text, as they travel as JSON to the worker.
+PARAMETERS = {
+    "priors": ("as_of", "spaces"),
+    "retention": ("as_of", "fold"),
+    "experiments": ("as_of", "experiment", "measurement", "write"),
+}
+
+
+def _checked(job: str, params: dict[str, str]) -> dict[str, str]:
+    """``params``, refused naming the first parameter the job does not take or whose
+    value is not text."""
+    for name, value in params.items():
+        if name not in PARAMETERS[job]:
+            taken = ", ".join(PARAMETERS[job])
+            raise BadJobParameter(name, f"unknown parameter of the {job} job (it takes {taken})")
+        if not isinstance(value, str):
+            raise BadJobParameter(name, f"must be text, not {type(value).__name__}")
+    return params
+
+
+def _as_of(params: dict[str, str], today: date, latest: date, why: str) -> date:
+    """The ``as_of`` day (default: ``today``), refused when not a date or after
+    ``latest`` (``why`` says why that is the last day the job may take)."""
     value = params.get("as_of")
+    if not value:
+        return today
     try:
-        return date.fromisoformat(value) if value else datetime.now(UTC).date()
+        day = date.fromisoformat(value)
     except ValueError:
-        raise ConfigError(f"as_of: not a date (YYYY-MM-DD): {value!r}") from None
+        raise BadJobParameter("as_of", f"not a date (YYYY-MM-DD): {value!r}") from None
+    if day > latest:
+        raise BadJobParameter("as_of", f"{day}: {why}")
+    return day
+
+
+def _spaces(params: dict[str, str], settings: Settings) -> list[str] | None:
+    """The ``spaces`` asked for (comma-separated; none: every space), each configured."""
+    if not params.get("spaces"):
+        return None
+    asked = [s for s in params["spaces"].split(",") if s]
+    unknown = [s for s in asked if s not in settings.spaces]
+    if unknown:
+        known = ", ".join(sorted(settings.spaces)) or "none"
+        raise BadJobParameter("spaces", f"no space {unknown[0]!r} (the spaces are: {known})")
+    return asked
 
 
 def _priors(
@@ -58,9 +97,14 @@ def _priors(
 ) -> dict[str, Any]:
     """The priors and field priors, then the people whose priors changed derived again
     (:mod:`turnstream.jobs.rederive`); ``spaces`` (comma-separated): these alone."""
+    _checked("priors", params)
+    # Tomorrow at most: a first fit counts through today (core/derivation/first_fit.py);
+    # a later version would be the latest until that day came.
+    today = datetime.now(UTC).date()
+    tomorrow = today + timedelta(days=1)
+    as_of = _as_of(params, today, tomorrow, f"in the future (tomorrow, {tomorrow} UTC, at most)")
+    only = _spaces(params, settings)
     jobs = settings.jobs
-    as_of = _as_of(params)
-    only = [s for s in params["spaces"].split(",") if s] if params.get("spaces") else None
     report = recompute_priors(
         store,
         as_of,
@@ -87,9 +131,18 @@ def _retention(
 ) -> dict[str, Any]:
     """Fold and delete what aged out (unless ``fold`` is ``0``: the check alone), then
     report what each table keeps against its promise."""
-    as_of = _as_of(params)
+    _checked("retention", params)
+    today = datetime.now(UTC).date()
+    # The scheduler asks for today in jobs.timezone, which may be UTC's tomorrow; a
+    # later day would fold and delete what is still within its window.
+    latest = max(today, datetime.now(ZoneInfo(settings.jobs.timezone)).date())
+    why = f"in the future ({latest}, today in UTC or jobs.timezone, at most)"
+    as_of = _as_of(params, today, latest, why)
+    fold = params.get("fold", "1")
+    if fold not in ("0", "1"):
+        raise BadJobParameter("fold", f"0 or 1, not {fold!r}")
     folded = None
-    if params.get("fold", "1") != "0":
+    if fold == "1":
         # The as-of day's start: the moment the check then measures against.
         now = datetime.combine(as_of, time.min, tzinfo=UTC)
         folded = enforce_retention(
@@ -151,18 +204,15 @@ def comparison_from_dict(data: dict[str, Any]) -> Comparison:
 def _experiments(
     store: Store, settings: Settings, params: dict[str, str], *, rederive: Rederive | None = None
 ) -> dict[str, Any]:
+    _checked("experiments", params)
+    today = datetime.now(ZoneInfo(settings.jobs.timezone)).date()
+    # A look at a day not yet over would be read (and written) as if it were.
+    why = f"a look in the future (today is {today} in {settings.jobs.timezone}, jobs.timezone)"
+    day = _as_of(params, today, today, why)
     path = params.get("measurement") or settings.jobs.measurement
     if not path:
         raise ConfigError("no measurement document: set jobs.measurement or pass --measurement")
     doc = load_measurement(path)
-    day = _as_of(params)
-    today = datetime.now(ZoneInfo(settings.jobs.timezone)).date()
-    if day > today:
-        # A look at a day not yet over would be read (and written) as if it were.
-        raise DataError(
-            f"as_of {day}: a look in the future (today is {today} in {settings.jobs.timezone}, "
-            "jobs.timezone); take the look on or after its day"
-        )
     as_of = datetime.combine(day, time.max, tzinfo=UTC)
     write = params.get("write") in ("1", "true")
     wanted = params.get("experiment")

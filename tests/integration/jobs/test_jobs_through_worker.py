@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import re
 import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from turnstream.adapters.worker_client import WorkerClient, owner_url, read_query
+from turnstream.adapters.worker_client import WorkerClient, WorkerError, owner_url, read_query
 from turnstream.jobs.runner import run_job
 from turnstream_dev.sample import sample_day
 
@@ -86,3 +90,53 @@ def test_a_new_space_is_fitted_by_the_worker_without_waiting_for_the_night(
     assert [int(v) for (v,) in versions] == [tomorrow]  # counting through today
     log = deployment.worker.log_path.read_text(errors="replace")
     assert re.search(r"first fit of the field priors of new spaces: .*\bacme\b", log)
+
+
+def test_a_job_with_a_bad_parameter_is_refused_by_the_worker_naming_it(deployment_factory) -> None:  # type: ignore[no-untyped-def]
+    deployment = deployment_factory()
+    deployment.worker.start()
+    url = f"http://127.0.0.1:{deployment.worker.web_port}/v1/jobs/"
+    asked = [
+        ("priors", {"as_of": "2099-01-01"}, "as_of"),
+        ("priors", {"as_of": "2026-02-30"}, "as_of"),
+        ("priors", {"spaces": "nope"}, "spaces"),
+        ("retention", {"as_of": "2099-01-01"}, "as_of"),
+        ("retention", {"as_of": 20260101}, "as_of"),
+        ("retention", {"asof": "2026-01-01"}, "asof"),
+        ("nightly", {}, "name"),
+    ]
+    for name, params, field in asked:
+        request = urllib.request.Request(
+            f"{url}{name}/",
+            data=json.dumps(params).encode(),
+            headers={"Content-Type": "application/json", **deployment.headers()},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=60)
+        assert refused.value.code == 400, (name, params)
+        body = json.loads(refused.value.read())
+        assert [e["field"] for e in body["errors"]] == [field], (name, params, body)
+        assert body["error"].startswith(field) or name == "nightly", body
+    # Nothing was written: no priors version from the future.
+    assert read_query(deployment.settings, "SELECT count() FROM priors").rows == [(0,)]
+
+
+def test_a_job_asked_twice_at_once_runs_twice_one_after_the_other(deployment_factory) -> None:  # type: ignore[no-untyped-def]
+    deployment = deployment_factory()
+    deployment.worker.start()
+    client = WorkerClient(f"http://127.0.0.1:{deployment.worker.web_port}",
+                          deployment.operator_key)  # fmt: skip
+    with ThreadPoolExecutor(2) as pool:
+        reports = list(pool.map(lambda _: client.run_job("priors", {}, 300), range(2)))
+    assert [r["job"] for r in reports] == ["priors", "priors"]
+    assert reports[0]["version"] == reports[1]["version"]
+    jobs = client.status()["jobs"]
+    assert jobs["running"] is None and jobs["waiting"] == []
+    assert jobs["last"]["job"] == "priors" and jobs["last"]["ok"] is True
+    # Refused before it read the store; the status says which job failed, and how.
+    with pytest.raises(WorkerError, match="as_of"):
+        client.run_job("retention", {"as_of": "2099-01-01"}, 60)
+    last = client.status()["jobs"]["last"]
+    assert (last["job"], last["ok"], last["error_class"]) == ("retention", False, "BadJobParameter")
+    assert last["error"].startswith("as_of: 2099-01-01")  # an operator's key: the text too

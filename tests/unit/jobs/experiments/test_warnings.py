@@ -22,7 +22,7 @@ from turnstream.core.experiment_warnings import (
     sample_ratio_warning,
 )
 from turnstream.entrypoints.cli.main import app
-from turnstream.errors import DataError
+from turnstream.errors import BadJobParameter
 from turnstream.jobs.experiments.analysis import analyze
 from turnstream.jobs.experiments.analysis_checks import parse_look, sequential_look
 from turnstream.jobs.experiments.compare import (
@@ -163,7 +163,7 @@ def test_a_look_in_the_future_is_refused_before_the_store_is_read(tmp_path: Path
     settings = Settings.model_validate({"jobs": {"timezone": "Pacific/Kiritimati"}})
     tomorrow_there = (datetime.now(UTC) + timedelta(hours=14) + timedelta(days=1)).date()
     params = {"measurement": str(_measurement(tmp_path)), "as_of": tomorrow_there.isoformat()}
-    with pytest.raises(DataError, match="a look in the future"):
+    with pytest.raises(BadJobParameter, match=r"as_of: .*a look in the future"):
         JOBS["experiments"](None, settings, params)  # type: ignore[arg-type]
 
 
