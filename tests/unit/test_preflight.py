@@ -190,6 +190,7 @@ def test_a_check_that_raises_becomes_an_error_and_the_others_still_run(tmp_path:
         "jobs.measurement",
         "broker.security",
         "spaces.acme.producer_keys",
+        "api.keys_file",
     }
 
 

@@ -278,3 +278,23 @@ def test_a_metadata_service_is_refused_even_to_an_internal_endpoint(
 
 def test_a_public_webhook_host_passes(tmp_path: Path) -> None:
     assert _errors(_hook(tmp_path, "desk.example.com")) == {}
+
+
+def test_the_keys_file_is_shown_with_its_active_keys_and_whether_an_operator_has_one(
+    tmp_path: Path,
+) -> None:
+    keys = tmp_path / "keys.json"
+    config = _config(tmp_path, f'[spaces.acme]\n[api]\nkeys_file = "{keys}"\n')
+    result = _check(config)
+    # A fresh deployment: no key yet, so every route but /v1/status refuses. Said, not failed.
+    assert result.exit_code == 0, result.output
+    assert f"api.keys_file: {keys}: no active key" in result.output
+    assert "turnstream keys create --space '*' --role analyst,operator" in result.output
+    file = KeyFile(keys)
+    file.create("acme", frozenset({Role.agent}))
+    _, revoked = file.create(ALL_SPACES, frozenset({Role.operator}))
+    file.revoke(revoked.id)
+    assert "1 active key, none an operator's" in _check(config).output
+    file.create(ALL_SPACES, frozenset({Role.operator, Role.analyst}))
+    output = _check(config).output
+    assert "2 active keys, 1 an operator's" in output and "keys create" not in output

@@ -32,7 +32,7 @@ from turnstream.config import (
     producer_keys_variable,
     webhook_secret_variable,
 )
-from turnstream.core.access import ALL_SPACES
+from turnstream.core.access import ALL_SPACES, Role
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
 from turnstream.core.destinations import host_refusal
 from turnstream.core.object_types import unbound_fields
@@ -385,6 +385,18 @@ def _key_spaces(settings: Settings) -> Iterator[Finding]:
     except OSError as exc:
         yield Finding("api.keys_file", f"{path} cannot be read ({exc.strerror})", Level.error)
         return
+    active = [k for k in keys if k.active]
+    operators = sum(k.space == ALL_SPACES and Role.operator in k.roles for k in active)
+    if not active:
+        held = "no active key"
+    else:
+        plural = "" if len(active) == 1 else "s"
+        held = f"{len(active)} active key{plural}, {operators or 'none'} an operator's"
+    if not operators:
+        # Every route but /v1/status refuses; so do the jobs and SQL through the worker.
+        held += (": make one with turnstream keys create --space '*' --role analyst,operator"
+                 " (Docker: the keys step)")  # fmt: skip
+    yield Finding("api.keys_file", f"{path}: {held}")
     for key in keys:
         if key.active and key.space != ALL_SPACES and key.space not in settings.spaces:
             yield Finding(
