@@ -16,7 +16,7 @@ from turnstream.core.access import ALL_SPACES
 from turnstream.entrypoints.http.access import caller, refuse_space
 from turnstream.entrypoints.http.routes import _guard, _HttpError, _not_found, _query, _scope
 from turnstream.entrypoints.http.views import Views
-from turnstream.errors import DataError, TurnstreamError
+from turnstream.errors import BadJobParameter, DataError, TurnstreamError
 from turnstream.models.measurement import MeasurementDocument
 from turnstream.models.requests import ArmsQuery, ExperimentsQuery
 from turnstream.service.block import measurement as _measurement
@@ -79,10 +79,11 @@ def register_experiment_routes(
                 try:
                     # Off the store thread: each statement takes it alone (SharedStore).
                     report = await asyncio.to_thread(_compare, store, settings, run_job, params)
-                except DataError as exc:  # a look at a day not yet over
+                except (BadJobParameter, DataError) as exc:  # a look at a day not yet over
                     message = str(exc)
+                    field = exc.parameter if isinstance(exc, BadJobParameter) else "as_of"
                     raise _HttpError(422, {"error": message, "errors": [
-                        {"field": "as_of", "message": message}]}) from None  # fmt: skip
+                        {"field": field, "message": message}]}) from None  # fmt: skip
                 return 200, report["experiments"][0]
 
             return await _guard(self, work)
