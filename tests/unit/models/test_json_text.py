@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.unit.models.builders import interaction_item
 from turnstream.config import Settings
 from turnstream.core.ingest import Reason, Source, judge
 from turnstream.errors import InvalidItem
@@ -19,15 +20,7 @@ SECRET = "maria@example.com"
 
 
 def _interaction(ref: str = "item:1") -> dict[str, object]:
-    return {
-        "type": "interaction",
-        "space_id": "acme",
-        "idempotency_key": "k-1",
-        "profile_id": "p-1",
-        "source": "web",
-        "occurred_at": "2026-12-04T11:00:00Z",
-        "interaction": {"kind": "engaged", "ref": ref, "action": "click"},
-    }
+    return interaction_item(ref)
 
 
 def _refused(raw: bytes) -> tuple[str, str]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.unit.models.builders import interaction_item
 from turnstream.config import Settings
 from turnstream.core.ingest import Reason, Source, judge
 from turnstream.core.rows import rows_for
@@ -29,15 +30,7 @@ HUGE = 10**400
 
 
 def _item(**fields: Any) -> dict[str, Any]:
-    return {
-        "type": "interaction",
-        "space_id": "acme",
-        "idempotency_key": "k-1",
-        "profile_id": "p-1",
-        "source": "web",
-        "occurred_at": "2026-12-04T11:00:00Z",
-        "interaction": {"kind": "engaged", "ref": "item:1", "action": "click"},
-    } | fields
+    return interaction_item() | fields
 
 
 def _errors(item: dict[str, Any] | bytes) -> list[tuple[str, str]]:
