@@ -8,13 +8,14 @@ parameters (they travel as JSON to the worker) and returns a JSON-able report.
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
 from turnstream.adapters.clickhouse.retention import enforce_retention
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import Settings
+from turnstream.core.derivation.first_fit import fit_day
 from turnstream.core.experiment_warnings import AnalysisWarning
 from turnstream.core.object_types import sensitive_names, types_for_space
 from turnstream.errors import BadJobParameter, ConfigError
@@ -98,10 +99,10 @@ def _priors(
     """The priors and field priors, then the people whose priors changed derived again
     (:mod:`turnstream.jobs.rederive`); ``spaces`` (comma-separated): these alone."""
     _checked("priors", params)
-    # Tomorrow at most: a first fit counts through today (core/derivation/first_fit.py);
-    # a later version would be the latest until that day came.
+    # A first fit's day at most (tomorrow: it counts through today); a later version
+    # would be the latest until that day came.
     today = datetime.now(UTC).date()
-    tomorrow = today + timedelta(days=1)
+    tomorrow = fit_day(today)
     as_of = _as_of(params, today, tomorrow, f"in the future (tomorrow, {tomorrow} UTC, at most)")
     only = _spaces(params, settings)
     jobs = settings.jobs

@@ -35,7 +35,7 @@ from turnstream.core.derivation.field_prior import FIT_FLOOR
 if TYPE_CHECKING:
     from turnstream.core.derivation.engine import Derivation
 
-__all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits", "fit_params"]
+__all__ = ["LAST_EARLY_FIT", "QUIET_GROWTH", "QUIET_SECONDS", "FirstFits", "fit_day", "fit_params"]
 
 #: Derivations of a space's people from which its fits are left to the nightly job.
 LAST_EARLY_FIT = 10_000
@@ -117,7 +117,13 @@ class FirstFits:
         return out
 
 
+def fit_day(today: date) -> date:
+    """The as-of day of a first fit made ``today``: tomorrow, so that it counts through
+    today (tomorrow's nightly run writes that version again); the latest day the priors
+    job takes."""
+    return today + timedelta(days=1)
+
+
 def fit_params(spaces: Sequence[str], today: date) -> dict[str, str]:
-    """The priors job's parameters for the first fit of ``spaces``: as of tomorrow, so
-    that it counts through today (tomorrow's nightly run writes that version again)."""
-    return {"as_of": (today + timedelta(days=1)).isoformat(), "spaces": ",".join(spaces)}
+    """The priors job's parameters for the first fit of ``spaces`` (:func:`fit_day`)."""
+    return {"as_of": fit_day(today).isoformat(), "spaces": ",".join(spaces)}
