@@ -34,6 +34,7 @@ from pydantic import (
 )
 
 from turnstream.errors import ConfigError
+from turnstream.models.common import SPACE_ID_PATTERN
 
 __all__ = [
     "ELEMENTS",
@@ -50,7 +51,7 @@ ELEMENTS: tuple[str, ...] = ("constraints_block", "soft_signals", "inferred_size
 Element = Literal["constraints_block", "soft_signals", "inferred_sizes", "state_block"]
 #: Names of experiments, arms and spaces: short, lower case, safe in tables and file names.
 Name = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_.-]{0,63}$")]
-SpaceId = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$")]
+SpaceId = Annotated[str, StringConstraints(pattern=SPACE_ID_PATTERN)]
 Source = Annotated[str, StringConstraints(min_length=1, max_length=256)]
 
 CONTROL = "control"

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
-from turnstream.models.common import ForWhom, Handle, Id, Scalar
+from turnstream.models.common import SPACE_ID_PATTERN, ForWhom, Handle, Id, Scalar
 from turnstream.models.interactions import Attribute, Preference
 
 __all__ = [
@@ -26,9 +26,7 @@ __all__ = [
     "SpaceRequest",
 ]
 
-SpaceId = Annotated[
-    str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$"), Field(examples=["acme"])
-]
+SpaceId = Annotated[str, StringConstraints(pattern=SPACE_ID_PATTERN), Field(examples=["acme"])]
 
 
 class _Body(BaseModel):

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from turnstream.adapters.clickhouse.current_views import CURRENT_VIEWS, current_view
 from turnstream.errors import ConfigError
+from turnstream.models.common import SPACE_ID_PATTERN
 
 __all__ = ["ANALYST_TABLES", "ANALYST_VIEWS", "NOT_FOR_ANALYSTS", "analyst_role", "analyst_sql"]
 
@@ -44,7 +45,7 @@ NOT_FOR_ANALYSTS: dict[str, str] = {
     "rederived": "the priors job's own mark of the priors each space was derived again with",
 }
 
-_SPACE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")  # as the wire's space_id
+_SPACE = re.compile(SPACE_ID_PATTERN)  # as the wire's space_id
 _DATABASE = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
