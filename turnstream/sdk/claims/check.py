@@ -8,7 +8,6 @@ adds the guard (``turnstream.sdk.claims.guard``) with its time budgets.
 from __future__ import annotations
 
 import time
-from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from operator import attrgetter
@@ -67,10 +66,8 @@ def evaluate(
     """Detect, judge and decide every claim of ``text`` (pure)."""
     mutable = contract.is_mutable(context, immutable)
     sentences = sentence_spans(text, lang)
-    # The numbers of a candidate's sentence by bisection (a scan of all of them per price
-    # cost 0.1 ms an output); a reader's mentions come sorted, a custom reader's may not.
+    # A reader's mentions come sorted, a custom reader's may not (the facts bisect them).
     ordered = sorted(mentions, key=attrgetter("start"))
-    starts = [m.start for m in ordered]
     facts = TurnFacts(
         text, sentences, quoted_spans(text), evidence, evidence.values(), now, mentions=ordered
     )
@@ -104,8 +101,7 @@ def evaluate(
         action = decide(cand.category, j.verdict, context)
         rewrite_to = None
         if action == "rewrite_if_unequivocal":
-            lo = bisect_left(starts, cand.sentence[0])
-            in_sentence = ordered[lo : bisect_left(starts, cand.sentence[1], lo)]
+            in_sentence = facts.mentions_in(cand.sentence)
             if cand.mention is not None and unequivocal(cand, j, mutable, in_sentence):
                 assert j.fresh is not None
                 rewrite_to = rewrite_text(cand.mention, j.fresh.item.value, lang)

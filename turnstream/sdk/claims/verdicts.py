@@ -76,11 +76,15 @@ class TurnFacts:
             if number is not None:
                 self.by_number.setdefault((v.item.class_, round(number, 2)), []).append((i, v))
 
+    def mentions_in(self, sentence: tuple[int, int]) -> Sequence[NumberMention]:
+        """The numbers of the sentence, in order (by bisection: a scan of all of them per
+        price cost 0.1 ms an output)."""
+        lo = bisect_left(self._starts, sentence[0])
+        return self.mentions[lo : bisect_left(self._starts, sentence[1], lo)]
+
     def numbers_in(self, sentence: tuple[int, int], cls: str) -> list[tuple[int, int]]:
         """The spans of the sentence's numbers of class ``cls``, in order."""
-        lo = bisect_left(self._starts, sentence[0])
-        hi = bisect_left(self._starts, sentence[1], lo)
-        return [(m.start, m.end) for m in self.mentions[lo:hi] if m.cls == cls]
+        return [(m.start, m.end) for m in self.mentions_in(sentence) if m.cls == cls]
 
     def equal_values(self, m: NumberMention) -> list[ProvenancedValue]:
         """The values of the evidence equal to the number."""
