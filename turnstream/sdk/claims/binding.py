@@ -19,6 +19,12 @@ sentence: the object the
 nearest earlier sentence of its paragraph names, when that sentence names one alone ("Take
 the City Flex. It is now $129.99." is about the City Flex); else (several named, none, or
 a new paragraph) the number is compared by its role alone, as before.
+
+A run of capitalised words the evidence does not hold ("The Zephyr Trail") names an object
+the turn knows nothing of (``unlisted``): its numbers have no evidence. Words several
+objects' names share (variants: "Aero Runner 42" and "44") name those objects together
+when no object is named alone, narrowed by the words of their other values ("in white"):
+:meth:`ObjectNames.group`.
 """
 
 from __future__ import annotations
@@ -30,8 +36,13 @@ from dataclasses import dataclass, field
 
 from turnstream.sdk.claims.evidence import ProvenancedValue
 from turnstream.sdk.claims.normalize import fold
+from turnstream.sdk.claims.unlisted import Unlisted, unlisted_runs
 
-__all__ = ["NAME_FIELDS", "ObjectNames", "names_of"]
+__all__ = ["NAME_FIELDS", "Named", "ObjectNames", "names_of"]
+
+#: What a sentence names: an object of the evidence (its id), one it does not hold, or the
+#: variants a shared name leaves (two or more ids).
+Named = str | Unlisted | frozenset[str]
 
 #: Fields whose string value names its object even without a types document.
 NAME_FIELDS = frozenset(
@@ -97,6 +108,11 @@ def _id_tail(object_id: str) -> str | None:
     return None
 
 
+def _names(v: ProvenancedValue) -> bool:
+    """Whether the value is one of its object's names."""
+    return v.item.identifies or v.item.field in NAME_FIELDS
+
+
 def names_of(values: Iterable[ProvenancedValue]) -> dict[str, set[str]]:
     """Each object of the evidence and the strings that name it."""
     names: dict[str, set[str]] = {}
@@ -104,7 +120,7 @@ def names_of(values: Iterable[ProvenancedValue]) -> dict[str, set[str]]:
         if v.object is None:
             continue
         got = names.setdefault(v.object, set())
-        if isinstance(v.item.value, str) and (v.item.identifies or v.item.field in NAME_FIELDS):
+        if isinstance(v.item.value, str) and _names(v):
             got.add(v.item.value)
     for obj, got in names.items():
         tail = _id_tail(obj)
@@ -119,13 +135,27 @@ class ObjectNames:
 
     #: folded word -> the objects whose names hold it, only words of a single object
     words: dict[str, str]
+    #: every folded word of the evidence's strings (a capitalised word outside it may name
+    #: an object the evidence does not hold: ``unlisted``)
+    vocabulary: frozenset[str] = frozenset()
+    #: folded word -> the objects whose names share it (two or more: variants)
+    shared: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: folded word -> the objects a value of another field than a name holds it in ("white"
+    #: of a colour): it narrows a shared name ("the City Flex in white")
+    traits: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: how many objects have a name
+    named: int = 0
     #: (text, sentence start, end) -> the objects the sentence names: each sentence of an
     #: output folded once, however many later numbers look back at it.
-    _named: dict[tuple[str, int, int], frozenset[str]] = field(
+    _named: dict[tuple[str, int, int], frozenset[Named]] = field(
         default_factory=dict, repr=False, compare=False
     )
     #: (text, sentence start, end) -> what :meth:`_named_before` answered for it.
-    _before: dict[tuple[str, int, int], str | None] = field(
+    _before: dict[tuple[str, int, int], Named | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    #: (text, sentence start, end) -> the sentence's words and what each names.
+    _owners: dict[tuple[str, int, int], tuple[list[re.Match[str]], list[Named | None]]] = field(
         default_factory=dict, repr=False, compare=False
     )
 
@@ -137,7 +167,65 @@ class ObjectNames:
             for name in names:
                 for w in _words(name):
                     owners.setdefault(w, set()).add(obj)
-        return cls({w: next(iter(objs)) for w, objs in owners.items() if len(objs) == 1})
+        vocabulary = {
+            w
+            for v in values
+            if isinstance(v.item.value, str)
+            for w in _WORD.findall(fold(v.item.value))
+        }
+        vocabulary.update(owners)
+        traits: dict[str, set[str]] = {}
+        for v in values:
+            if v.object is not None and isinstance(v.item.value, str) and not _names(v):
+                for w in _words(v.item.value):
+                    traits.setdefault(w, set()).add(v.object)
+        return cls(
+            {w: next(iter(objs)) for w, objs in owners.items() if len(objs) == 1},
+            frozenset(vocabulary),
+            {w: frozenset(objs) for w, objs in owners.items() if len(objs) > 1},
+            {w: frozenset(objs) for w, objs in traits.items()},
+            len({obj for objs in owners.values() for obj in objs}),
+        )
+
+    @property
+    def empty(self) -> bool:
+        """Whether the evidence names no object at all."""
+        return not self.words and not self.shared
+
+    def group(self, text: str, s: int, e: int) -> Named | None:
+        """The variants ``text[s:e]`` names by a name they share and no other object holds
+        ("Aero Runner" of the Aero Runner 42 and 44), narrowed by their other values'
+        words ("the City Flex in white"); one left is that object; None when it names no
+        shared name, or one every object shares that no such word narrows."""
+        tokens, _ = self.owners(text, s, e)
+        words = {t.group() for t in tokens}
+        group: frozenset[str] | None = None
+        for w in words & self.shared.keys():
+            group = self.shared[w] if group is None else group & self.shared[w]
+        if not group:
+            return None
+        every = len(group) == self.named
+        for w in words & self.traits.keys():
+            if group & self.traits[w]:
+                group &= self.traits[w]
+        if every and len(group) == self.named:
+            return None  # a word every object shares ("Nimbus") names none
+        return next(iter(group)) if len(group) == 1 else group
+
+    def owners(self, text: str, s: int, e: int) -> tuple[list[re.Match[str]], list[Named | None]]:
+        """The words of ``text[s:e]`` (a sentence; matches on its folded form, offsets from
+        ``s``) and what each names: an object's distinctive word names it, a run of words
+        naming an object the evidence does not hold names that (``unlisted``)."""
+        key = (text, s, e)
+        got = self._owners.get(key)
+        if got is None:
+            original = text[s:e]
+            tokens = list(_WORD.finditer(fold(original)))
+            owners: list[Named | None] = [self.words.get(t.group()) for t in tokens]
+            for first, end, unlisted in unlisted_runs(original, tokens, owners, self.vocabulary):
+                owners[first:end] = [unlisted] * (end - first)
+            got = self._owners[key] = (tokens, owners)
+        return got
 
     def bind(
         self,
@@ -146,33 +234,34 @@ class ObjectNames:
         start: int,
         end: int,
         sentences: Sequence[tuple[int, int]] = (),
-    ) -> str | None:
+    ) -> Named | None:
         """The object the sentence names for the number at ``start:end`` (the nearest
         named); when it names none, the one object the nearest earlier naming sentence of
         ``sentences`` (the output's) in its paragraph names; else None."""
-        if not self.words:
-            return None
+        if self.empty:
+            return None  # the evidence names nothing: nothing is known to be missing either
         named = self._in_sentence(text, sentence, start, end)
+        if named is None:
+            named = self.group(text, *sentence)
         if named is None and sentences:
             return self._named_before(text, sentence, sentences)
         return named
 
     def paired(
         self, text: str, sentence: tuple[int, int], start: int, numbers: Sequence[tuple[int, int]]
-    ) -> str | None:
+    ) -> Named | None:
         """When the sentence names as many objects as it holds ``numbers`` (the spans of
         its numbers of one class, in order, the one at ``start`` among them; two or more),
         the object named in the place the number has among them ("The City Flex is $99.90,
         the Aero Runner $129.99"); else None."""
-        if len(numbers) < 2 or not self.words:
+        if len(numbers) < 2 or self.empty:
             return None
         at = next((i for i, (s, e) in enumerate(numbers) if s <= start < e), None)
         if at is None:
             return None
         base = sentence[0]
-        order: list[str] = []  # the objects in the order they are first named
-        for m in _WORD.finditer(fold(text[base : sentence[1]])):
-            obj = self.words.get(m.group())
+        order: list[Named] = []  # the objects in the order they are first named
+        for m, obj in zip(*self.owners(text, *sentence), strict=True):
             where = base + m.start()
             if obj is None or obj in order or any(s <= where < e for s, e in numbers):
                 continue
@@ -181,7 +270,7 @@ class ObjectNames:
 
     def _named_before(
         self, text: str, sentence: tuple[int, int], sentences: Sequence[tuple[int, int]]
-    ) -> str | None:
+    ) -> Named | None:
         """The object named by the nearest earlier sentence that names any (by a word with
         a letter), in the same paragraph, when it names one alone (several: which one is
         meant is not known)."""
@@ -189,7 +278,7 @@ class ObjectNames:
         # sentence before instead of walking back again (40 such numbers: 40 steps, not
         # 800). A loop, not recursion: a long document has thousands of sentences.
         walked: list[tuple[str, int, int]] = []
-        answer: str | None = None
+        answer: Named | None = None
         current = sentence
         k = bisect.bisect_left(sentences, sentence) - 1
         while True:
@@ -209,30 +298,32 @@ class ObjectNames:
             self._before[key] = answer
         return answer
 
-    def _objects_in(self, text: str, s: int, e: int) -> frozenset[str]:
+    def _objects_in(self, text: str, s: int, e: int) -> frozenset[Named]:
         """The objects ``text[s:e]`` names by a word with a letter (a number elsewhere, a
         postcode's "100", names no object for another sentence's number)."""
         key = (text, s, e)
         objects = self._named.get(key)
         if objects is None:
-            words = _WORD.findall(fold(text[s:e]))
-            found = {self.words.get(w) for w in words if not w.isdigit()}
+            tokens, owners = self.owners(text, s, e)
+            found = {o for t, o in zip(tokens, owners, strict=True) if not t.group().isdigit()}
+            found.discard(None)
+            if not found and (group := self.group(text, s, e)) is not None:
+                found.add(group)
             objects = self._named[key] = frozenset(o for o in found if o is not None)
         return objects
 
     def _in_sentence(
         self, text: str, sentence: tuple[int, int], start: int, end: int
-    ) -> str | None:
+    ) -> Named | None:
         """The object the sentence itself names for the number at ``start:end``, or None."""
-        found: dict[str, list[int]] = {}  # object -> word distances from the number
-        before: dict[str, bool] = {}
+        found: dict[Named, list[int]] = {}  # object -> word distances from the number
+        before: dict[Named, bool] = {}
         base = sentence[0]  # fold only the sentence (same length: offsets shift by base)
-        tokens = list(_WORD.finditer(fold(text[base : sentence[1]])))
+        tokens, owners = self.owners(text, *sentence)
         start, end = start - base, end - base
         at = next((i for i, m in enumerate(tokens) if m.end() > start), len(tokens))
         after = next((i for i, m in enumerate(tokens) if m.start() >= end), len(tokens))
-        for i, m in enumerate(tokens):
-            obj = self.words.get(m.group())
+        for i, (m, obj) in enumerate(zip(tokens, owners, strict=True)):
             if obj is None or start <= m.start() < end:
                 continue
             distance = at - i if i < at else i - after + 1
@@ -240,5 +331,4 @@ class ObjectNames:
             before[obj] = before.get(obj, False) or i < at
         if not found:
             return None
-        best = min(found, key=lambda o: (min(found[o]), -len(found[o]), not before[o], o))
-        return best
+        return min(found, key=lambda o: (min(found[o]), -len(found[o]), not before[o], str(o)))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from operator import attrgetter
 from typing import TYPE_CHECKING
@@ -24,12 +25,13 @@ from turnstream.sdk.claims.contract import INTERNAL_TEXT, Contract, InternalText
 from turnstream.sdk.claims.detect import Candidate, Detector, NumberMention
 from turnstream.sdk.claims.evidence import Evidence, StateRead
 from turnstream.sdk.claims.internal_text import find_repeats
+from turnstream.sdk.claims.invisible import Visible, bidi_around, visible
 from turnstream.sdk.claims.normalize import reading
 from turnstream.sdk.claims.quotes import quoted_spans
-from turnstream.sdk.claims.records import ClaimRecord
+from turnstream.sdk.claims.records import STANDING, ClaimRecord
 from turnstream.sdk.claims.results import Evaluation, Guarded
 from turnstream.sdk.claims.sentences import sentence_spans
-from turnstream.sdk.claims.verdicts import TurnFacts, judge
+from turnstream.sdk.claims.verdicts import Judgement, TurnFacts, judge
 
 if TYPE_CHECKING:
     from turnstream.sdk.claims.guard import GuardStream
@@ -62,8 +64,10 @@ def evaluate(
     evidence: Evidence,
     now: datetime,
     internal: frozenset[str] = frozenset(),
+    bidi: Sequence[int] = (),
 ) -> Evaluation:
-    """Detect, judge and decide every claim of ``text`` (pure)."""
+    """Detect, judge and decide every claim of ``text`` (pure). ``bidi``: the offsets where
+    a bidirectional control stood (``invisible``): no claim of their lines stands."""
     mutable = contract.is_mutable(context, immutable)
     sentences = sentence_spans(text, lang)
     # A reader's mentions come sorted, a custom reader's may not (the facts bisect them).
@@ -98,6 +102,8 @@ def evaluate(
         if any(s < cand.end and cand.start < e for s, e in redacted):
             continue  # the passage is redacted: what it claimed never leaves
         j = judge(facts, cand)
+        if j.verdict in STANDING and bidi_around(text, bidi, cand.start, cand.end):
+            j = Judgement(j.nature, "mismatch", {"kind": "bidi_control"})
         action = decide(cand.category, j.verdict, context)
         rewrite_to = None
         if action == "rewrite_if_unequivocal":
@@ -128,6 +134,29 @@ def evaluate(
             discarded.append(j.anchor)
     records.sort(key=lambda r: (r.span[0], r.span[1]))
     return Evaluation(records, edits if mutable else [], mutable, sorted(set(discarded)))
+
+
+def _shown_anchors(evidence: Evidence, shown: Visible) -> Evidence:
+    """The evidence with its anchors' offsets on the text as shown (invisible ones out)."""
+    if shown.where is None or not evidence.anchors:
+        return evidence
+    anchors = [
+        a.model_copy(update={"start": shown.offset(a.start), "end": shown.offset(a.end)})
+        for a in evidence.anchors
+    ]
+    return evidence.model_copy(update={"anchors": anchors})
+
+
+def _as_written(evaluation: Evaluation, shown: Visible) -> Evaluation:
+    """An evaluation of the text as shown, its spans and edits on the output as written."""
+    if shown.where is None:
+        return evaluation
+    return Evaluation(
+        [replace(r, span=shown.original(*r.span)) for r in evaluation.records],
+        [(*shown.original(s, e), new) for s, e, new in evaluation.edits],
+        evaluation.mutable,
+        evaluation.discarded_anchors,
+    )
 
 
 def _default_reader() -> NumberReader:
@@ -183,22 +212,25 @@ class Claims:
     ) -> Evaluation:
         """Every claim of ``text`` and what the actions would do (nothing is done). The
         text is read in its :func:`~turnstream.sdk.claims.normalize.reading` (digits of any
-        script as ASCII, offsets kept): the spans and edits apply to ``text`` as given."""
+        script as ASCII, look-alike letters as Latin, offsets kept) without its invisible
+        characters (``invisible``): the spans and edits apply to ``text`` as given."""
         lang = self.language(language)
-        read = reading(text)
-        return evaluate(
+        shown = visible(reading(text))
+        evaluation = evaluate(
             self.contract,
             self.detector,
-            read,
+            shown.text,
             lang,
-            self.reader(read, lang),
+            self.reader(shown.text, lang),
             agent=self.agent,
             context=context,
             immutable=immutable or context in self.contract.outputs.immutable,
-            evidence=evidence or Evidence(),
+            evidence=_shown_anchors(evidence or Evidence(), shown),
             now=now or self.now(),
             internal=self.internal,
+            bidi=shown.bidi,
         )
+        return _as_written(evaluation, shown)
 
     def check(
         self,

@@ -27,7 +27,7 @@ from typing import Any, Literal, Protocol
 from turnstream.sdk.claims.contract import Category, Contract
 from turnstream.sdk.claims.normalize import lower
 from turnstream.sdk.claims.patterns import find_pattern
-from turnstream.sdk.claims.qualifiers import THRESHOLD, qualifier
+from turnstream.sdk.claims.qualifiers import THRESHOLD, Comparison, Qualified, qualifier
 
 __all__ = [
     "ROLE_WINDOW",
@@ -86,6 +86,12 @@ class Candidate:
     value: str | None = None
     #: "approximate" (a hedge: "about $40") or "threshold" (a condition: "free above $50")
     qualifier: str | None = None
+    #: A condition's comparison ("lt", "le", "gt", "ge", "from") and the role its number
+    #: would have without the condition ("now under $100": the sale price's).
+    comparison: Comparison | None = None
+    plain_role: str | None = None
+    #: Where the hedge's or the condition's words start ("under" in "is under $100").
+    qualified_at: int | None = None
 
     @property
     def cls(self) -> str | None:
@@ -245,12 +251,12 @@ class Detector:
                 continue
             if needed is not None and needed.search(folded, span[0], span[1]) is None:
                 continue
-            how = [qualifier(text, span[0], m.start, m.end, m.cls) for m in mentions]
+            how = [_qualified(text, span[0], m) for m in mentions]
             roles: dict[int, dict[str, int]] = {}
             if comp.roles:
                 # role terms inside a hedge or a condition ("de" in "cerca de") name no role
                 inside_qualifiers = [
-                    (q[1], m.start) for q, m in zip(how, mentions, strict=True) if q
+                    (q.start, m.start) for q, m in zip(how, mentions, strict=True) if q
                 ]
                 roles = _roles(comp, folded, span, mentions, word_index(i), inside_qualifiers)
             for k, m in enumerate(mentions):
@@ -265,12 +271,23 @@ class Detector:
                         role = at_best[0]
                     else:
                         tied = tuple(at_best)
-                kind = how[k][0] if how[k] else None
-                if kind == THRESHOLD:  # a condition's bound: its own role, never a price
+                q = how[k]
+                plain = role
+                if q is not None and q.kind == THRESHOLD:  # its own role, never a price
                     role, tied = THRESHOLD, ()
                 yield Candidate(
-                    cat, "number", m.start, m.end, span, m, role, tied, mention_value(m), kind
-                )
+                    cat, "number", m.start, m.end, span, m, role, tied, mention_value(m),
+                    q.kind if q else None, q.comparison if q else None, plain,
+                    q.start if q else None,
+                )  # fmt: skip
+
+
+def _qualified(text: str, sentence_start: int, m: NumberMention) -> Qualified | None:
+    """A number's hedge or condition; a range ("from $90 to $110") is never a bound."""
+    q = qualifier(text, sentence_start, m.start, m.end, m.cls)
+    if q is not None and q.kind == THRESHOLD and (m.is_range or isinstance(m.value, tuple)):
+        return None
+    return q
 
 
 def _roles(

@@ -22,9 +22,25 @@ _ACCENTS = re.compile("[\u0300-\u036f]+")
 _WORD = re.compile(r"[^\W_]+")
 
 
+#: Cyrillic and Greek letters drawn as Latin ones ("City" with a Cyrillic Es for its C reads
+#: "City").
+_LOOK_ALIKES = dict(
+    zip(
+        "\u0410\u0412\u0415\u041a\u041c\u041d\u041e\u0420\u0421\u0422\u0425\u0423"
+        "\u0430\u0435\u043e\u0440\u0441\u0443\u0445\u0456\u0406\u0458\u0408\u0455\u0405"
+        "\u04bb\u04c0\u0501\u051b\u051d\u04ae"
+        "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7"
+        "\u03bf\u03bd\u03b9\u03c1",
+        "ABEKMHOPCTXYaeopcyxiIjJsShIdqwYABEZHIKMNOPTYXovip",
+        strict=True,
+    )
+)
 #: A decimal digit that is not ASCII (fullwidth, Arabic-Indic, Devanagari, mathematical...),
-#: a fullwidth form of ASCII (U+FF01-FF5E) or the ideographic space.
-_OTHER_FORMS = re.compile("(?![0-9])\\d|[\uff01-\uff5e\u3000]")
+#: a fullwidth form of ASCII (U+FF01-FF5E), the ideographic space, a mathematical letter
+#: (U+1D400-1D7FF) or a look-alike letter.
+_OTHER_FORMS = re.compile(
+    "(?![0-9])\\d|[\uff01-\uff5e\u3000\U0001d400-\U0001d7ff" + "".join(_LOOK_ALIKES) + "]"
+)
 
 
 def _ascii_form(match: re.Match[str]) -> str:
@@ -32,14 +48,20 @@ def _ascii_form(match: re.Match[str]) -> str:
     digit = unicodedata.decimal(ch, None)
     if digit is not None:
         return str(digit)
+    if ch in _LOOK_ALIKES:
+        return _LOOK_ALIKES[ch]
+    if ch >= "\U0001d400":  # a mathematical letter: its plain form when it is one character
+        plain = unicodedata.normalize("NFKC", ch)
+        return plain if len(plain) == 1 else ch
     return " " if ch == "\u3000" else chr(ord(ch) - 0xFEE0)
 
 
 def reading(text: str) -> str:
-    """``text`` with every decimal digit as its ASCII digit and every fullwidth form as its
-    ASCII character, same length (offsets unchanged): "$" and 129.99 in fullwidth digits
-    (U+FF11...) read as "$129.99", so
-    a number written in other digits is a claim like any other, never missed."""
+    """``text`` with every decimal digit as its ASCII digit and every fullwidth form,
+    mathematical letter and Cyrillic or Greek look-alike as the ASCII character it shows,
+    same length (offsets unchanged): "$" and 129.99 in fullwidth digits (U+FF11...) read as
+    "$129.99", so a number written in other digits is a claim like any other, never missed,
+    and "City Flex" written with a Cyrillic Es names the City Flex."""
     if text.isascii():
         return text
     return _OTHER_FORMS.sub(_ascii_form, text)

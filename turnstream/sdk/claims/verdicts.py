@@ -31,12 +31,14 @@ from datetime import datetime
 from typing import Any
 
 from turnstream.sdk.claims.anchors import score_anchor
-from turnstream.sdk.claims.binding import ObjectNames
+from turnstream.sdk.claims.binding import Named, ObjectNames
+from turnstream.sdk.claims.bounds import failing, subject
 from turnstream.sdk.claims.detect import Candidate, NumberMention
 from turnstream.sdk.claims.evidence import Evidence, EvidenceValue, ProvenancedValue
 from turnstream.sdk.claims.normalize import fold, normalize
 from turnstream.sdk.claims.qualifiers import APPROXIMATE, THRESHOLD
 from turnstream.sdk.claims.records import Nature, Verdict
+from turnstream.sdk.claims.unlisted import Unlisted
 
 __all__ = ["Judgement", "TurnFacts", "judge", "same_value"]
 
@@ -182,6 +184,13 @@ def _gaps_stated(facts: TurnFacts, cand: Candidate, gaps: Sequence[str]) -> bool
     return all(f" {normalize(g)} " in f" {said} " for g in gaps)
 
 
+def _bare(text: str, quote: tuple[int, int], cand: Candidate) -> bool:
+    """Whether the quotation holds the number alone (no letter besides it): "“$129.99”"
+    of a City Flex is found in any document that prices something at $129.99."""
+    rest = text[quote[0] : cand.start] + text[cand.end : quote[1]]
+    return cand.mention is not None and not any(ch.isalpha() for ch in rest)
+
+
 def _quoted(facts: TurnFacts, cand: Candidate, quote: tuple[int, int]) -> Judgement:
     passage = normalize(facts.text[quote[0] : quote[1]])
     for doc in facts.evidence.documents:
@@ -195,17 +204,94 @@ def _is_threshold_field(name: str) -> bool:
 
 
 def _threshold(facts: TurnFacts, cand: Candidate) -> Judgement:
-    """A condition's bound: compared only with the evidence's threshold fields
-    (``threshold``, ``*_threshold``, ``min_*``, ``minimum*``); never with a price."""
+    """A condition's bound. Said of a named object (its name right before the condition)
+    that has no threshold field of its own, the object's values must satisfy it ("The Aero
+    Runner is under $100."; ``bounds``); else it is compared with the evidence's threshold
+    fields (``threshold``, ``*_threshold``, ``min_*``, ``minimum*``) for equality, never
+    with a price; with none, ``not_checked``."""
     m = cand.mention
     assert m is not None
-    values = [v for v in facts.by_class.get(m.cls, []) if _is_threshold_field(v.item.field)]
-    if not values:
+    of_class = facts.by_class.get(m.cls, [])
+    limits = [v for v in of_class if _is_threshold_field(v.item.field)]
+    obj = _subject(facts, cand)
+    if obj is not None:  # (an unlisted object holds no value: no evidence)
+        own = [v for v in limits if _of(v, obj)]
+        if own:
+            return _limit(m, own)
+        return _satisfied(cand, [v for v in of_class if _of(v, obj) and v not in limits], obj)
+    if not limits:
         return Judgement("model", "not_checked", {"kind": "threshold"})
-    equal = [v for v in values if same_value(m, v.item)]
+    return _limit(m, limits)
+
+
+def _subject(facts: TurnFacts, cand: Candidate) -> Named | None:
+    """The object a condition's bound is said of: the one whose name (or the variants whose
+    shared name) stands right before the condition's words (``bounds.subject``), if any."""
+    names = facts.objects
+    if names is None or names.empty or cand.qualified_at is None:
+        return None
+    tokens, owners = names.owners(facts.text, *cand.sentence)
+    k = subject(tokens, cand.qualified_at - cand.sentence[0])
+    if k is None:
+        return None
+    if owners[k] is not None:
+        obj = owners[k]
+    elif tokens[k].group() in names.shared:
+        obj = names.group(facts.text, *cand.sentence)
+    else:
+        return None
+    if isinstance(obj, str) and not any(v.object == obj for v in facts.values):
+        return None
+    return obj
+
+
+def _limit(m: NumberMention, limits: list[ProvenancedValue]) -> Judgement:
+    equal = [v for v in limits if same_value(m, v.item)]
     if equal:
         return Judgement("computed", "matched", equal[0].ref())
-    return Judgement("computed", "mismatch", values[0].ref())
+    return Judgement("computed", "mismatch", limits[0].ref())
+
+
+def _satisfied(cand: Candidate, values: list[ProvenancedValue], obj: Named) -> Judgement:
+    """Whether the bound holds for the object's values: those of the role the number
+    would have without its condition ("now under $100": the sale price), else those of
+    the category's roles when it has any, else every value of its class."""
+    m = cand.mention
+    assert m is not None and cand.comparison is not None
+    roles = cand.category.detect.roles
+    if cand.plain_role is not None:
+        values = [v for v in values if v.item.field == cand.plain_role]
+    elif roles and any(v.item.field in roles for v in values):
+        values = [v for v in values if v.item.field in roles]
+    bound = _number(m.value)
+    if not values:
+        ref = {"kind": "value", "bound": True} | _named_ref(obj)
+        return Judgement("computed", "no_evidence", ref)
+    numbers = [(n, v) for v in values if (n := _number(v.item.value)) is not None]
+    wrong_unit = next((v for v in values if not _same_unit(m, v.item)), None)
+    if bound is None or len(numbers) != len(values) or wrong_unit is not None:
+        miss = wrong_unit or values[0]
+    else:
+        miss = failing(cand.comparison, bound, numbers, m.cls == "money")
+    ref = (miss or values[0]).ref() | {"bound": True, "comparison": cand.comparison}
+    if miss is None:
+        return Judgement("computed", "matched", ref)
+    ref["actual"] = mention_value_of(miss.item)
+    return Judgement("computed", "mismatch", ref)
+
+
+def _of(v: ProvenancedValue, obj: Named) -> bool:
+    """Whether the value is of the named object (or of one of the named variants)."""
+    return v.object in obj if isinstance(obj, frozenset) else v.object == obj
+
+
+def _named_ref(obj: Named) -> dict[str, Any]:
+    """How a claim record's evidence names what the number is about."""
+    if isinstance(obj, frozenset):
+        return {"objects": sorted(obj)}
+    if isinstance(obj, Unlisted):
+        return {"unlisted": obj.name}
+    return {"object": obj}
 
 
 def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> bool:
@@ -215,9 +301,10 @@ def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> b
     return abs(a - b) <= tolerance * max(abs(b), 1e-9) + 1e-9
 
 
-def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> str | None:
-    """The object the number's sentence names (one the evidence holds values of)."""
-    if facts.objects is None or cand.mention is None or not facts.objects.words:
+def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> Named | None:
+    """The object the number's sentence names (one the evidence holds values of, or one it
+    does not hold: :class:`Unlisted`)."""
+    if facts.objects is None or cand.mention is None or facts.objects.empty:
         return None
     names, m = facts.objects, cand.mention
     obj = names.bind(facts.text, cand.sentence, cand.start, cand.end, facts.sentences)
@@ -230,6 +317,8 @@ def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) ->
         right_for = {v.object for v in values if same_value(m, v.item)}
         if obj in right_for and paired not in right_for:
             obj = paired
+    if isinstance(obj, Unlisted | frozenset):
+        return obj
     if obj is None or not any(v.object == obj for v in facts.values):
         return None
     return obj
@@ -271,11 +360,11 @@ def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
     else:
         candidates, equal = of_class, equal_any
     obj = _bound(facts, cand, candidates)
-    if obj is not None:  # the sentence names an object: its values alone
-        candidates = [v for v in candidates if v.object == obj]
-        equal = [v for v in equal if v.object == obj]
-    if not candidates:  # (the named object holds no value of the number's class or role)
-        ref = None if obj is None else {"kind": "value", "object": obj, "bound": True}
+    if obj is not None:  # the sentence names an object (or variants, or one not held)
+        candidates = [v for v in candidates if _of(v, obj)]
+        equal = [v for v in equal if _of(v, obj)]
+    if not candidates:  # (the object named holds no value of the number's class or role)
+        ref = None if obj is None else {"kind": "value", "bound": True} | _named_ref(obj)
         return Judgement("computed", "no_evidence", ref)
     if cand.qualifier == APPROXIMATE or m.is_range or isinstance(m.value, tuple | list):
         approx = _approximate(m, spec.approximate_tolerance, candidates, equal)
@@ -391,23 +480,31 @@ def _tool(facts: TurnFacts, cand: Candidate) -> Judgement:
         return Judgement(nature, "not_checked", ref)
     if cand.qualifier is not None:  # a hedge or a condition's bound: not compared
         return Judgement(nature, "not_checked", ref | {"qualifier": cand.qualifier})
+    ids = {c.id for c in calls}
     values = [
-        (c, v)
-        for c in calls
-        for v in c.values
-        if v.class_ == m.cls and (cand.role is None or v.field == cand.role)
+        v
+        for v in facts.values
+        if v.call in ids
+        and v.item.class_ == m.cls
+        and (cand.role is None or v.item.field == cand.role)
     ]
     if not values:
         return Judgement(nature, "matched", ref)
-    for c, v in values:
-        if same_value(m, v):
-            return Judgement(
-                nature, "matched", {"kind": "tool", "call": c.id, "tool": c.tool, "field": v.field}
-            )
-    c, v = values[0]
-    return Judgement(
-        nature, "mismatch", {"kind": "tool", "call": c.id, "tool": c.tool, "field": v.field}
-    )
+    obj = _bound(facts, cand, values) if any(v.object for v in values) else None
+    if obj is not None:  # the sentence names an object: the calls' values of it alone
+        values = [v for v in values if _of(v, obj)]
+        if not values:
+            return Judgement(nature, "no_evidence", ref | {"bound": True} | _named_ref(obj))
+    for v in values:
+        if same_value(m, v.item):
+            return Judgement(nature, "matched", _tool_ref(v))
+    bound = {} if obj is None else {"bound": True}
+    return Judgement(nature, "mismatch", _tool_ref(values[0]) | bound)
+
+
+def _tool_ref(v: ProvenancedValue) -> dict[str, Any]:
+    ref = {"kind": "tool", "call": v.call, "tool": v.tool, "field": v.item.field}
+    return ref | ({"object": v.object} if v.object is not None else {})
 
 
 def _anchor(facts: TurnFacts, cand: Candidate) -> Judgement:
@@ -446,6 +543,8 @@ def judge(facts: TurnFacts, cand: Candidate) -> Judgement:
     """The nature and verdict of one claim (pure: everything it reads is in ``facts``)."""
     cat = cand.category
     quote = _inside(facts.quotes, cand.start, cand.end)
+    if quote is not None and _bare(facts.text, quote, cand):
+        quote = None  # "“$129.99”" quotes no passage: the number is judged as said
     if quote is not None:
         if cat.natures.quoted == "count":
             return Judgement("quoted", "not_checked")

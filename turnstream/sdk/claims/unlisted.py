@@ -1,0 +1,131 @@
+"""Names the evidence does not hold: "The Zephyr Trail is $99.90." when no tool of the turn
+returned a Zephyr Trail.
+
+Such a number is about an object the turn knows nothing of; another object's $99.90 must
+not make it right. A run of capitalised words (joined by spaces or hyphens) names an
+unlisted object when it holds a capitalised word that no string value of the evidence
+holds (and that is no day, month, holiday, payment brand, greeting or acronym of three
+letters or fewer: "USD") and:
+
+- it goes on after a name the evidence holds ("City Flex Pro": another model), or
+- it stands after an article, a possessive or a contraction of one ("the", "our", "o",
+  "do", "el", "del", ...), or
+- it opens the sentence with two such words ("Zephyr Trail costs ...").
+
+The sentence's first word is capitalised anyway: alone, it names nothing. Unknown words
+before a held name are its brand or a qualifier ("Nimbus City Flex"). Not found: a name in
+lower case, a one-word name opening the sentence, a name after another word ("Our pick:
+Zephyr, $99.90").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Unlisted", "unlisted_runs"]
+
+
+@dataclass(frozen=True, slots=True)
+class Unlisted:
+    """An object the output names that the evidence does not hold."""
+
+    #: The name as written.
+    name: str
+
+
+_DETERMINERS = frozenset(
+    (
+        "the", "a", "an", "this", "that", "these", "those", "our", "my", "your", "its", "their",
+        "o", "os", "as", "um", "uma", "este", "esta", "estes", "estas", "esse", "essa", "esses",
+        "essas", "aquele", "aquela", "nosso", "nossa", "meu", "minha", "seu", "sua", "teu", "tua",
+        "do", "da", "dos", "das", "no", "na", "nos", "nas", "pelo", "pela", "pelos", "pelas",
+        "ao", "aos", "el", "la", "los", "las", "un", "una", "ese", "esa", "esos", "esas",
+        "nuestro", "nuestra", "mi", "tu", "su", "del", "al"
+    )
+)  # fmt: skip
+# Capitalised words that name no product (folded): days, months, holidays, payment brands,
+# greetings, and the small words a title-cased line capitalises ("Shop The City Flex Now
+# For $99.90").
+_COMMON = frozenset(
+    (
+        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january",
+        "february", "march", "april", "may", "june", "july", "august", "september", "october",
+        "november", "december", "segunda", "terca", "quarta", "quinta", "sexta", "sabado",
+        "domingo", "feira", "janeiro", "fevereiro", "marco", "abril", "maio", "junho", "julho",
+        "agosto", "setembro", "outubro", "novembro", "dezembro", "lunes", "martes", "miercoles",
+        "jueves", "viernes", "enero", "febrero", "marzo", "mayo", "junio", "julio", "agosto",
+        "septiembre", "octubre", "noviembre", "diciembre", "black", "cyber", "christmas", "natal",
+        "navidad", "easter", "pascoa", "pascua", "visa", "mastercard", "amex", "paypal", "pix",
+        "boleto", "hello", "hi", "hey", "dear", "ola", "oi", "hola", "buenos", "buenas", "bom",
+        "boa", "querido", "querida", "estimado", "estimada", "good", "thanks", "obrigado",
+        "obrigada", "gracias",
+        "at", "for", "now", "only", "just", "from", "by", "in", "on", "with", "and", "or", "to",
+        "is", "are", "was", "new", "today", "sale", "shop", "buy", "get", "off", "price",
+        "por", "em", "com", "ou", "para", "de", "so", "apenas", "agora", "hoje", "preco",
+        "en", "con", "y", "ahora", "solo", "hoy", "precio", "oferta", "compre", "leve"
+    )
+)  # fmt: skip
+#: The first letter of a word, in upper case (Latin: the reading made look-alikes Latin).
+_CAPITAL = re.compile(r"(?<![^\W_])[A-Z\u00c0-\u00d6\u00d8-\u00de]")
+_JOIN = re.compile(r"[^\S\n]+|[^\S\n]*-[^\S\n]*")
+
+
+def _capital(original: str, token: re.Match[str]) -> bool:
+    """A capitalised word that may be part of a name (no article: "The", "El")."""
+    word = original[token.start() : token.end()]
+    return (
+        len(word) > 1
+        and word[0].isupper()
+        and not (word.isupper() and len(word) <= 3)
+        and token.group() not in _DETERMINERS
+    )
+
+
+def _joined(original: str, a: re.Match[str], b: re.Match[str]) -> bool:
+    return _JOIN.fullmatch(original, a.end(), b.start()) is not None
+
+
+def unlisted_runs(
+    original: str,
+    tokens: Sequence[re.Match[str]],
+    owners: Sequence[object | None],
+    vocabulary: frozenset[str],
+) -> list[tuple[int, int, Unlisted]]:
+    """The runs of ``tokens`` (words of the folded ``original``, a sentence) that name an
+    unlisted object, as (first, end, object) token indices; ``owners`` holds each token's
+    object (None for a word that names none) and ``vocabulary`` every folded word the
+    evidence's strings hold."""
+
+    def unknown(k: int) -> bool:
+        word = tokens[k].group()
+        return owners[k] is None and word not in vocabulary and word not in _COMMON
+
+    # Only capitalised words start or continue a run; a sentence whose only capital opens
+    # it (most) has none.
+    starts = [m.start() for m in _CAPITAL.finditer(original)]
+    if not tokens or all(at == tokens[0].start() for at in starts):
+        return []
+    at_start = {t.start(): k for k, t in enumerate(tokens)}
+    capital = {
+        k for at in starts if (k := at_start.get(at)) is not None and _capital(original, tokens[k])
+    }
+    out: list[tuple[int, int, Unlisted]] = []
+    end = -1
+    for i in sorted(capital):
+        if i < end:
+            continue  # inside the run before
+        end = i + 1
+        while end in capital and _joined(original, tokens[end - 1], tokens[end]):
+            end += 1
+        strange = [k for k in range(i, end) if k > 0 and unknown(k)]
+        known = [k for k in range(i, end) if owners[k] is not None]
+        if strange:
+            after_known = bool(known) and max(strange) > min(known)
+            determined = i > 0 and tokens[i - 1].group() in _DETERMINERS
+            opening = i == 0 and unknown(0)
+            if after_known or (not known and (determined or opening)):
+                name = original[tokens[i].start() : tokens[end - 1].end()]
+                out.append((i, end, Unlisted(name)))
+    return out
