@@ -50,12 +50,14 @@ ALLOWED_TABLE_FUNCTIONS = frozenset(
     }
 )
 
-#: System tables an analyst may read: the catalog of the project's tables (their columns,
-#: parts and mutations) and the trivial ones. Refused, among others: ``processes`` and
-#: ``query_log`` (other people's queries), ``errors`` (error texts, which can quote a
-#: file), ``settings``/``server_settings``, ``users``/``grants``, ``disks``, ``clusters``.
+#: System tables an analyst may read: the catalog of the project's tables (their columns
+#: and parts) and the trivial ones. Refused, among others: ``processes`` and ``query_log``
+#: (other people's queries), ``mutations`` (the worker's own ``ALTER`` statements, their
+#: parameters as literals: the sealed payloads, kept past an erasure), ``errors`` (error
+#: texts, which can quote a file), ``settings``/``server_settings``, ``users``/``grants``,
+#: ``disks``, ``clusters``.
 ALLOWED_SYSTEM_TABLES = frozenset(
-    {"one", "numbers", "numbers_mt", "zeros", "zeros_mt", "tables", "columns", "parts", "mutations"}
+    {"one", "numbers", "numbers_mt", "zeros", "zeros_mt", "tables", "columns", "parts"}
 )
 
 #: The project's tables no analyst reads: the words of sensitive stated values
@@ -76,6 +78,7 @@ REFUSED_FUNCTIONS = frozenset(
         "tcpport",
         "hostname",
         "fqdn",
+        "fullhostname",
         "getoskernelversion",
         "serveruuid",
         "getmacro",
@@ -111,9 +114,11 @@ REFUSED_FUNCTIONS = frozenset(
 #: capital (``aiGenerate``...: they call a model's API), which a later ClickHouse may add.
 _REFUSED_PREFIXES = ("dict", "region", "naivebayes", "ai")
 
-#: ``x IN db.table`` and its kin read a table named by an identifier.
+#: ``x IN db.table`` and its kin read a table named by an identifier: each of the eight
+#: also as ``...IgnoreSet`` (``inIgnoreSet(x, t)``), which resolves the table the same way.
 _IN_FUNCTIONS = frozenset(
-    {
+    f"{name}{suffix}"
+    for name in (
         "in",
         "notin",
         "globalin",
@@ -122,7 +127,8 @@ _IN_FUNCTIONS = frozenset(
         "notnullin",
         "globalnullin",
         "globalnotnullin",
-    }
+    )
+    for suffix in ("", "ignoreset")
 )
 
 #: Node keys that only the outer clauses have (``INTO OUTFILE``, ``FORMAT``, ``SETTINGS``).
@@ -147,6 +153,20 @@ _SHOW_TABLES_KEYS = frozenset(
         "is_into_outfile_with_stdout",
     }
 )
+#: The other statements ClickHouse gives as a ``ShowTablesQuery``: the key that marks each,
+#: and its name in a refusal (``changed`` before ``settings``: SHOW CHANGED SETTINGS).
+_SHOW_KINDS = {
+    "databases": "SHOW DATABASES",
+    "changed": "SHOW CHANGED SETTINGS",
+    "settings": "SHOW SETTINGS",
+    "merges": "SHOW MERGES",
+    "clusters": "SHOW CLUSTERS",
+    "cluster": "SHOW CLUSTER",
+    "dictionaries": "SHOW DICTIONARIES",
+    "caches": "SHOW FILESYSTEM CACHES",
+    "temporary": "SHOW TEMPORARY TABLES",
+    "full": "SHOW FULL TABLES",
+}
 _SHOW_COLUMNS_KEYS = frozenset(
     {
         "type",
@@ -170,7 +190,9 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _NAMED_TABLE = re.compile(
     rf"(?:DESCRIBE TABLE|SHOW CREATE TABLE|SHOW CREATE VIEW|EXISTS TABLE) ({_NAME})(?:\.({_NAME}))?"
 )
-_UNSUPPORTED = re.compile(r"AST node of type '([A-Za-z]+?)(?:Query)?(?:_[^']*)?' does not support")
+_UNSUPPORTED = re.compile(
+    r"AST node of type '([^'_]+?)(?: ?[Qq]uery)?(?:_[^']*)?' does not support"
+)
 
 
 def judge_canonical(text: str, database: str) -> bool:
@@ -241,8 +263,8 @@ def _statement_name(kind: str) -> str:
 def _check_show_tables(tree: Mapping[str, Any], database: str) -> None:
     extra = {k for k, v in tree.items() if k not in _SHOW_TABLES_KEYS and v not in (False, None)}
     if extra:
-        what = sorted(extra)[0]
-        label = "SHOW DATABASES" if what == "databases" else f"SHOW TABLES with {what}"
+        label = next((v for k, v in _SHOW_KINDS.items() if k in extra), None)
+        label = label or f"SHOW TABLES with {sorted(extra)[0]}"
         raise SqlRefused(f"{label} is not allowed: SHOW TABLES of the project's database only")
     source = tree.get("from")
     if source is not None:

@@ -5,6 +5,7 @@ the store's own session untouched (an insert works after every refusal)."""
 from __future__ import annotations
 
 import http.server
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ import pytest
 
 from turnstream.adapters.clickhouse.analyst_sql import AnalystSql
 from turnstream.adapters.clickhouse.analyst_user import analyst_user_sql
+from turnstream.adapters.clickhouse.sealing import seal_stated
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import SqlSettings
 from turnstream.errors import SqlRefused, StoreError
@@ -130,6 +132,8 @@ def _hostile(tmp: Path, url: str) -> list[tuple[str, str]]:
         ("SELECT aiGenerate('x')", "aiGenerate()"),
         ("SELECT logTrace('x')", "logTrace()"),
         ("SELECT * APPLY(file) FROM (SELECT 'x' AS a)", "file()"),
+        ("SELECT fullHostName()", "fullHostName()"),  # FQDN under another name
+        ("SELECT * APPLY(x -> fullHostName()) FROM (SELECT 'x' AS a)", "fullHostName()"),
         # System tables that leak, in every spelling.
         ("SELECT * FROM system.processes", "system.processes"),
         ("SELECT * FROM `system`.`users`", "system.users"),
@@ -138,7 +142,15 @@ def _hostile(tmp: Path, url: str) -> list[tuple[str, str]]:
         ("SELECT * FROM turns WHERE 1 IN system.users", "system.users"),
         ("SELECT * FROM default.anything", "default.anything"),
         ("SELECT * FROM INFORMATION_SCHEMA.TABLES", "INFORMATION_SCHEMA.TABLES"),
+        ("SELECT table, command FROM system.mutations", "system.mutations"),
         ("SHOW PROCESSLIST", "ShowProcesslist"),
+        ("SHOW SETTINGS LIKE '%'", "SHOW SETTINGS"),
+        ("SHOW CHANGED SETTINGS LIKE '%'", "SHOW CHANGED SETTINGS"),
+        ("SHOW MERGES", "SHOW MERGES"),
+        ("SHOW FILESYSTEM CACHES", "SHOW FILESYSTEM CACHES"),
+        ("SHOW CLUSTERS", "SHOW CLUSTERS"),
+        ("SHOW CREATE USER default", "SHOW CREATE USER"),
+        ("SHOW USERS", "SHOW USERS"),
         ("SHOW TABLES FROM system", "SHOW TABLES FROM system"),
         ("SHOW DATABASES", "SHOW DATABASES"),
         ("SHOW GRANTS", "Show"),
@@ -182,6 +194,69 @@ def test_every_hostile_statement_is_refused_by_name(
     landed = "SELECT count() FROM dead_letters WHERE startsWith(reason, 'gate-')"
     assert store.scalar(landed) == refused
     assert store.scalar("SELECT count() FROM system.tables WHERE database = 'default'") == 0
+
+
+def test_a_function_under_another_name_is_judged_as_itself(gate: AnalystSql, store: Store) -> None:
+    # ClickHouse's own list of aliases (fullHostName is FQDN): a refused function is
+    # refused under each of its names, whichever a later ClickHouse adds.
+    aliases = store.query(
+        "SELECT name, alias_to FROM system.functions WHERE alias_to != '' ORDER BY name"
+    ).rows
+    assert ("fullHostName", "FQDN") in aliases
+
+    def refused(name: str) -> bool:
+        try:
+            gate.run(f"SELECT {name}()")
+        except SqlRefused as exc:  # refused for the function (not e.g. for its syntax)
+            return str(exc).startswith(f"function {name}() is not allowed")
+        except StoreError:  # ClickHouse's own error (the arguments): judged and allowed
+            return False
+        return False
+
+    gaps = [(n, a) for n, a in aliases if refused(a) and not refused(n)]
+    assert gaps == []
+
+
+def test_every_in_function_names_its_table_to_the_gate(gate: AnalystSql, store: Store) -> None:
+    # Each function ClickHouse reads a table for by name (``x IN t`` and its variants,
+    # ``inIgnoreSet``... among them): the table is judged as a FROM's would be.
+    family = store.query(
+        "SELECT name FROM system.functions WHERE match(name, '(?i)^(global)?(not)?(null)?in"
+        "(ignoreset)?$') ORDER BY name"
+    ).rows
+    names = {n for (n,) in family}
+    assert {"in", "globalNotIn", "inIgnoreSet", "globalNotNullInIgnoreSet"} <= names
+    for (name,) in family:
+        for table in ("stated_sensitive", f"{store.database}.stated_sensitive", "system.users"):
+            named = re.escape(table.removeprefix(f"{store.database}."))
+            with pytest.raises(SqlRefused, match=f"table {named} is not allowed"):
+                gate.run(f"SELECT {name}(tuple('x'), {table})")
+
+
+def test_the_workers_own_statements_and_their_values_are_not_for_analysts(
+    gate: AnalystSql, store: Store
+) -> None:
+    # The sealing of a sensitive value (adapters/clickhouse/sealing.py) is a mutation whose
+    # text ClickHouse keeps with its parameters as literals (the last 100 per table, past
+    # an erasure of the person): system.mutations is the worker's SQL, not the catalog.
+    payload = '{"kind":"attribute","attr":"diet","value":"vegan","note":"said-by-p_mut"}'
+    store.insert(
+        "stated",
+        [("mut-1", "acme", "p_mut", "self", "attribute", "diet", payload)],
+        ["id", "space_id", "profile_id", "for", "kind", "attr", "payload"],
+    )
+    assert seal_stated(store, ["diet"]) == {"stated": 1}
+    commands = "SELECT command FROM system.mutations WHERE table = 'stated'"
+    assert any("said-by-p_mut" in c for (c,) in store.query(commands).rows)
+    for sql in (
+        "SELECT command FROM system.mutations",
+        "SELECT * FROM turns WHERE 1 IN (SELECT 1 FROM `system`.`mutations`)",
+        "SHOW CREATE TABLE system.mutations",
+    ):
+        with pytest.raises(SqlRefused, match=r"system\.mutations is not allowed"):
+            gate.run(sql)
+    assert store.scalar("SELECT getSetting('readonly')") == 0
+    store.insert("dead_letters", [("after-mutations",)], ["reason"])
 
 
 READING = [

@@ -75,6 +75,8 @@ def _hostile(deployment: Deployment, out: Path, url: str) -> list[tuple[str, str
         ("TRUNCATE TABLE interactions", "Drop"),
         ("SELECT 1 SETTINGS readonly = 0, max_execution_time = 0", "SETTINGS"),
         ("SELECT * FROM system.processes", "system.processes"),
+        ("SELECT table, command FROM system.mutations", "system.mutations"),
+        ("SELECT fullHostName()", "fullHostName()"),
         ("SELECT * FROM remote('127.0.0.1', system.one)", "remote()"),
     ]  # fmt: skip
 

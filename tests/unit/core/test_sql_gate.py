@@ -108,6 +108,9 @@ def test_selects_over_the_project_and_allowed_system_tables_pass() -> None:
         (_select(columns=[_function("in", _lit(1), {"type": "Identifier",
                                                    "name_parts": ["system", "users"]})]),
          "system.users"),
+        (_select(columns=[_function("inIgnoreSet", _lit(1), {"type": "Identifier",
+                                                            "name": "stated_sensitive"})]),
+         "stated_sensitive"),
         (_select(columns=[_function("globalNotIn", _lit(1), {"type": "Identifier",
                                                             "name_parts": ["x", "y"]})]),
          "x.y"),
@@ -120,7 +123,15 @@ def test_selects_over_the_project_and_allowed_system_tables_pass() -> None:
         ({"type": "ShowTablesQuery", "databases": True}, "SHOW DATABASES"),
         ({"type": "ShowTablesQuery", "from": {"type": "Identifier", "name": "system"}},
          "FROM system"),
-        ({"type": "ShowTablesQuery", "dictionaries": True}, "dictionaries"),
+        ({"type": "ShowTablesQuery", "dictionaries": True}, "SHOW DICTIONARIES"),
+        ({"type": "ShowTablesQuery", "settings": True, "changed": True}, "SHOW CHANGED SETTINGS"),
+        ({"type": "ShowTablesQuery", "merges": True}, "SHOW MERGES"),
+        ({"type": "ShowTablesQuery", "novel": True}, "SHOW TABLES with novel"),
+        ({"type": "SelectWithUnionQuery", "list_of_selects": [
+            {"type": "Function", "name": "fullHostName"}]}, "fullHostName()"),
+        ({"type": "SelectWithUnionQuery", "list_of_selects": [
+            {"type": "TableIdentifier", "name_parts": ["system", "mutations"]}]},
+         "system.mutations"),
         ({"type": "ShowColumnsQuery", "table": "users", "database": "system"}, "system.users"),
     ],
 )  # fmt: skip
@@ -163,6 +174,8 @@ def test_unsupported_statements_are_named() -> None:
     assert "DESCRIBE of a table function" in str(unsupported_statement(describe))
     odd = "AST node of type 'ShowCreateTableQuery_t_x' does not support JSON serialization"
     assert "ShowCreateTable is not allowed" in str(unsupported_statement(odd))
+    spaced = "AST node of type 'SHOW CREATE USER query' does not support JSON serialization"
+    assert str(unsupported_statement(spaced)).startswith("SHOW CREATE USER is not allowed")
 
 
 def test_parameter_names() -> None:
