@@ -84,6 +84,11 @@ class WorkerFailing(TurnstreamError):
     """The worker answers but its ingest loop keeps failing (``turnstream wait`` exits 3)."""
 
 
+class SqlBusy(TurnstreamError):
+    """Every connection of analysts' SQL stayed busy for ``[sql] wait`` seconds; the
+    worker answers 503 with ``Retry-After``."""
+
+
 class SqlRefused(TurnstreamError):
     """An analyst's statement that the SQL gate refuses (the message names what:
     ``turnstream.core.sql_gate``); the worker answers it 400."""

@@ -375,6 +375,9 @@ class SqlSettings(_Section):
     niceness: int = Field(default=19, ge=0, le=19)
     #: Queries at once, each on its own connection and thread; more wait their turn.
     concurrency: int = Field(default=2, ge=1, le=16)
+    #: Seconds a query waits for a free connection before the worker answers 503 (one
+    #: analyst's stream of queries cannot hold the others back without end).
+    wait: float = Field(default=30.0, gt=0, le=3600)
     #: With a ClickHouse server: the DSN of the read-only user analysts' queries use
     #: (``turnstream sql-user`` prints the SQL that makes it); ``TURNSTREAM_SQL_DSN``
     #: beats the file. Without it they use the store's DSN, on a session of their own.

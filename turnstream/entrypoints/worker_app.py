@@ -45,6 +45,7 @@ from turnstream.entrypoints.kafka.derivation_driver import DerivationDriver
 from turnstream.entrypoints.kafka.ingest_driver import IngestDriver
 from turnstream.errors import (
     BadJobParameter,
+    SqlBusy,
     SqlRefused,
     StoreError,
     TurnstreamError,
@@ -219,6 +220,10 @@ def build_app(
             except SqlRefused as exc:
                 field = "parameters" if str(exc).startswith("parameters:") else "sql"
                 return _refuse(self, 400, field, str(exc))
+            except SqlBusy as exc:
+                busy = _refuse(self, 503, "sql", str(exc))
+                busy.headers["Retry-After"] = str(max(1, round(settings.sql.wait / 2)))
+                return busy
             except StoreError as exc:
                 # The store's own refusal (an unknown table, a limit reached...).
                 return _refuse(self, 400, "sql", str(exc))

@@ -4,6 +4,7 @@ the store's own session untouched (an insert works after every refusal)."""
 
 from __future__ import annotations
 
+import asyncio
 import http.server
 import re
 import threading
@@ -18,7 +19,7 @@ from turnstream.adapters.clickhouse.analyst_user import analyst_user_sql
 from turnstream.adapters.clickhouse.sealing import seal_stated
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import SqlSettings
-from turnstream.errors import SqlRefused, StoreError
+from turnstream.errors import SqlBusy, SqlRefused, StoreError
 
 pytestmark = pytest.mark.integration
 
@@ -324,6 +325,26 @@ def test_the_limits_hold(store: Store, chdb_path: Path) -> None:
     # And the store's session has none of them.
     assert store.scalar("SELECT getSetting('readonly')") == 0
     store.insert("dead_letters", [("after",)], ["reason"])
+
+
+def test_a_query_waits_for_a_connection_a_bounded_time(store: Store, chdb_path: Path) -> None:
+    # One connection, held 2 s by a sleeping query: the next waits 0.3 s, then is told
+    # the SQL is busy (the worker answers 503); the lane is not lost by giving up.
+    limits = SqlSettings(concurrency=1, wait=0.3, timeout=10.0)
+    gate = AnalystSql(f"chdb://{chdb_path}", store.database, limits)
+
+    async def scenario() -> list[object]:
+        slow = asyncio.create_task(gate.run_async("SELECT sleep(2)"))
+        await asyncio.sleep(0)  # the slow one takes the lane
+        with pytest.raises(SqlBusy, match=r"busy: its 1 connection\(s\).*0.3 s"):
+            await gate.run_async("SELECT 1")
+        await slow
+        return [(await gate.run_async("SELECT 1")).rows, (await gate.run_async("SELECT 2")).rows]
+
+    try:
+        assert asyncio.run(scenario()) == [[(1,)], [(2,)]]
+    finally:
+        gate.close()
 
 
 def test_the_read_only_users_sql_parses_in_clickhouse(store: Store) -> None:

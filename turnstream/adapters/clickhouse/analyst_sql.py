@@ -34,7 +34,7 @@ from turnstream.core.sql_gate import (
     parameter_names,
     unsupported_statement,
 )
-from turnstream.errors import SqlRefused, StoreError
+from turnstream.errors import SqlBusy, SqlRefused, StoreError
 
 __all__ = ["AnalystSql", "limit_settings"]
 
@@ -183,13 +183,22 @@ class AnalystSql:
 
     async def run_async(self, sql: str, parameters: dict[str, Any] | None = None) -> QueryResult:
         """Judge and run one statement on a free lane, off the event loop and off the
-        store thread; waits for a lane when every one is busy."""
+        store thread; waits ``limits.wait`` seconds at most for a lane when every one
+        is busy (:class:`SqlBusy` after that)."""
         params = _checked(parameters)
         if self._waiting is None:
             self._waiting = asyncio.Queue()
             while not self._idle.empty():
                 self._waiting.put_nowait(self._idle.get_nowait())
-        lane = await self._waiting.get()
+        try:
+            # Queue.get gives up cleanly when timed out: no lane is lost.
+            lane = await asyncio.wait_for(self._waiting.get(), self.limits.wait)
+        except TimeoutError:
+            raise SqlBusy(
+                f"analysts' SQL is busy: its {len(self._lanes)} connection(s) ran other "
+                f"queries for the {self.limits.wait:g} s this one waited ([sql] "
+                "concurrency, wait); try again"
+            ) from None
         try:
             loop = asyncio.get_running_loop()
             return await loop.run_in_executor(lane.executor, lane.run, sql, params)

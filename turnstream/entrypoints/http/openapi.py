@@ -52,6 +52,7 @@ def _responses(ok: str, *errors: str) -> dict[str, Any]:
         "403": "the key lacks the route's role, or is not for the space asked for",
         "409": "already resolved: a decision is recorded once",
         "422": "invalid body or query: each error names its field path; or a tool not bound",
+        "503": "busy: try again after the Retry-After header's seconds",
     }
     for code in errors:
         out[code] = {

@@ -137,8 +137,9 @@ ROUTE_TABLE: tuple[Route, ...] = (
     Route("POST", "/v1/sql", "sql", Role.analyst, Space.every,
           "One read-only statement on the store, judged by ClickHouse's parser and refused "
           "(400, naming what) unless it only reads the project's tables, within the [sql] "
-          "limits (docs/analysts.md)",
-          "200", ("400", "422"), body=_SQL_BODY),
+          "limits (docs/analysts.md); 503 with Retry-After when every connection stayed "
+          "busy for [sql] wait seconds",
+          "200", ("400", "422", "503"), body=_SQL_BODY),
     Route("POST", "/v1/jobs/{name}/", "jobs", Role.operator, Space.every,
           "Run a job (priors, retention, experiments) on the worker's store",
           "200", ("400",), body=_JOB_BODY),
