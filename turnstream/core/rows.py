@@ -27,6 +27,7 @@ from turnstream.core.ingest import Decision
 from turnstream.core.messages import fields_serializer
 from turnstream.core.object_types import types_for_space
 from turnstream.core.tables import ENVELOPE, SOURCE
+from turnstream.core.time_edges import key_kept_from
 from turnstream.models import (
     EVIDENCED_VERDICTS,
     Command,
@@ -165,7 +166,7 @@ COLUMNS: dict[str, list[str]] = {
         "occurred_at",
         *_SOURCE,
     ],
-    "idempotency_keys": ["dedup_key", "space_id", *_SOURCE],
+    "idempotency_keys": ["dedup_key", "space_id", "kept_from", *_SOURCE],
     "dead_letters": [
         "reason",
         "field_path",
@@ -183,7 +184,7 @@ COLUMNS: dict[str, list[str]] = {
 
 #: The columns that are ``DateTime64(3, 'UTC')`` in every raw table that has them
 #: (tests/integration/clickhouse/test_insert_rows.py checks the schema).
-MS_TIMES = frozenset({"occurred_at", "ingested_at"})
+MS_TIMES = frozenset({"occurred_at", "ingested_at", "kept_from"})
 
 
 def ms_ticks(times: list[datetime | int]) -> list[int]:
@@ -532,7 +533,9 @@ def add_row_values(
     item = decision.item
     taken = decision.taken_key
     if taken is not None:
-        rows["idempotency_keys"].append((taken, item.space_id if item else "", *source))
+        # An accepted item's key outlives the window its date is accepted in.
+        kept_from = key_kept_from(item.occurred_at if item else None, ingested_at)
+        rows["idempotency_keys"].append((taken, item.space_id if item else "", kept_from, *source))
     if decision.refusal is not None:
         header = (
             _header(decision.raw)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from turnstream.core.derivation.exposure import WEIGHT_FORMULA
-from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, RAW_KEEP_DAYS
+from turnstream.core.time_edges import ERASE_TOMBSTONE_DAYS, KEY_KEEP_DAYS, RAW_KEEP_DAYS
 
 __all__ = [
     "DIMS",
@@ -1271,7 +1271,9 @@ TABLES: tuple[Table, ...] = (
         "idempotency_keys",
         "table",
         "Every idempotency key taken, with the message that took it: how a copy is known as a "
-        "duplicate, live and in a replay (30 days). An item refused whole for what its sender "
+        f"duplicate, live and in a replay ({KEY_KEEP_DAYS} days from `kept_from`: past the "
+        "window in which its item is accepted, so a record sent again is never a second item)."
+        " An item refused whole for what its sender "
         "can correct takes a digest of its bytes instead (`raw`…; `refused`… with their length "
         "for the store's refusals, `store_refused`), leaving its key free for the item "
         "corrected.",
@@ -1283,10 +1285,16 @@ TABLES: tuple[Table, ...] = (
                 "invalid item (core/ingest.dedup_key_for)",
             ),
             Column("space_id", "LowCardinality(String)", "the space"),
+            Column(
+                "kept_from",
+                "DateTime64(3, 'UTC')",
+                "the later of the item's occurred_at and when the key was taken "
+                "(core/time_edges.key_kept_from)",
+            ),
             *SOURCE,
             INSERT,
         ),
-        retention=Retention("ingested_at", 30, "TTL", ttl=True),
+        retention=Retention("kept_from", KEY_KEEP_DAYS, "TTL", ttl=True),
         internal=True,
     ),
     Table(

@@ -16,7 +16,15 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-__all__ = ["ERASE_TOMBSTONE_DAYS", "RAW_KEEP_DAYS", "Edge", "inside", "time_edge"]
+__all__ = [
+    "ERASE_TOMBSTONE_DAYS",
+    "KEY_KEEP_DAYS",
+    "RAW_KEEP_DAYS",
+    "Edge",
+    "inside",
+    "key_kept_from",
+    "time_edge",
+]
 
 #: Days the raw tables keep an item after its ``occurred_at`` (the ``interactions``
 #: TTL, ``core/tables.py``; a test holds the two together).
@@ -29,6 +37,20 @@ RAW_KEEP_DAYS = 45
 #: derivation driver reads from a backlog after a restart (a stalled worker is an alert
 #: long before that).
 ERASE_TOMBSTONE_DAYS = RAW_KEEP_DAYS + 7
+
+#: Days an idempotency key is kept after :func:`key_kept_from`: past the day its item
+#: stops being accepted (``occurred_at`` + ``RAW_KEEP_DAYS``), so a signed record sent
+#: again while its date is still inside the window is a duplicate, never a second item.
+KEY_KEEP_DAYS = RAW_KEEP_DAYS + 1
+
+
+def key_kept_from(occurred_at: datetime | None, taken_at: datetime) -> datetime:
+    """When an idempotency key's :data:`KEY_KEEP_DAYS` start: the later of its item's
+    ``occurred_at`` (an item dated ahead is accepted until that date plus the window)
+    and when the key was taken (``occurred_at`` None: a digest of bytes refused whole)."""
+    if occurred_at is None or occurred_at < taken_at:
+        return taken_at
+    return occurred_at
 
 
 class Edge:

@@ -81,10 +81,10 @@ def test_the_times_inserted_as_milliseconds_are_the_rows_times(store: Store) -> 
     ]
     rows = [
         {c: "" for c in COLUMNS["idempotency_keys"]}
-        | {"_topic": "in", "_partition": 0, "_offset": i, "ingested_at": t}
+        | {"_topic": "in", "_partition": 0, "_offset": i, "ingested_at": t, "kept_from": t}
         for i, t in enumerate(times)
     ]
-    # The table's 30-day TTL on ingested_at would let a background merge drop the rows
+    # The table's TTL (46 days on kept_from) would let a background merge drop the rows
     # of 1969 and 2026-09 before the query (the test failed so now and then): this test
     # is about the values' encoding, not retention.
     store.command("ALTER TABLE idempotency_keys REMOVE TTL")

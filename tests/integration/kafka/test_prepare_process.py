@@ -69,8 +69,9 @@ def _messages(n: int = 600) -> list[Any]:
 
 
 def _comparable(prepared: Prepared) -> dict[str, Any]:
-    """Everything but the time the batch was taken (rows and dead letters carry it); the
-    rows as the store inserts them (the child hands back columns, this process dicts)."""
+    """Everything but the time the batch was taken (rows and dead letters carry it, and a
+    key's ``kept_from`` is it for an item dated before); the rows as the store inserts
+    them (the child hands back columns, this process dicts)."""
     rows = {}
     for table, batch in prepared.rows.items():
         if isinstance(batch, Block):
@@ -78,7 +79,11 @@ def _comparable(prepared: Prepared) -> dict[str, Any]:
         else:
             columns, spans = table_columns(table, batch), spans_of(batch)
         rows[table] = (
-            [c for name, c in zip(COLUMNS[table], columns, strict=True) if name != "ingested_at"],
+            [
+                c
+                for name, c in zip(COLUMNS[table], columns, strict=True)
+                if name not in ("ingested_at", "kept_from")
+            ],
             spans,
         )
     sends = [

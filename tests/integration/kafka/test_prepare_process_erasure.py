@@ -41,8 +41,9 @@ ANA = {"type": "email", "value": "Ana.Souza@Exemplo.com.BR"}
 BEA = "p_bea"
 #: Columns of the wall clock: when the driver took the batch, when an erase ran.
 #: Columns of the moment, not of what the batches did: the times, and the insert's id
-#: (from its token, which names the sink's life: two runs never share one).
-NOW_COLUMNS = {"ingested_at", "received_at", "recorded_at", "requested_at", "_insert"}
+#: (from its token, which names the sink's life: two runs never share one); a key's
+#: ``kept_from`` is ``ingested_at`` for an item dated before it.
+NOW_COLUMNS = {"ingested_at", "kept_from", "received_at", "recorded_at", "requested_at", "_insert"}
 
 
 def _envelope(kind: str, key: str, at: str, who: str | dict[str, str], space: str) -> dict:

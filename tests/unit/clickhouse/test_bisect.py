@@ -77,7 +77,8 @@ def test_a_block_of_columns_is_bisected_as_its_rows() -> None:
     """The prepare process hands back blocks: a refusal bisects them by message too."""
     order = [Source("in", p, o) for p in (0, 1) for o in range(50)]
     rows = [
-        {"dedup_key": f"k{s.offset}", "space_id": "a", "ingested_at": 0, **_row(s)} for s in order
+        {"dedup_key": f"k{s.offset}", "space_id": "a", "kept_from": 0, "ingested_at": 0, **_row(s)}
+        for s in order
     ]
     poison = {order[7], order[60]}
     by_dicts, by_block = _Sink(poison), _Sink(poison)

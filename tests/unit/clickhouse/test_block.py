@@ -20,6 +20,7 @@ def _rows() -> list[dict[str, Any]]:
         {
             "dedup_key": f"k{o}",
             "space_id": "acme",
+            "kept_from": AT,
             "ingested_at": AT + timedelta(milliseconds=o // 3),
             "_topic": "t",
             "_partition": p,

@@ -15,7 +15,7 @@ from turnstream.config import Settings
 from turnstream.core.ingest import Reason, Source, decide, judge
 from turnstream.core.messages import dead_letter_for
 from turnstream.core.rows import rows_for
-from turnstream.core.time_edges import RAW_KEEP_DAYS, Edge, time_edge
+from turnstream.core.time_edges import KEY_KEEP_DAYS, RAW_KEEP_DAYS, Edge, time_edge
 from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.models.deadletter import DeadLetter
 
@@ -236,3 +236,25 @@ def test_a_turn_with_a_list_past_the_edges_stands_without_its_interactions() -> 
 def test_without_a_received_time_no_delivered_at_is_judged() -> None:
     # Rule tests judge without a clock; the edges are the received time's.
     assert judge(_presented("1850-01-01T00:00:00Z"), SRC, SETTINGS).item is not None
+
+
+@pytest.mark.parametrize(
+    ("occurred_at", "kept_from"),
+    [
+        # Older than its receipt: the key's days start at the receipt.
+        ((NOW - timedelta(days=RAW_KEEP_DAYS - 1)).isoformat(), NOW),
+        # Dated ahead: accepted until its date plus the window, so kept from its date.
+        ((NOW + timedelta(minutes=50)).isoformat(), NOW + timedelta(minutes=50)),
+    ],
+)
+def test_an_accepted_item_s_key_outlives_the_window_its_date_is_accepted_in(
+    occurred_at: str, kept_from: datetime
+) -> None:
+    decision = decide(_item(occurred_at), SRC, SETTINGS, lambda _: None, NOW)
+    assert decision.item is not None and decision.refusal is None
+    [row] = rows_for(decision, SETTINGS, NOW)["idempotency_keys"]
+    assert row["kept_from"] == kept_from
+    # When the key is deleted (KEY_KEEP_DAYS after that), the gate refuses the item.
+    deleted = row["kept_from"] + timedelta(days=KEY_KEEP_DAYS)
+    edge = time_edge(decision.item.occurred_at, deleted, AHEAD)
+    assert edge is not None and edge[0] == Edge.too_old
