@@ -20,10 +20,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic, RecordsToDelete
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
-from aiokafka.errors import (
-    KafkaError,
-    MessageSizeTooLargeError,
-)
+from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 from aiokafka.structs import OffsetAndMetadata
 
 from tests.fixtures.kafka import PRODUCERS
@@ -123,14 +120,15 @@ def test_forged_signatures_and_header_tricks_are_dead_letters(
     # a's key: a producer holds its own key only).
     a_value = _pref("a", "forge-edited", profile="victim")
     b_edited = a_value.replace(b'"space_id": "a"', b'"space_id": "b"')
+    b_resigned = b_edited.replace(b"forge-edited", b"forge-resigned")
     # The space named twice: a first (what a's signer may have read), b last (what the
     # worker's parser keeps).
     b_twice = _pref("b", "forge-twice", profile="victim").replace(
         b'{"type"', b'{"space_id": "a", "type"', 1
     )
-    # The header's name in other letters, with a valid signature of b's item by b's key:
-    # what a client that mangles header names would send. Two headers: the first a
-    # forgery, the second a's valid signature on a's item.
+    # The header's name in other letters: no signature, even a valid one (b's key here,
+    # which bob does not hold). Two headers: the first a forgery, the second a's valid
+    # signature on a's item (the first is the signature).
     b_upper = _pref("b", "forge-upper", profile="victim")
     a_two = _pref("a", "forge-two-headers", profile="victim")
     records = [
@@ -138,13 +136,11 @@ def test_forged_signatures_and_header_tricks_are_dead_letters(
         (interactions, b_random, [(HEADER, PREFIX + bytes(range(32)))]),
         (interactions, b_short, [(HEADER, b"v1:")]),
         (interactions, b_edited, _signed(a_value, A_KEY)),
-        (interactions, b_edited.replace(b"forge-edited", b"forge-resigned"), None),
+        (interactions, b_resigned, _signed(b_resigned, A_KEY)),
         (interactions, b_twice, _signed(b_twice, A_KEY)),
         (interactions, b_upper, [(HEADER.upper(), sign(b_upper, B_KEY.encode()))]),
         (interactions, a_two, [(HEADER, b"v1:" + bytes(32)), *_signed(a_two, A_KEY)]),
     ]
-    resigned = records[4][1]
-    records[4] = (interactions, resigned, _signed(resigned, A_KEY))
     asyncio.run(_produce(sasl_broker, records))
     keyed.drain()
     assert _letters_of(keyed, "forge-") == {
@@ -398,3 +394,53 @@ def test_a_client_without_the_listener_s_protocol_is_not_served(
         return "served"
 
     assert asyncio.run(attempt()) != "served"
+
+
+def test_a_producer_s_timestamps_do_not_roll_the_input_topics_segments(
+    keyed: Deployment, sasl_broker: LocalKafka
+) -> None:
+    """Kafka rolls a partition's segment when a record's timestamp is ``segment.ms`` (7
+    days) past the segment's first: records stamped by their producer from 2001 on, 8 days
+    apart, would make one segment (a log and two index files) each, ~1,300 a partition up
+    to today, until the broker runs out of files and memory maps. (A stamp more than an
+    hour ahead the broker refuses.) The input topics are stamped by the broker at append."""
+    topic = _names(keyed).input("interaction")
+    year_2001 = int(datetime(2001, 1, 1, tzinfo=UTC).timestamp() * 1000)
+    days_8 = 8 * 86_400_000
+
+    async def send_and_read() -> tuple[int, int]:
+        producer = AIOKafkaProducer(bootstrap_servers=sasl_broker.bootstrap, **_bob(sasl_broker))
+        await producer.start()
+        try:
+            for n in range(40):
+                value = _pref("a", f"stamped-{n}", profile="p-stamp")
+                sent = await producer.send_and_wait(
+                    topic,
+                    value,
+                    partition=3,
+                    timestamp_ms=year_2001 + n * days_8,
+                    headers=_signed(value, A_KEY),
+                )
+        finally:
+            await producer.stop()
+        consumer = AIOKafkaConsumer(
+            bootstrap_servers=sasl_broker.bootstrap, **sasl_broker.client_options()
+        )
+        await consumer.start()
+        try:
+            consumer.assign([TopicPartition(topic, 3)])
+            consumer.seek(TopicPartition(topic, 3), sent.offset)
+            record = await asyncio.wait_for(consumer.getone(), 30)
+        finally:
+            await consumer.stop()
+        return record.timestamp, record.timestamp_type
+
+    stamped, kind = asyncio.run(send_and_read())
+    segments = list((sasl_broker.data_dir / f"{topic}-3").glob("*.log"))
+    assert (len(segments), stamped < year_2001 + 40 * days_8, kind) == (
+        1,
+        False,
+        1,
+    )  # 1: LogAppendTime
+    keyed.drain()  # the items themselves land as any other
+    assert len(_landed(keyed, "stamped-")) == 40

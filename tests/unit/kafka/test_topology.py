@@ -3,9 +3,16 @@ drivers take their groups and topics from it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from turnstream.adapters.clickhouse.derivations import SIGNAL_COLUMNS
 from turnstream.adapters.clickhouse.schema import RAW_TABLES
-from turnstream.adapters.kafka.topology import ACCEPTED_TOPIC_BYTES, INPUT_TOPIC_BYTES, topology_of
+from turnstream.adapters.kafka.topology import (
+    ACCEPTED_TOPIC_BYTES,
+    INPUT_TOPIC_BYTES,
+    INPUT_TOPIC_CONFIG,
+    topology_of,
+)
 from turnstream.config import Settings, WorkerSettings
 from turnstream.models.items import MAX_ITEM_BYTES
 
@@ -52,9 +59,18 @@ def test_topics_are_created_to_take_the_largest_valid_item() -> None:
         # an item of the contract's 1 MiB, with its key and framing
         assert int(configs[topic]["max.message.bytes"]) == INPUT_TOPIC_BYTES > MAX_ITEM_BYTES
         assert by_name[topic].max_bytes == INPUT_TOPIC_BYTES
+        # the broker's time on each record, not its producer's
+        assert configs[topic]["message.timestamp.type"] == "LogAppendTime"
     accepted = topology.names.accepted
     assert int(configs[accepted]["max.message.bytes"]) == ACCEPTED_TOPIC_BYTES
     assert by_name[accepted].max_bytes == ACCEPTED_TOPIC_BYTES
     # the others keep the broker's default
     assert set(configs) == {*topology.names.inputs, accepted}
     assert f"{ACCEPTED_TOPIC_BYTES:,} bytes" in topology.render()
+
+
+def test_the_deployment_doc_names_the_settings_of_topics_made_beforehand() -> None:
+    doc = " ".join((Path(__file__).parents[3] / "docs" / "deployment.md").read_text().split())
+    for key, value in INPUT_TOPIC_CONFIG.items():
+        assert f"`{key}={value}`" in doc, key
+    assert f"`max.message.bytes={ACCEPTED_TOPIC_BYTES}`" in doc

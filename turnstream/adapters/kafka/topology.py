@@ -16,6 +16,7 @@ __all__ = [
     "ACCEPTED_TOPIC_BYTES",
     "FANOUT_MAX_BYTES",
     "INPUT_TOPIC_BYTES",
+    "INPUT_TOPIC_CONFIG",
     "Processor",
     "Topic",
     "TopicNames",
@@ -27,6 +28,15 @@ __all__ = [
 #: ``max_request_size``: an item of the contract's largest size (1 MiB) with its key and
 #: the record's framing. The broker's default (1 MiB + 12 bytes) refuses such an item.
 INPUT_TOPIC_BYTES = MAX_ITEM_BYTES + 64 * 1024
+
+#: The input topics' settings: the largest record, and the broker's own time on each
+#: record, not its producer's (a producer stamping records days apart in the past made
+#: the broker roll a segment per record; ``tests/integration/kafka/test_hostile_clients.py``).
+#: The worker reads no record's timestamp.
+INPUT_TOPIC_CONFIG = {
+    "max.message.bytes": str(INPUT_TOPIC_BYTES),
+    "message.timestamp.type": "LogAppendTime",
+}
 
 #: ``max.message.bytes`` of the accepted topic turnstream creates: above the accepted
 #: message of any valid item (a 1 MiB item re-serialized with its defaults grew to 1.5 MiB,
@@ -80,7 +90,7 @@ class TopicNames:
     def configs(self) -> dict[str, dict[str, str]]:
         """Topic settings turnstream creates its topics with (an existing topic keeps its
         own: the worker reads what the accepted topic takes)."""
-        inputs = {t: {"max.message.bytes": str(INPUT_TOPIC_BYTES)} for t in self.inputs}
+        inputs = {t: dict(INPUT_TOPIC_CONFIG) for t in self.inputs}
         return {**inputs, self.accepted: {"max.message.bytes": str(ACCEPTED_TOPIC_BYTES)}}
 
 
