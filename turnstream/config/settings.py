@@ -442,6 +442,16 @@ class Settings(_Section):
                     if value in owner:
                         raise ValueError(f"{where}: the same key is already {owner[value]}")
                     owner[value] = where
+        # An exposure key is handed to the agents' processes: one that is also a producer
+        # or erase key would let an agent write another space, or erase.
+        for space_id, space in self.spaces.items():
+            for i, key in enumerate(space.exposure_keys):
+                value = key.get_secret_value()
+                if value in owner:
+                    raise ValueError(
+                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
+                        f"a producer or erase key (it is {owner[value]})"
+                    )
         return self
 
     def space(self, space_id: str) -> SpaceConfig | None:

@@ -145,6 +145,13 @@ def test_producer_and_erase_keys_from_the_file_and_the_environment(tmp_path: Pat
         (f'[spaces.a]\nproducer_keys = ["{KEY_A}"]\nerase_keys = ["{KEY_A}"]', "already"),
         ('[spaces.a]\nproducer_keys = ["short"]', "at least 16"),
         ('[spaces.a]\nerase_keys = ["identity-secret-0000"]', "identity.secret"),
+        # An exposure key goes to the agents' processes: as an erase or a producer key
+        # (of any space) it would let an agent erase, or write another space.
+        (f'[spaces.a]\nerase_keys = ["{KEY_A}"]\nexposure_keys = ["{KEY_A}"]', "exposure key"),
+        (
+            f'[spaces.a]\nexposure_keys = ["{KEY_A}"]\n[spaces.b]\nproducer_keys = ["{KEY_A}"]',
+            "exposure key",
+        ),
     ],
 )
 def test_a_key_has_one_space_and_one_use(tmp_path: Path, spaces: str, fragment: str) -> None:
