@@ -128,14 +128,15 @@ def _rows(lines: list[bytes]) -> Rows:
 
 
 #: Later migrations that only add what today's sink writes: the turn's language
-#: (26, columns) and the table of sensitive words (29).
-ADDITIVE = (26, 29)
+#: (26, columns), the table of sensitive words (29) and the keys' `kept_from` (33).
+ADDITIVE = (26, 29, 33)
 
 
 def with_language_columns(store: Store) -> None:
-    """Rows carry the turn's language and sensitive words are written apart now (the
-    additive migrations of ``ADDITIVE``): a store kept at an older migration takes those
-    alone, so what the test compares stays that migration's views."""
+    """Rows carry the turn's language, sensitive words are written apart and keys carry
+    when they are kept from now (the additive migrations of ``ADDITIVE``): a store kept
+    at an older migration takes those alone, so what the test compares stays that
+    migration's views."""
     for migration in MIGRATIONS:
         if migration.version in ADDITIVE:
             for statement in migration.statements:
