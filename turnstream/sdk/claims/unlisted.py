@@ -7,9 +7,11 @@ unlisted object when it holds a capitalised word that no string value of the evi
 holds (and that is no day, month, holiday, payment brand, greeting or acronym of three
 letters or fewer: "USD") and:
 
-- it goes on after a name the evidence holds ("City Flex Pro": another model), or
-- it stands after an article, a possessive or a contraction of one ("the", "our", "o",
-  "do", "el", "del", ...), or
+- it goes on after a name the evidence holds with a model's word ("City Flex Pro",
+  "Max", "Plus", "Ultra", "Kids": another model; "City Flex Sneaker" or "Masculino" is
+  the held product described), or
+- it stands after a definite article, a possessive or a contraction of one ("the",
+  "our", "o", "do", "el", "del", ...; not "a", "um", "un": "it's a Great Deal"), or
 - it opens the sentence with two such words ("Zephyr Trail costs ...").
 
 The sentence's first word is capitalised anyway: alone, it names nothing. Unknown words
@@ -45,6 +47,8 @@ _DETERMINERS = frozenset(
         "nuestro", "nuestra", "mi", "tu", "su", "del", "al"
     )
 )  # fmt: skip
+#: The determiners that name an object: not the indefinite ones ("it's a Great Deal").
+_NAMING = _DETERMINERS - {"a", "an", "um", "uma", "un", "una"}
 # Capitalised words that name no product (folded): days, months, holidays, payment brands,
 # greetings, and the small words a title-cased line capitalises ("Shop The City Flex Now
 # For $99.90").
@@ -65,6 +69,14 @@ _COMMON = frozenset(
         "is", "are", "was", "new", "today", "sale", "shop", "buy", "get", "off", "price",
         "por", "em", "com", "ou", "para", "de", "so", "apenas", "agora", "hoje", "preco",
         "en", "con", "y", "ahora", "solo", "hoy", "precio", "oferta", "compre", "leve"
+    )
+)  # fmt: skip
+#: Words that make a held name another model ("City Flex Pro"), folded; any other word
+#: after a held name describes it ("City Flex Sneaker", "Aero Runner Masculino").
+_MODEL_WORDS = frozenset(
+    (
+        "pro", "max", "plus", "lite", "mini", "ultra", "neo", "evo", "elite", "prime",
+        "turbo", "next", "junior", "kids", "infantil"
     )
 )  # fmt: skip
 #: The first letter of a word, in upper case (Latin: the reading made look-alikes Latin).
@@ -122,8 +134,10 @@ def unlisted_runs(
         strange = [k for k in range(i, end) if k > 0 and unknown(k)]
         known = [k for k in range(i, end) if owners[k] is not None]
         if strange:
-            after_known = bool(known) and max(strange) > min(known)
-            determined = i > 0 and tokens[i - 1].group() in _DETERMINERS
+            after_known = bool(known) and any(
+                k > min(known) and tokens[k].group() in _MODEL_WORDS for k in strange
+            )
+            determined = i > 0 and tokens[i - 1].group() in _NAMING
             opening = i == 0 and unknown(0)
             if after_known or (not known and (determined or opening)):
                 name = original[tokens[i].start() : tokens[end - 1].end()]

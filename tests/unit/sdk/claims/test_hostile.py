@@ -71,6 +71,14 @@ def test_a_product_the_evidence_does_not_hold_is_never_matched_by_another_s_valu
         ("pt", "Restam 3 unidades do City Flex."),
         ("es", "El City Flex cuesta $99.90."),
         ("es", "Hola Ana, el City Flex ahora $99.90."),
+        # A held name with a capitalised kind or descriptor after it is still that product.
+        ("en", "The City Flex Sneaker is $99.90."),
+        ("en", "The City Flex Running Shoe is $99.90."),
+        ("pt", "O City Flex Masculino sai por R$ 99,90."),
+        ("es", "Las City Flex Urbanas cuestan $99.90."),
+        # A title-cased phrase after an indefinite article praises, it names nothing.
+        ("en", "I recommend the City Flex. At $99.90, it's a Great Deal."),
+        ("pt", "Recomendo o City Flex. Por R$ 99,90, é uma Ótima Escolha."),
     ],
 )
 def test_correct_replies_that_name_held_products_stand(lang, text):
