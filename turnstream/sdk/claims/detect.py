@@ -92,6 +92,9 @@ class Candidate:
     plain_role: str | None = None
     #: Where the hedge's or the condition's words start ("under" in "is under $100").
     qualified_at: int | None = None
+    #: Where the role term right before the number starts ("sai por" in "sai por R$ 99,90"):
+    #: a name's distance to the number counts to it (binding).
+    introduced_at: int | None = None
 
     @property
     def cls(self) -> str | None:
@@ -253,12 +256,15 @@ class Detector:
                 continue
             how = [_qualified(text, span[0], m) for m in mentions]
             roles: dict[int, dict[str, int]] = {}
+            introduced: dict[int, int] = {}
             if comp.roles:
                 # role terms inside a hedge or a condition ("de" in "cerca de") name no role
                 inside_qualifiers = [
                     (q.start, m.start) for q, m in zip(how, mentions, strict=True) if q
                 ]
-                roles = _roles(comp, folded, span, mentions, word_index(i), inside_qualifiers)
+                roles = _roles(
+                    comp, folded, span, mentions, word_index(i), inside_qualifiers, introduced
+                )
             for k, m in enumerate(mentions):
                 nearest = roles.get(k, {})
                 if not classes and not nearest:
@@ -278,7 +284,7 @@ class Detector:
                 yield Candidate(
                     cat, "number", m.start, m.end, span, m, role, tied, mention_value(m),
                     q.kind if q else None, q.comparison if q else None, plain,
-                    q.start if q else None,
+                    q.start if q else None, introduced.get(k),
                 )  # fmt: skip
 
 
@@ -297,9 +303,11 @@ def _roles(
     mentions: list[NumberMention],
     words: _WordIndex,
     skip: Sequence[tuple[int, int]] = (),
+    introduced: dict[int, int] | None = None,
 ) -> dict[int, dict[str, int]]:
     """For each number (by index), the distance of the nearest term of each role it got
-    (terms inside the ``skip`` spans left out)."""
+    (terms inside the ``skip`` spans left out); ``introduced`` gets where the term that
+    stands right before a number starts ("sai por R$ 99,90", "only $99.90")."""
     matches: list[tuple[int, int, str]] = []
     for role, rx in comp.roles:
         matches.extend(
@@ -329,6 +337,8 @@ def _roles(
         else:
             continue
         if distance <= ROLE_WINDOW:
+            if introduced is not None and near_after is not None and near_after == (1, k):
+                introduced.setdefault(k, start)
             got = out.setdefault(k, {})
             got[role] = min(distance, got.get(role, distance))
     return out

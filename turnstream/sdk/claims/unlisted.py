@@ -14,6 +14,10 @@ letters or fewer: "USD") and:
   "our", "o", "do", "el", "del", ...; not "a", "um", "un": "it's a Great Deal"), or
 - it opens the sentence with two such words ("Zephyr Trail costs ...").
 
+A run that describes a held name right before it names nothing: in apposition ("the City
+Flex, our Best Seller,"), after a copula ("é o nosso Mais Vendido") or "of"/"de" ("da Linha
+Performance"), or as a tagline after a dash ending the sentence ("— o Presente Perfeito!").
+
 The sentence's first word is capitalised anyway: alone, it names nothing. Unknown words
 before a held name are its brand or a qualifier ("Nimbus City Flex"). Not found: a name in
 lower case, a one-word name opening the sentence, a name after another word ("Our pick:
@@ -79,6 +83,22 @@ _MODEL_WORDS = frozenset(
         "turbo", "next", "junior", "kids", "infantil"
     )
 )  # fmt: skip
+#: Words (lower case, accents kept: "é" is, "e" is and) that link a held name to the
+#: phrase that describes it: a copula ("is our Best Seller") or "of" ("of the Urban Line").
+_LINKS = frozenset(("is", "are", "é", "são", "es", "son", "of", "de"))
+#: What may stand between a held name and its description besides those words.
+_APPOSITION = re.compile(r"[^\S\n]*[,(\u2013\u2014][^\S\n]*")
+#: The rest of a title-cased phrase: capitalised words, up to two small words before each
+#: ("Campeão de Vendas", "Ideal para o Dia a Dia"); then what closes an apposition (a
+#: comma, a parenthesis, a dash, the sentence's end), never a clause's words ("our Zephyr
+#: Trail is $99.90"); and what may end a sentence after a tagline.
+_REST = (
+    r"(?:(?:[^\S\n]+[a-z\u00df-\u00ff][^\W\d_]*){0,2}"
+    r"[^\S\n]+[A-Z\u00c0-\u00d6\u00d8-\u00de][^\W\d_]*)*"
+)
+_CLOSING = re.compile(_REST + r"[^\S\n]*(?:[,)\u2013\u2014.!?;:]|$)")
+_ENDING = re.compile(_REST + r"[^\w\n]*$")
+_DASH = re.compile(r"[^\S\n]*[\u2013\u2014][^\S\n]*|[^\S\n]+-[^\S\n]+")
 #: The first letter of a word, in upper case (Latin: the reading made look-alikes Latin).
 _CAPITAL = re.compile(r"(?<![^\W_])[A-Z\u00c0-\u00d6\u00d8-\u00de]")
 _JOIN = re.compile(r"[^\S\n]+|[^\S\n]*-[^\S\n]*")
@@ -97,6 +117,60 @@ def _capital(original: str, token: re.Match[str]) -> bool:
 
 def _joined(original: str, a: re.Match[str], b: re.Match[str]) -> bool:
     return _JOIN.fullmatch(original, a.end(), b.start()) is not None
+
+
+def _describes(
+    original: str,
+    tokens: Sequence[re.Match[str]],
+    owners: Sequence[object | None],
+    vocabulary: frozenset[str],
+    i: int,
+    end: int,
+) -> int | None:
+    """Where the description ends when the run at token ``i`` (after a determiner; it
+    ends at character ``end``) describes the held name right before it: "the City Flex,
+    our Best Seller,", "o City Flex é o nosso Mais Vendido", "el City Flex de la Línea
+    Performance". At most two linking words or articles between; after a comma or a
+    parenthesis (apposition), the phrase closes ("the City Flex, the Zephyr Trail is
+    $99.90" is a list, "Compared with the City Flex, our Zephyr Trail is $99.90." goes on);
+    the description's later runs are part of it ("o Tênis Ideal para o Dia a Dia,")."""
+    h = i - 2
+    while h > i - 4 and h >= 0:
+        word = original[tokens[h].start() : tokens[h].end()].lower()
+        if word not in _LINKS and word not in _NAMING:
+            break
+        h -= 1
+    if h < 0 or (owners[h] is None and tokens[h].group() not in vocabulary):
+        return None
+    apposition = False
+    for a, b in zip(tokens[h : i - 1], tokens[h + 1 : i], strict=True):
+        if _JOIN.fullmatch(original, a.end(), b.start()) is None:
+            if _APPOSITION.fullmatch(original, a.end(), b.start()) is None:
+                return None
+            apposition = True
+    if not apposition:
+        return end
+    closed = _CLOSING.match(original, end)
+    return None if closed is None else closed.end()
+
+
+def _tagline(
+    original: str,
+    tokens: Sequence[re.Match[str]],
+    owners: Sequence[object | None],
+    i: int,
+    end: int,
+) -> int | None:
+    """The sentence's end when the run at token ``i`` (after a determiner; it ends at
+    ``end``) is a tagline: after a dash, it ends a sentence that names a held object before
+    it ("O City Flex sai por R$ 99,90 — o Presente Perfeito!")."""
+    tagline = (
+        i >= 2
+        and _DASH.fullmatch(original, tokens[i - 2].end(), tokens[i - 1].start()) is not None
+        and _ENDING.match(original, end) is not None
+        and any(owners[k] is not None for k in range(i - 1))
+    )
+    return len(original) if tagline else None
 
 
 def unlisted_runs(
@@ -125,9 +199,10 @@ def unlisted_runs(
     }
     out: list[tuple[int, int, Unlisted]] = []
     end = -1
+    described = -1  # where a description of a held name ends (its runs name nothing)
     for i in sorted(capital):
-        if i < end:
-            continue  # inside the run before
+        if i < end or tokens[i].start() < described:
+            continue  # inside the run before, or inside a description
         end = i + 1
         while end in capital and _joined(original, tokens[end - 1], tokens[end]):
             end += 1
@@ -139,6 +214,13 @@ def unlisted_runs(
             )
             determined = i > 0 and tokens[i - 1].group() in _NAMING
             opening = i == 0 and unknown(0)
+            if determined and not known:
+                stop = tokens[end - 1].end()
+                upto = _describes(original, tokens, owners, vocabulary, i, stop)
+                if upto is None:
+                    upto = _tagline(original, tokens, owners, i, stop)
+                if upto is not None:
+                    described, determined = upto, False
             if after_known or (not known and (determined or opening)):
                 name = original[tokens[i].start() : tokens[end - 1].end()]
                 out.append((i, end, Unlisted(name)))

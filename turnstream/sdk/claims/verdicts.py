@@ -307,7 +307,10 @@ def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) ->
     if facts.objects is None or cand.mention is None or facts.objects.empty:
         return None
     names, m = facts.objects, cand.mention
-    obj = names.bind(facts.text, cand.sentence, cand.start, cand.end, facts.sentences)
+    # A role term right before the number is part of its phrase: a name is as near to
+    # "sai por R$ 99,90" as to "R$ 99,90" after a verb ("na Loja ..." after it is no nearer).
+    start = cand.start if cand.introduced_at is None else cand.introduced_at
+    obj = names.bind(facts.text, cand.sentence, start, cand.end, facts.sentences)
     numbers = facts.numbers_in(cand.sentence, m.cls)
     paired = names.paired(facts.text, cand.sentence, cand.start, numbers)
     if obj is not None and paired is not None and paired != obj:

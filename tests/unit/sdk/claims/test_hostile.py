@@ -46,6 +46,12 @@ def _evidence(*values: dict[str, Any]) -> Evidence:
         ("pt", "Restam 3 unidades do Zephyr Trail."),
         ("es", "El Zephyr Trail cuesta $99.90."),
         ("es", "El Zephyr Trail ahora $129.99."),
+        # Beside a held name, but not describing it: a list, or another clause.
+        ("en", "The Aero Runner, the Zephyr Trail is $99.90."),
+        ("en", "The Aero Runner and our Zephyr Trail: $99.90."),
+        ("pt", "O Aero Runner e o Zephyr Trail: R$ 99,90."),
+        ("en", "Compared with the Aero Runner, our Zephyr Trail is $99.90."),
+        ("en", "The Aero Runner — the Zephyr Trail is $99.90."),
     ],
 )
 def test_a_product_the_evidence_does_not_hold_is_never_matched_by_another_s_value(lang, text):
@@ -79,6 +85,30 @@ def test_a_product_the_evidence_does_not_hold_is_never_matched_by_another_s_valu
         # A title-cased phrase after an indefinite article praises, it names nothing.
         ("en", "I recommend the City Flex. At $99.90, it's a Great Deal."),
         ("pt", "Recomendo o City Flex. Por R$ 99,90, é uma Ótima Escolha."),
+        # A title-cased phrase that describes the held name just before it: in apposition
+        # after a possessive, after a copula, or after "of"/"de" (round 4, agents' replies).
+        ("en", "The City Flex, our Best Seller, is $99.90."),
+        ("en", "The City Flex (our Best Seller) is $99.90."),
+        ("en", "The City Flex is our Best Seller at $99.90."),
+        ("en", "The City Flex of the Urban Line is $99.90."),
+        ("pt", "O City Flex é o nosso Mais Vendido e sai por R$ 99,90."),
+        ("pt", "O City Flex, nosso Campeão de Vendas, sai por R$ 99,90."),
+        ("pt", "O City Flex da Linha Performance sai por R$ 99,90."),
+        ("es", "El City Flex es nuestro Más Vendido y cuesta $99.90."),
+        ("es", "El City Flex, nuestro Más Vendido, cuesta $99.90."),
+        ("es", "El City Flex del Catálogo Urbano cuesta $99.90."),
+        ("en", "The City Flex, the Perfect Everyday Sneaker, is $99.90."),
+        ("pt", "O City Flex, o Tênis Ideal para o Dia a Dia, sai por R$ 99,90."),
+        ("es", "El City Flex, la Zapatilla Ideal para Diario, cuesta $99.90."),
+        # A place after the number: a role term right before the number is part of its
+        # phrase, so the name before it stands as near ("sai por R$ 99,90 na Loja ...").
+        ("en", "The City Flex is only $99.90 at the Fifth Avenue Store."),
+        ("en", "The City Flex is now $99.90, the Aero Runner $129.99."),
+        ("pt", "O City Flex sai por R$ 99,90 na Loja do Shopping Iguatemi."),
+        ("pt", "O City Flex sai por R$ 99,90 no Shopping Iguatemi."),
+        # A tagline after a dash that ends the sentence.
+        ("pt", "O City Flex sai por R$ 99,90 — o Presente Perfeito!"),
+        ("pt", "O City Flex sai por R$ 99,90 — nosso Mais Bem Avaliado."),
     ],
 )
 def test_correct_replies_that_name_held_products_stand(lang, text):
