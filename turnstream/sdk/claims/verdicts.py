@@ -255,7 +255,9 @@ def _limit(m: NumberMention, limits: list[ProvenancedValue]) -> Judgement:
 def _satisfied(cand: Candidate, values: list[ProvenancedValue], obj: Named) -> Judgement:
     """Whether the bound holds for the object's values: those of the role the number
     would have without its condition ("now under $100": the sale price), else those of
-    the category's roles when it has any, else every value of its class."""
+    one of the category's roles when it has any (a bound that says no role is said of
+    the price the object sells at, either one, as a plain number matches either: "under
+    $100" of a $129.90 list and $99.90 sale price holds), else every value of its class."""
     m = cand.mention
     assert m is not None and cand.comparison is not None
     roles = cand.category.detect.roles
@@ -263,21 +265,34 @@ def _satisfied(cand: Candidate, values: list[ProvenancedValue], obj: Named) -> J
         values = [v for v in values if v.item.field == cand.plain_role]
     elif roles and any(v.item.field in roles for v in values):
         values = [v for v in values if v.item.field in roles]
-    bound = _number(m.value)
     if not values:
         ref = {"kind": "value", "bound": True} | _named_ref(obj)
         return Judgement("computed", "no_evidence", ref)
-    numbers = [(n, v) for v in values if (n := _number(v.item.value)) is not None]
-    wrong_unit = next((v for v in values if not _same_unit(m, v.item)), None)
-    if bound is None or len(numbers) != len(values) or wrong_unit is not None:
-        miss = wrong_unit or values[0]
-    else:
-        miss = failing(cand.comparison, bound, numbers, m.cls == "money")
-    ref = (miss or values[0]).ref() | {"bound": True, "comparison": cand.comparison}
+    by_role: dict[str, list[ProvenancedValue]] = {}
+    for v in values:
+        by_role.setdefault(v.item.field if roles else "", []).append(v)
+    misses = {role: _bound_miss(cand, m, group) for role, group in by_role.items()}
+    held = next((by_role[role] for role, miss in misses.items() if miss is None), None)
+    miss = None if held is not None else next(iter(misses.values()))
+    ref = (miss or (held or values)[0]).ref() | {"bound": True, "comparison": cand.comparison}
     if miss is None:
         return Judgement("computed", "matched", ref)
     ref["actual"] = mention_value_of(miss.item)
     return Judgement("computed", "mismatch", ref)
+
+
+def _bound_miss(
+    cand: Candidate, m: NumberMention, values: list[ProvenancedValue]
+) -> ProvenancedValue | None:
+    """The first of ``values`` the bound does not hold for (one of another unit, or not a
+    number, counts as not holding), or None."""
+    assert cand.comparison is not None
+    bound = _number(m.value)
+    numbers = [(n, v) for v in values if (n := _number(v.item.value)) is not None]
+    wrong_unit = next((v for v in values if not _same_unit(m, v.item)), None)
+    if bound is None or len(numbers) != len(values) or wrong_unit is not None:
+        return wrong_unit or values[0]
+    return failing(cand.comparison, bound, numbers, m.cls == "money")
 
 
 def _of(v: ProvenancedValue, obj: Named) -> bool:

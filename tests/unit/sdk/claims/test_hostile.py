@@ -171,13 +171,18 @@ def test_a_bound_the_named_product_s_value_satisfies_matches(lang, text):
     assert record.verdict == "matched"
 
 
-def test_a_bound_over_a_list_and_a_sale_price_must_hold_for_both_unless_the_role_is_said():
+def test_a_bound_over_a_list_and_a_sale_price_holds_for_either_unless_the_role_is_said():
+    # As a plain number matches either price, a bound that says no role is said of the
+    # price the object sells at: "under $100" of a $99.90 sale price is true.
     listed = _evidence(
         _name(AERO, "Aero Runner"),
         _value(AERO, "price_list", "money", 129.99, claim_age_s=AGE),
         _value(AERO, "price_sale", "money", 99.90, claim_age_s=AGE),
     )
-    assert _verdicts("The Aero Runner is under $100.", evidence=listed) == ["mismatch"]
+    assert _verdicts("The Aero Runner is under $100.", evidence=listed) == ["matched"]
+    assert _verdicts("O Aero Runner custa menos de R$ 100.", "pt", listed) == ["matched"]
+    assert _verdicts("The Aero Runner is under $90.", evidence=listed) == ["mismatch"]
+    assert _verdicts("The Aero Runner is over $140.", evidence=listed) == ["mismatch"]
     assert _verdicts("The Aero Runner is now under $100.", evidence=listed) == ["matched"]
     assert _verdicts("The Aero Runner was over $120.", evidence=listed) == ["matched"]
     assert _verdicts("The Aero Runner is now over $120.", evidence=listed) == ["mismatch"]
