@@ -584,8 +584,9 @@ class LocalKafka:
         """The certificate of the CA that signed a TLS broker's certificate."""
         return self.home / "tls" / "ca.pem"
 
-    def client_options(self) -> dict[str, Any]:
-        """The aiokafka options of the broker's own user (empty without SASL or TLS)."""
+    def client_options(self, user: str = BROKER_USER, mechanism: str = "PLAIN") -> dict[str, Any]:
+        """The aiokafka options of ``user`` (the broker's own by default) logging in with
+        ``mechanism`` (empty without SASL or TLS)."""
         users = self.kept_users()
         tls = self.tls or self.ca_path.is_file()
         options: dict[str, Any] = {}
@@ -595,9 +596,9 @@ class LocalKafka:
             options["ssl_context"] = ssl.create_default_context(cafile=str(self.ca_path))
         if users:
             options.update(
-                sasl_mechanism="PLAIN",
-                sasl_plain_username=BROKER_USER,
-                sasl_plain_password=users[BROKER_USER],
+                sasl_mechanism=mechanism,
+                sasl_plain_username=user,
+                sasl_plain_password=users[user],
             )
         if options:
             options["security_protocol"] = ("SASL_" if users else "") + (

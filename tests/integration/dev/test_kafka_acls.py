@@ -31,12 +31,7 @@ WORKER, PRODUCER = SASL_USERS[0], PRODUCERS[0]
 
 
 def _as(kafka: LocalKafka, user: str) -> dict[str, Any]:
-    return {
-        "security_protocol": "SASL_PLAINTEXT",
-        "sasl_mechanism": "PLAIN",
-        "sasl_plain_username": user,
-        "sasl_plain_password": kafka.users()[user],
-    }
+    return kafka.client_options(user)
 
 
 def _deployment(kafka: LocalKafka) -> TopicNames:

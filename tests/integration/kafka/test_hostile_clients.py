@@ -56,12 +56,7 @@ def keyed(
 
 def _bob(kafka: LocalKafka) -> dict[str, Any]:
     """The producer's credentials, as the docs hand them to an agent backend."""
-    return {
-        "security_protocol": "SASL_PLAINTEXT",
-        "sasl_mechanism": "SCRAM-SHA-512",
-        "sasl_plain_username": PRODUCER,
-        "sasl_plain_password": kafka.users()[PRODUCER],
-    }
+    return kafka.client_options(PRODUCER, "SCRAM-SHA-512")
 
 
 def _names(keyed: Deployment) -> TopicNames:
