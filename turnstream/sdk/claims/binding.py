@@ -305,11 +305,14 @@ class ObjectNames:
         objects = self._named.get(key)
         if objects is None:
             tokens, owners = self.owners(text, s, e)
-            found = {o for t, o in zip(tokens, owners, strict=True) if not t.group().isdigit()}
-            found.discard(None)
+            found = {
+                o
+                for t, o in zip(tokens, owners, strict=True)
+                if o is not None and not t.group().isdigit()
+            }
             if not found and (group := self.group(text, s, e)) is not None:
                 found.add(group)
-            objects = self._named[key] = frozenset(o for o in found if o is not None)
+            objects = self._named[key] = frozenset(found)
         return objects
 
     def _in_sentence(

@@ -240,9 +240,7 @@ def _subject(facts: TurnFacts, cand: Candidate) -> Named | None:
         obj = names.group(facts.text, *cand.sentence)
     else:
         return None
-    if isinstance(obj, str) and not any(v.object == obj for v in facts.values):
-        return None
-    return obj
+    return obj if obj is not None and _held(facts, obj) else None
 
 
 def _limit(m: NumberMention, limits: list[ProvenancedValue]) -> Judgement:
@@ -335,11 +333,13 @@ def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) ->
         right_for = {v.object for v in values if same_value(m, v.item)}
         if obj in right_for and paired not in right_for:
             obj = paired
-    if isinstance(obj, Unlisted | frozenset):
-        return obj
-    if obj is None or not any(v.object == obj for v in facts.values):
-        return None
-    return obj
+    return obj if obj is not None and _held(facts, obj) else None
+
+
+def _held(facts: TurnFacts, obj: Named) -> bool:
+    """Whether a number about ``obj`` is judged as about it: an object the evidence holds
+    values of, the variants a shared name leaves, or an object it does not hold."""
+    return not isinstance(obj, str) or any(v.object == obj for v in facts.values)
 
 
 def _right(m: NumberMention, candidates: list[ProvenancedValue]) -> ProvenancedValue | None:
