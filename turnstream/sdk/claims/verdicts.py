@@ -269,14 +269,16 @@ def _satisfied(cand: Candidate, values: list[ProvenancedValue], obj: Named) -> J
     by_role: dict[str, list[ProvenancedValue]] = {}
     for v in values:
         by_role.setdefault(v.item.field if roles else "", []).append(v)
-    misses = {role: _bound_miss(cand, m, group) for role, group in by_role.items()}
-    held = next((by_role[role] for role, miss in misses.items() if miss is None), None)
-    miss = None if held is not None else next(iter(misses.values()))
-    ref = (miss or (held or values)[0]).ref() | {"bound": True, "comparison": cand.comparison}
-    if miss is None:
-        return Judgement("computed", "matched", ref)
-    ref["actual"] = mention_value_of(miss.item)
-    return Judgement("computed", "mismatch", ref)
+    bound = {"bound": True, "comparison": cand.comparison}
+    misses = [(group, _bound_miss(cand, m, group)) for group in by_role.values()]
+    for group, miss in misses:
+        if miss is None:
+            return Judgement("computed", "matched", group[0].ref() | bound)
+    miss = misses[0][1]
+    assert miss is not None
+    return Judgement(
+        "computed", "mismatch", miss.ref() | bound | {"actual": mention_value_of(miss.item)}
+    )
 
 
 def _bound_miss(
