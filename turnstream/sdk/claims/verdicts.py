@@ -23,7 +23,6 @@ Order of the rules, for a claim found by a category:
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,17 +33,22 @@ from turnstream.sdk.claims.anchors import score_anchor
 from turnstream.sdk.claims.binding import Named, ObjectNames
 from turnstream.sdk.claims.bounds import failing, subject
 from turnstream.sdk.claims.detect import Candidate, NumberMention
-from turnstream.sdk.claims.evidence import Evidence, EvidenceValue, ProvenancedValue
+from turnstream.sdk.claims.evidence import Evidence, ProvenancedValue
 from turnstream.sdk.claims.normalize import fold, normalize
 from turnstream.sdk.claims.qualifiers import APPROXIMATE, THRESHOLD
 from turnstream.sdk.claims.records import Nature, Verdict
+from turnstream.sdk.claims.sameness import (
+    CENT,
+    approximately,
+    mention_value_of,
+    number_of,
+    same_unit,
+    same_value,
+    same_value_items,
+)
 from turnstream.sdk.claims.unlisted import Unlisted
 
-__all__ = ["Judgement", "TurnFacts", "judge", "same_value"]
-
-# Money is equal to the cent; other numbers to a relative 1e-9 (they were parsed, not computed).
-_CENT = 0.005
-_DOLLARS = frozenset({"USD", "CAD", "AUD", "NZD", "MXN", "ARS", "CLP", "COP", "UYU", "SGD", "HKD"})
+__all__ = ["Judgement", "TurnFacts", "judge"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +78,7 @@ class TurnFacts:
         self._starts.extend(m.start for m in self.mentions)
         for i, v in enumerate(self.values):
             self.by_class.setdefault(v.item.class_, []).append(v)
-            number = _number(v.item.value)
+            number = number_of(v.item.value)
             if number is not None:
                 self.by_number.setdefault((v.item.class_, round(number, 2)), []).append((i, v))
 
@@ -90,9 +94,9 @@ class TurnFacts:
 
     def equal_values(self, m: NumberMention) -> list[ProvenancedValue]:
         """The values of the evidence equal to the number."""
-        number = _number(m.value) if not isinstance(m.value, str) else None
+        number = number_of(m.value) if not isinstance(m.value, str) else None
         if number is not None and m.cls == "money":
-            keys = {round(number, 2), round(number + _CENT, 2), round(number - _CENT, 2)}
+            keys = {round(number, 2), round(number + CENT, 2), round(number - CENT, 2)}
             near = sorted(
                 {i: v for key in keys for i, v in self.by_number.get((m.cls, key), ())}.items()
             )
@@ -111,65 +115,6 @@ class Judgement:
     fresh: ProvenancedValue | None = None
     #: The anchor (index into the turn's anchors) the verdict is about.
     anchor: int | None = None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value)
-        except ValueError:
-            return None
-    return None
-
-
-def _close(a: float, b: float, cls: str) -> bool:
-    if cls == "money":
-        return abs(a - b) < _CENT
-    return abs(a - b) <= 1e-9 * max(1.0, abs(a), abs(b))
-
-
-def _same_unit(mention: NumberMention, item: EvidenceValue) -> bool:
-    a, b = mention.unit, item.unit
-    if a is None or b is None or a.lower() == b.lower():
-        return True
-    if mention.cls == "money" and "$" in (a, b):  # a bare "$" is any dollar or peso
-        return (b if a == "$" else a).upper() in _DOLLARS
-    return False
-
-
-def _date(value: Any) -> str | None:
-    if isinstance(value, str) and len(value) >= 10 and value[4] == "-":
-        return value[:10]
-    return None
-
-
-def same_value(mention: NumberMention, item: EvidenceValue) -> bool:
-    """Whether a value of the evidence equals the number (its class, unit and value)."""
-    if item.class_ != mention.cls or mention.cls == "label" or not _same_unit(mention, item):
-        return False
-    mv, iv = mention.value, item.value
-    if mention.cls == "date":
-        ev = _date(iv)
-        if not isinstance(mv, str) or ev is None:
-            return False
-        return mv[2:] == ev[5:] if mv.startswith("--") else mv == ev
-    if isinstance(mv, tuple | list):
-        return (
-            isinstance(iv, tuple | list)
-            and len(iv) == 2
-            and all(
-                (x := _number(p)) is not None
-                and (y := _number(q)) is not None
-                and _close(x, y, mention.cls)
-                for p, q in zip(mv, iv, strict=True)
-            )
-        )
-    a, b = _number(mv), _number(iv)
-    return a is not None and b is not None and _close(a, b, mention.cls)
 
 
 def _inside(spans: Sequence[tuple[int, int]], start: int, end: int) -> tuple[int, int] | None:
@@ -287,9 +232,9 @@ def _bound_miss(
     """The first of ``values`` the bound does not hold for (one of another unit, or not a
     number, counts as not holding), or None."""
     assert cand.comparison is not None
-    bound = _number(m.value)
-    numbers = [(n, v) for v in values if (n := _number(v.item.value)) is not None]
-    wrong_unit = next((v for v in values if not _same_unit(m, v.item)), None)
+    bound = number_of(m.value)
+    numbers = [(n, v) for v in values if (n := number_of(v.item.value)) is not None]
+    wrong_unit = next((v for v in values if not same_unit(m, v.item)), None)
     if bound is None or len(numbers) != len(values) or wrong_unit is not None:
         return wrong_unit or values[0]
     return failing(cand.comparison, bound, numbers, m.cls == "money")
@@ -307,13 +252,6 @@ def _named_ref(obj: Named) -> dict[str, Any]:
     if isinstance(obj, Unlisted):
         return {"unlisted": obj.name}
     return {"object": obj}
-
-
-def _approximately(m: NumberMention, item: EvidenceValue, tolerance: float) -> bool:
-    a, b = _number(m.value), _number(item.value)
-    if a is None or b is None or item.class_ != m.cls or not _same_unit(m, item):
-        return False
-    return abs(a - b) <= tolerance * max(abs(b), 1e-9) + 1e-9
 
 
 def _bound(facts: TurnFacts, cand: Candidate, values: list[ProvenancedValue]) -> Named | None:
@@ -353,11 +291,6 @@ def _right(m: NumberMention, candidates: list[ProvenancedValue]) -> ProvenancedV
     if all(same_value_items(first.item, v.item) for v in candidates[1:]):
         return first
     return None
-
-
-def same_value_items(a: EvidenceValue, b: EvidenceValue) -> bool:
-    """Whether two values of the evidence hold the same value."""
-    return a.class_ == b.class_ and a.value == b.value and (a.unit or "") == (b.unit or "")
 
 
 def _value(facts: TurnFacts, cand: Candidate) -> Judgement:
@@ -429,7 +362,7 @@ def _approximate(
         return _range(m, candidates)
     if tolerance is None:
         return Judgement("computed", "not_checked", {"kind": "approximate"})
-    near = [v for v in candidates if _approximately(m, v.item, tolerance)]
+    near = [v for v in candidates if approximately(m, v.item, tolerance)]
     if near:
         return Judgement("computed", "matched", near[0].ref() | {"approximate": True})
     return Judgement("computed", "mismatch", candidates[0].ref() | {"approximate": True})
@@ -438,14 +371,14 @@ def _approximate(
 def _range(m: NumberMention, candidates: list[ProvenancedValue]) -> Judgement:
     """A range against the candidates: ``mismatch`` when every candidate is one number of
     the range's class and unit outside it (to the cent for money), else ``not_checked``."""
-    bounds = [_number(b) for b in m.value] if len(m.value) == 2 else []
-    singles = [(v, _number(v.item.value)) for v in candidates]
+    bounds = [number_of(b) for b in m.value] if len(m.value) == 2 else []
+    singles = [(v, number_of(v.item.value)) for v in candidates]
     comparable = all(
-        n is not None and v.item.class_ == m.cls and _same_unit(m, v.item) for v, n in singles
+        n is not None and v.item.class_ == m.cls and same_unit(m, v.item) for v, n in singles
     )
     if len(bounds) != 2 or None in bounds or not singles or not comparable:
         return Judgement("computed", "not_checked", {"kind": "approximate"})
-    slack = _CENT if m.cls == "money" else 1e-9
+    slack = CENT if m.cls == "money" else 1e-9
     low, high = sorted(b for b in bounds if b is not None)
     if any(n is not None and low - slack <= n <= high + slack for _, n in singles):
         return Judgement("computed", "not_checked", {"kind": "approximate"})
@@ -454,19 +387,6 @@ def _range(m: NumberMention, candidates: list[ProvenancedValue]) -> Judgement:
     if right is not None:
         ref["expected"] = mention_value_of(right.item)
     return Judgement("computed", "mismatch", ref)
-
-
-def mention_value_of(item: EvidenceValue) -> str:
-    """A value of the evidence written as a claim record writes a number ("129.99")."""
-    value = item.value
-    if isinstance(value, tuple | list):
-        return "..".join(mention_value_of(item.model_copy(update={"value": v})) for v in value)
-    number = _number(value) if not isinstance(value, str) else None
-    if number is None:
-        return str(value)
-    if item.class_ == "money":
-        return f"{number:.2f}"
-    return str(int(number)) if number.is_integer() else f"{number:f}".rstrip("0").rstrip(".")
 
 
 def _fresh_other(facts: TurnFacts, equal: list[ProvenancedValue]) -> ProvenancedValue | None:
