@@ -412,20 +412,7 @@ class Settings(_Section):
         return self.signals.sensitive
 
     @model_validator(mode="after")
-    def _token_keys_are_not_the_identity_secret(self) -> Settings:
-        # A token key goes to the agents' processes; the identity secret must not.
-        secret = self.identity.secret.get_secret_value() if self.identity.secret else None
-        for space_id, space in self.spaces.items():
-            for i, key in enumerate(space.exposure_keys):
-                if secret and key.get_secret_value() == secret:
-                    raise ValueError(
-                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
-                        "identity.secret"
-                    )
-        return self
-
-    @model_validator(mode="after")
-    def _producer_keys_belong_to_one_space(self) -> Settings:
+    def _each_key_has_one_space_and_one_use(self) -> Settings:
         # A key shared by two spaces, or by producing and erasing, would let one
         # credential act for the other: each key has one space and one use.
         secret = self.identity.secret.get_secret_value() if self.identity.secret else None
@@ -442,16 +429,21 @@ class Settings(_Section):
                     if value in owner:
                         raise ValueError(f"{where}: the same key is already {owner[value]}")
                     owner[value] = where
-        # An exposure key is handed to the agents' processes: one that is also a producer
-        # or erase key would let an agent write another space, or erase.
+        # An exposure key is handed to the agents' processes, which must not hold the
+        # identity secret; one that is also a producer or erase key would let an agent
+        # write another space, or erase.
         for space_id, space in self.spaces.items():
             for i, key in enumerate(space.exposure_keys):
                 value = key.get_secret_value()
-                if value in owner:
-                    raise ValueError(
-                        f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be "
-                        f"a producer or erase key (it is {owner[value]})"
-                    )
+                if secret and value == secret:
+                    refused = "identity.secret"
+                elif value in owner:
+                    refused = f"a producer or erase key (it is {owner[value]})"
+                else:
+                    continue
+                raise ValueError(
+                    f"spaces.{space_id}.exposure_keys.{i}: an exposure key may not be {refused}"
+                )
         return self
 
     def space(self, space_id: str) -> SpaceConfig | None:

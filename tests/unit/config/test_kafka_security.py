@@ -159,3 +159,29 @@ def test_a_key_has_one_space_and_one_use(tmp_path: Path, spaces: str, fragment: 
     with pytest.raises(ConfigError, match=fragment) as caught:
         load_settings(config, environ={})
     assert KEY_A not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("spaces", "message"),
+    [
+        (
+            '[spaces.a]\n[spaces.b]\nexposure_keys = ["identity-secret-0000"]',
+            "spaces.b.exposure_keys.0: an exposure key may not be identity.secret",
+        ),
+        (
+            f'[spaces.a]\nerase_keys = ["{KEY_A}"]\n[spaces.b]\n'
+            f'exposure_keys = ["exposure-key-bbbbbbbbbbbb", "{KEY_A}"]',
+            "spaces.b.exposure_keys.1: an exposure key may not be a producer or erase key "
+            "(it is spaces.a.erase_keys.0)",
+        ),
+    ],
+)
+def test_an_exposure_key_is_refused_as_the_secret_or_a_signing_key_by_its_setting(
+    tmp_path: Path, spaces: str, message: str
+) -> None:
+    """One check of each exposure key (config/settings.py), whichever use it collides with."""
+    config = _config(tmp_path, f'[identity]\nsecret = "identity-secret-0000"\n{spaces}\n')
+    with pytest.raises(ConfigError) as caught:
+        load_settings(config, environ={})
+    assert message in str(caught.value)
+    assert KEY_A not in str(caught.value) and "identity-secret-0000" not in str(caught.value)
