@@ -36,6 +36,7 @@ from turnstream.adapters.kafka.admin import ensure_topics, max_message_bytes
 from turnstream.adapters.kafka.auth import client_options
 from turnstream.adapters.kafka.producer import Producer
 from turnstream.adapters.kafka.retry import retrying
+from turnstream.adapters.kafka.topic_check import input_topic_warnings
 from turnstream.adapters.kafka.topology import FANOUT_MAX_BYTES, topology_of
 from turnstream.config import Settings
 from turnstream.core.derivation.first_fit import FirstFits, fit_params
@@ -179,7 +180,9 @@ async def ready_topics(settings: Settings, within: float = STARTUP_SECONDS) -> i
     largest message the accepted topic takes. A transient broker error (a leader still
     being elected, a broker not answering yet: ``adapters/kafka/retry.transient``) is
     logged and retried with back-off for ``within`` seconds in all; then, or on any other
-    error, it raises and the worker does not start."""
+    error, it raises and the worker does not start. An input topic made beforehand without
+    the settings turnstream creates it with is logged as a warning, with the command that
+    sets them (``adapters/kafka/topic_check``); the worker starts all the same."""
     names = topology_of(settings).names
     options = client_options(settings)
     bootstrap = settings.broker.bootstrap
@@ -196,11 +199,14 @@ async def ready_topics(settings: Settings, within: float = STARTUP_SECONDS) -> i
         "creating the topics",
         deadline,
     )
-    return await retrying(
+    taken = await retrying(
         lambda: max_message_bytes(bootstrap, names.accepted, options),
         f"reading the limit of {names.accepted}",
         deadline,
     )
+    for warning in await input_topic_warnings(bootstrap, names.inputs, deadline, options):
+        log.warning("%s", warning)
+    return taken
 
 
 def run_worker(settings: Settings, loglevel: str = "info") -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from aiokafka.errors import GroupAuthorizationFailedError, TopicAuthorizationFai
 
 from tests.fixtures.kafka import PRODUCERS, SASL_USERS
 from turnstream.adapters.kafka.admin import ensure_topics
+from turnstream.adapters.kafka.topic_check import input_topic_warnings
 from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import BrokerSecurity, BrokerSettings, Settings, WorkerSettings
 from turnstream.entrypoints.kafka.singleton import BrokerSingleton
@@ -220,3 +222,29 @@ def test_the_scheduler_s_singleton_holds_its_role_as_a_worker_user(
             await asyncio.gather(task, return_exceptions=True)
 
     asyncio.run(run())
+
+
+def test_a_user_that_may_not_describe_the_topics_settings_gets_a_warning_not_a_failure(
+    sasl_broker: LocalKafka,
+) -> None:
+    """The start-up's check of the input topics' settings (``adapters/kafka/topic_check``)
+    as a producer's user, which may describe the input topics but not their settings."""
+    names = _deployment(sasl_broker)
+    deadline = time.monotonic() + 30
+    warnings = asyncio.run(
+        input_topic_warnings(
+            sasl_broker.bootstrap, names.inputs, deadline, _as(sasl_broker, PRODUCER)
+        )
+    )
+    assert [w.split(" (")[0] for w in warnings] == [
+        f"could not check the settings of input topic {t}" for t in names.inputs
+    ]
+    assert all("TopicAuthorizationFailedError" in w for w in warnings), warnings
+    # The worker's user reads them: made by _deployment without turnstream's settings.
+    as_worker = _as(sasl_broker, WORKER)
+    warnings = asyncio.run(
+        input_topic_warnings(sasl_broker.bootstrap, names.inputs, deadline, as_worker)
+    )
+    assert [w.split(":")[0] for w in warnings] == [
+        f"input topic {t}" for t in names.inputs for _ in range(2)
+    ]

@@ -143,8 +143,12 @@ def test_the_worker_start_up_waits_out_leader_elections_after_creating_its_topic
         assert topic == "t1.accepted"
         return int(await described())
 
+    async def input_topic_warnings(*args: Any) -> list[str]:
+        return []
+
     monkeypatch.setattr(bootstrap, "ensure_topics", ensure_topics)
     monkeypatch.setattr(bootstrap, "max_message_bytes", max_message_bytes)
+    monkeypatch.setattr(bootstrap, "input_topic_warnings", input_topic_warnings)
     with caplog.at_level("WARNING", logger=retry.__name__):
         assert asyncio.run(bootstrap.ready_topics(settings)) == 1048588
     assert calls == ["ensure_topics"] * 3 + ["max_message_bytes"] * 3

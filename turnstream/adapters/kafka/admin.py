@@ -17,7 +17,13 @@ from aiokafka.errors import KafkaError, TopicAlreadyExistsError, for_code
 from turnstream.adapters.kafka.retry import transient
 from turnstream.errors import WorkerFailing
 
-__all__ = ["ensure_topics", "group_lag", "max_message_bytes", "wait_until_drained"]
+__all__ = [
+    "ensure_topics",
+    "group_lag",
+    "max_message_bytes",
+    "topic_configs",
+    "wait_until_drained",
+]
 
 
 async def group_lag(
@@ -146,25 +152,44 @@ async def ensure_topics(
         await admin.close()
 
 
+async def topic_configs(
+    bootstrap: str,
+    topics: Sequence[str],
+    settings: Sequence[str],
+    options: Mapping[str, Any] | None = None,
+) -> dict[str, dict[str, str] | KafkaError]:
+    """Per topic, the values of ``settings`` the broker holds for it (its own or the
+    broker's default), in one request; a topic the broker refuses to describe (no
+    ``DescribeConfigs`` right, no such topic) maps to the broker's error, by its class
+    (``aiokafka.errors.for_code``)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
+    try:
+        await admin.start()
+        responses = await admin.describe_configs(
+            [ConfigResource(ConfigResourceType.TOPIC, t, dict.fromkeys(settings)) for t in topics]
+        )
+    finally:
+        await admin.close()
+    described: dict[str, dict[str, str] | KafkaError] = {}
+    for response in responses:
+        for resource in response.resources:
+            error_code, _, _, topic, entries = resource[:5]
+            if error_code:
+                described[topic] = for_code(error_code)(f"cannot describe topic {topic}")
+            else:
+                described[topic] = {entry[0]: entry[1] for entry in entries if entry[1] is not None}
+    return described
+
+
 async def max_message_bytes(
     bootstrap: str, topic: str, options: Mapping[str, Any] | None = None
 ) -> int:
     """The largest record batch ``topic`` takes (its ``max.message.bytes``); an error
     the broker answers raises as its class (``aiokafka.errors.for_code``)."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **(options or {}))
-    try:
-        await admin.start()
-        responses = await admin.describe_configs(
-            [ConfigResource(ConfigResourceType.TOPIC, topic, {"max.message.bytes": None})]
-        )
-    finally:
-        await admin.close()
-    for response in responses:
-        for resource in response.resources:
-            error_code, _, _, _, entries = resource[:5]
-            if error_code:  # the broker's error by its class: retriable or not
-                raise for_code(error_code)(f"cannot describe topic {topic}")
-            for entry in entries:
-                if entry[0] == "max.message.bytes":
-                    return int(entry[1])
-    raise KafkaError(f"topic {topic} has no max.message.bytes")
+    described = await topic_configs(bootstrap, [topic], ["max.message.bytes"], options)
+    configs = described.get(topic, {})
+    if isinstance(configs, KafkaError):  # the broker's error by its class: retriable or not
+        raise configs
+    if "max.message.bytes" not in configs:
+        raise KafkaError(f"topic {topic} has no max.message.bytes")
+    return int(configs["max.message.bytes"])

@@ -18,7 +18,7 @@ from typing import TypeVar
 
 from aiokafka.errors import KafkaError, KafkaTimeoutError
 
-__all__ = ["FIRST_DELAY", "MAX_DELAY", "retrying", "transient"]
+__all__ = ["FIRST_DELAY", "MAX_DELAY", "named_error", "retrying", "transient"]
 
 log = logging.getLogger(__name__)
 
@@ -59,13 +59,13 @@ async def retrying(
             if not transient(exc) or clock() + delay > deadline:
                 raise
             log.warning(
-                "%s: transient broker error (%s); retrying in %.1f s", what, _named(exc), delay
+                "%s: transient broker error (%s); retrying in %.1f s", what, named_error(exc), delay
             )
         await sleep(delay)
         delay = min(delay * 2, MAX_DELAY)
 
 
-def _named(exc: BaseException) -> str:
+def named_error(exc: BaseException) -> str:
     """The error's text, with its class when the text does not name it (aiokafka's do)."""
     name, text = type(exc).__name__, str(exc)
     return text if name in text else f"{name}: {text}" if text else name
