@@ -4,6 +4,7 @@ and the worker's log."""
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import subprocess
 import sys
@@ -185,6 +186,25 @@ def prepare_store(deployment: Deployment, *statements: str) -> None:
     )
     store = deployment.settings.store
     subprocess.run([sys.executable, "-c", code, store.dsn, store.database, *statements], check=True)
+
+
+def store_rows(deployment: Deployment, sql: str) -> list[list[Any]]:
+    """Rows of ``sql`` read on the deployment's store itself, not through the analysts'
+    gate (a table no analyst reads), in a process of its own once the worker is stopped
+    (chDB opens one path per process)."""
+    code = (
+        "import json, sys\n"
+        "from turnstream.adapters.clickhouse.store import Store\n"
+        "store = Store(sys.argv[1], sys.argv[2])\n"
+        "print(json.dumps([list(r) for r in store.query(sys.argv[3]).rows], default=str))\n"
+        "store.close()\n"
+    )
+    store = deployment.settings.store
+    done = subprocess.run(
+        [sys.executable, "-c", code, store.dsn, store.database, sql],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    return json.loads(done.stdout)
 
 
 def wait_for(predicate: Any, timeout: float, what: str, every: float = 0.2) -> Any:

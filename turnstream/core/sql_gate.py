@@ -7,9 +7,10 @@ it gave back. What runs is the canonical text that was judged, so no comment, od
 casing, unicode space or second statement reaches the store unjudged.
 
 Allowed: ``SELECT`` (``WITH``, ``UNION``, subqueries, joins) over the project's tables
-and views, a few system tables that describe them, and table functions that only make
-numbers; ``SHOW TABLES``/``SHOW COLUMNS`` of the project's database; ``DESCRIBE TABLE``,
-``SHOW CREATE TABLE|VIEW`` and ``EXISTS TABLE`` of one of its tables. Refused, each
+and views, a few system tables that describe them (by the columns named, never a table's
+rows or sizes), and table functions that only make numbers; ``SHOW TABLES``/``SHOW
+COLUMNS`` of the project's database; ``DESCRIBE TABLE``, ``SHOW CREATE TABLE|VIEW`` and
+``EXISTS TABLE`` of one of its tables. Refused, each
 with its name in the message: any other statement; ``INTO OUTFILE``, ``FORMAT`` and
 ``SETTINGS`` clauses (the worker sets the limits); table functions that reach files,
 URLs, other servers, processes or other tables (every one not in the allow-list);
@@ -28,8 +29,10 @@ from turnstream.errors import SqlRefused
 __all__ = [
     "ALLOWED_SYSTEM_TABLES",
     "ALLOWED_TABLE_FUNCTIONS",
+    "CATALOG_TABLES",
     "PRIVATE_TABLES",
     "REFUSED_FUNCTIONS",
+    "SIZE_WORDS",
     "judge_canonical",
     "judge_tree",
     "parameter_names",
@@ -50,14 +53,41 @@ ALLOWED_TABLE_FUNCTIONS = frozenset(
     }
 )
 
-#: System tables an analyst may read: the catalog of the project's tables (their columns
-#: and parts) and the trivial ones. Refused, among others: ``processes`` and ``query_log``
-#: (other people's queries), ``mutations`` (the worker's own ``ALTER`` statements, their
-#: parameters as literals: the sealed payloads, kept past an erasure), ``errors`` (error
-#: texts, which can quote a file), ``settings``/``server_settings``, ``users``/``grants``,
-#: ``disks``, ``clusters``.
+#: System tables an analyst may read: the catalog of the project's tables (the tables and
+#: their columns, :data:`CATALOG_TABLES`) and the trivial ones. Refused, among others:
+#: ``parts`` (each row a data part of a table, the private ones' too: its rows, bytes,
+#: times and block numbers), ``processes`` and ``query_log`` (other people's queries),
+#: ``mutations`` (the worker's own ``ALTER`` statements, their parameters as literals: the
+#: sealed payloads, kept past an erasure), ``errors`` (error texts, which can quote a file),
+#: ``settings``/``server_settings``, ``users``/``grants``, ``disks``, ``clusters``.
 ALLOWED_SYSTEM_TABLES = frozenset(
-    {"one", "numbers", "numbers_mt", "zeros", "zeros_mt", "tables", "columns", "parts"}
+    {"one", "numbers", "numbers_mt", "zeros", "zeros_mt", "tables", "columns"}
+)
+
+#: The allowed system tables with a row for every table of the database, the private ones
+#: (:data:`PRIVATE_TABLES`) among them: read by the columns an analyst names, never by
+#: the columns that count or measure a table's data (:data:`SIZE_WORDS`).
+CATALOG_TABLES = frozenset({"tables", "columns"})
+
+#: Words of the catalog's columns that count or measure a table's data: ``total_rows``,
+#: ``total_bytes``, ``parts``, ``active_parts``, ``total_marks``, ``lifetime_rows``,
+#: ``active_on_fly_data_mutations``, ``data_compressed_bytes``, ``marks_bytes``... (and
+#: those a later ClickHouse adds so named). A statement that reads a catalog table may not
+#: name a column holding one of them, whichever table the column is of, nor take columns
+#: unnamed (``*``, ``t.*``, ``COLUMNS(...)``), nor use the table as a set (``x IN
+#: system.tables`` matches every column).
+SIZE_WORDS = ("rows", "bytes", "parts", "marks", "mutations", "size")
+
+#: Nodes that take a table's columns without naming them.
+_UNNAMED_COLUMNS = frozenset(
+    {
+        "Asterisk",
+        "QualifiedAsterisk",
+        "ColumnsRegexpMatcher",
+        "ColumnsListMatcher",
+        "QualifiedColumnsRegexpMatcher",
+        "QualifiedColumnsListMatcher",
+    }
 )
 
 #: The project's tables no analyst reads: the words of sensitive stated values
@@ -244,6 +274,7 @@ def judge_tree(tree: Mapping[str, Any], database: str) -> None:
         )
     for node in _walk(tree):
         _check_node(node, database)
+    _check_catalog_columns(tree)
 
 
 def parameter_names(tree: Mapping[str, Any]) -> set[str]:
@@ -318,6 +349,45 @@ def _check_node(node: Mapping[str, Any], database: str) -> None:
         _check_function(node, database)
     elif kind == "ColumnsApplyTransformer":
         _check_function_name(str(node.get("func_name", "")))
+
+
+def _catalog_table(node: Mapping[str, Any]) -> str | None:
+    """``system.tables`` for a node naming a catalog table (:data:`CATALOG_TABLES`)."""
+    if node.get("type") not in ("TableIdentifier", "Identifier"):
+        return None
+    parts = [str(p).lower() for p in _name_parts(node)]
+    if len(parts) == 2 and parts[0] == "system" and parts[1] in CATALOG_TABLES:
+        return f"system.{parts[1]}"
+    return None
+
+
+def _check_catalog_columns(tree: Mapping[str, Any]) -> None:
+    """Refuse, in a statement that reads a catalog table, what would show a table's rows or
+    sizes (:data:`SIZE_WORDS`): a column so named, columns taken unnamed, the table as a set."""
+    read = sorted({name for node in _walk(tree) if (name := _catalog_table(node))})
+    if not read:
+        return
+    catalog = read[0]
+    for node in _walk(tree):
+        kind = node.get("type")
+        if kind in _UNNAMED_COLUMNS:
+            raise SqlRefused(
+                f"every column of {catalog} (*, COLUMNS(...)) is not allowed: name the columns "
+                "(a table's rows and sizes are not among them; count() for a count)"
+            )
+        if kind != "Identifier":
+            continue
+        as_set = _catalog_table(node)  # a FROM names a table as a TableIdentifier
+        if as_set:
+            raise SqlRefused(
+                f"{as_set} as a set (x IN {as_set}) is not allowed: it matches every column"
+            )
+        name = ".".join(str(p) for p in _name_parts(node))
+        if any(word in name.lower() for word in SIZE_WORDS):
+            raise SqlRefused(
+                f"column {name} is not allowed with {catalog}: a table's rows and sizes are "
+                "not for analysts (the catalog lists the private tables too)"
+            )
 
 
 def _check_function(node: Mapping[str, Any], database: str) -> None:

@@ -260,6 +260,52 @@ def test_the_workers_own_statements_and_their_values_are_not_for_analysts(
     store.insert("dead_letters", [("after-mutations",)], ["reason"])
 
 
+def test_the_catalog_shows_no_private_tables_rows_or_sizes(gate: AnalystSql, store: Store) -> None:
+    # system.tables and system.columns list every table, stated_sensitive too: its name
+    # and columns, never how many rows or bytes it holds; system.parts is its data parts.
+    words = [(f"w-{i}", "acme", f"p_{i}", "self", "diet", "celíaco") for i in range(3)]
+    store.insert(
+        "stated_sensitive", words, ["id", "space_id", "profile_id", "for", "attr", "value"]
+    )
+    size = (
+        "SELECT total_rows FROM system.tables "
+        "WHERE database = currentDatabase() AND name = 'stated_sensitive'"
+    )
+    assert store.scalar(size) == 3  # what the store's own session sees
+    for sql, named in (
+        (size, "column total_rows is not allowed with system.tables"),
+        ("SELECT name, total_bytes FROM system.tables", "total_bytes"),
+        ("SELECT name FROM system.tables WHERE total_rows = 3", "total_rows"),
+        ("SELECT name FROM system.tables ORDER BY lifetime_rows", "lifetime_rows"),
+        ("SELECT 1 FROM turns WHERE 3 IN (SELECT total_rows FROM system.tables)", "total_rows"),
+        ("SELECT * FROM system.tables", "every column of system.tables"),
+        ("SELECT t.* FROM system.tables AS t", "every column"),
+        ("SELECT COLUMNS('total') FROM system.tables", "every column"),
+        ("SELECT toJSONString(tuple(*)) FROM system.tables", "every column"),
+        ("SELECT 1 FROM system.one WHERE 'x' IN system.tables", "system.tables as a set"),
+        (
+            "SELECT sum(data_compressed_bytes) FROM system.columns "
+            "WHERE table = 'stated_sensitive'",
+            "data_compressed_bytes",
+        ),
+        ("SELECT sum(rows) FROM system.parts WHERE table = 'stated_sensitive'", "system.parts"),
+        ("SELECT count() FROM system.parts", "system.parts"),
+    ):
+        with pytest.raises(SqlRefused) as caught:
+            gate.run(sql)
+        assert named in str(caught.value), (sql, str(caught.value))
+    catalog = (
+        "SELECT name, engine FROM system.tables "
+        "WHERE database = currentDatabase() AND name = 'stated_sensitive'"
+    )
+    assert gate.run(catalog).rows == [("stated_sensitive", "MergeTree")]
+    columns = (
+        "SELECT name FROM system.columns WHERE database = currentDatabase() "
+        "AND table = 'stated_sensitive' AND name = 'value'"
+    )
+    assert gate.run(columns).rows == [("value",)]
+
+
 READING = [
     "SELECT count() FROM turns",
     "WITH n AS (SELECT number FROM numbers(3)) SELECT sum(number) FROM n",

@@ -191,3 +191,62 @@ def test_the_words_of_sensitive_stated_values_are_refused(parts: tuple[str, ...]
     judge_tree(_select(tables=[_table("stated")]), DB)  # the stated rows: the field only
     message = _refused(_select(tables=[_subquery(_select(tables=[_table(*parts)]))]))
     assert "stated_sensitive is not allowed: it is not for analysts" in message
+
+
+def _column(*parts: str) -> dict[str, Any]:
+    node: dict[str, Any] = {"type": "Identifier", "name": ".".join(parts)}
+    if len(parts) > 1:
+        node["name_parts"] = list(parts)
+    return node
+
+
+def test_the_catalog_is_read_by_the_columns_named() -> None:
+    """system.tables and system.columns list the private tables too: names and types, not
+    sizes."""
+    catalog = _table("system", "tables")
+    named = [_column("name"), _column("engine"), _column("create_table_query")]
+    judge_tree(_select(tables=[catalog], columns=named), DB)
+    judge_tree(_select(tables=[_table("SYSTEM", "Columns")], columns=[_column("type")]), DB)
+    judge_tree(_select(tables=[catalog], columns=[_function("count")]), DB)
+    # A size word is a column of the catalog's only in a statement that reads it.
+    judge_tree(_select(tables=[_table("turns")], columns=[_column("rows")]), DB)
+
+
+@pytest.mark.parametrize(
+    ("table", "columns", "named"),
+    [
+        ("tables", [_column("total_rows")], "column total_rows is not allowed with system.tables"),
+        ("tables", [_column("t", "total_bytes")], "column t.total_bytes"),
+        ("tables", [_column("system", "tables", "active_parts")], "system.tables.active_parts"),
+        ("tables", [_function("sum", _column("lifetime_rows"))], "lifetime_rows"),
+        ("tables", [_column("Total_Marks")], "Total_Marks"),
+        ("tables", [_column("active_on_fly_data_mutations")], "mutations"),
+        ("tables", [_column("total_rows_of_a_later_clickhouse")], "total_rows_of_a_later"),
+        ("columns", [_column("data_compressed_bytes")], "with system.columns"),
+        ("columns", [_column("marks_bytes")], "marks_bytes"),
+        ("tables", [{"type": "Asterisk"}], "every column of system.tables (*, COLUMNS(...))"),
+        ("tables", [{"type": "QualifiedAsterisk"}], "every column"),
+        ("columns", [{"type": "ColumnsRegexpMatcher", "pattern": "bytes"}], "every column"),
+        ("tables", [{"type": "QualifiedColumnsListMatcher"}], "every column"),
+        ("tables", [_function("in", _lit(1), _column("system", "columns"))],
+         "system.columns as a set"),
+    ],
+)  # fmt: skip
+def test_a_tables_rows_and_sizes_in_the_catalog_are_refused(
+    table: str, columns: list[dict[str, Any]], named: str
+) -> None:
+    """The size columns of the catalog tables, or every column taken unnamed, anywhere in a
+    statement that reads one: in its WHERE, a subquery, as a set."""
+    assert named in _refused(_select(tables=[_table("system", table)], columns=columns))
+    where = {"where": {"type": "Function", "name": "greater", "arguments": {
+        "type": "ExpressionList", "children": [*columns, _lit(0)]}}}  # fmt: skip
+    deep = _select(tables=[_table("turns")], inner=where)
+    deep["list_of_selects"]["children"].append(_select(tables=[_table("system", table)]))
+    assert named in _refused(deep)
+
+
+def test_the_data_parts_are_refused() -> None:
+    """Each row of system.parts is a data part of a table, the private ones' too."""
+    for columns in ([_column("name")], [_function("count")]):
+        message = _refused(_select(tables=[_table("system", "parts")], columns=columns))
+        assert message.startswith("table system.parts is not allowed")
