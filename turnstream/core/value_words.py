@@ -8,24 +8,17 @@ package data, read once."""
 from __future__ import annotations
 
 import functools
-import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
+from turnstream.core.folding import normal
 from turnstream.models.object_types import LANGUAGES
 
-__all__ = ["in_every_language", "known_entries", "known_entry", "words_key"]
+__all__ = ["in_every_language", "known_entries", "known_entry"]
 
 #: The built-in words of common retail values, beside this module.
 _LEXICON = Path(__file__).with_name("value_words.toml")
-_SPACES = re.compile(r"\s+")
-
-
-def words_key(value: str) -> str:
-    """A word as a words file is looked up by: without case, ``_``, ``-`` or extra white
-    space (``Azul_Marinho`` -> ``azul marinho``)."""
-    return _SPACES.sub(" ", value.replace("_", " ").replace("-", " ")).strip().casefold()
 
 
 def in_every_language(
@@ -41,19 +34,20 @@ def in_every_language(
 
 @functools.cache
 def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
-    """``value`` (:func:`words_key`) -> the entries it can name, each its words per
-    language, from ``value_words.toml``: a key names its own entry alone; a word of an
-    entry in any language (``preto``, ``negro``) names every entry that has it, unless
-    it is a key itself."""
+    """``value`` (:func:`~turnstream.core.folding.normal`: without case, accents, ``_``,
+    ``-`` or extra white space, so ``poliester`` is ``poliéster``) -> the entries it can
+    name, each its words per language, from ``value_words.toml``: a key names its own
+    entry alone; a word of an entry in any language (``preto``, ``negro``) names every
+    entry that has it, unless it is a key itself."""
     tables = tomllib.loads(_LEXICON.read_text(encoding="utf-8"))
     keys: dict[str, dict[str, str]] = {}
     for table in tables.values():
         for value, per_language in in_every_language(_LEXICON, table):
-            keys[words_key(value)] = per_language
+            keys[normal(value)] = per_language
     words: dict[str, list[dict[str, str]]] = {}
     for entry in keys.values():
         for word in entry.values():
-            found = words.setdefault(words_key(word), [])
+            found = words.setdefault(normal(word), [])
             if entry not in found:
                 found.append(entry)
     lexicon = {word: tuple(entries) for word, entries in words.items()}
@@ -63,7 +57,7 @@ def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
 
 def known_entries(value: str) -> tuple[Mapping[str, str], ...]:
     """The built-in entries (each its words per language) ``value`` can name."""
-    return _lexicon().get(words_key(value), ())
+    return _lexicon().get(normal(value), ())
 
 
 def known_entry(value: str) -> Mapping[str, str] | None:

@@ -750,8 +750,9 @@ def _absorbed(inf: Inference, prefs: Sequence[StatedPreference], ids: ValueIds) 
     return False
 
 
-#: Fields of ``shown`` that name an object, first found wins.
-_NAME_FIELDS = ("name", "title")
+#: What a field of ``shown`` that names an object is called, the first found winning: a
+#: name, then a title, in any language (the built-in field words: ``nombre``, ``título``).
+_NAME_NOTIONS = ("name", "title")
 #: Values of an unnamed object its short description gives at most.
 _DESCRIBED = 2
 
@@ -795,17 +796,47 @@ def _declared(types: ObjectTypes, type_name: str) -> dict[str, int]:
     return {} if declared is None else {f: i for i, f in enumerate(declared.fields)}
 
 
+def _name_rank(type_name: str, key: str, types: _Types) -> int | None:
+    """Where a field of ``shown`` comes among those that name an object
+    (:data:`_NAME_NOTIONS`), by its name or, when the types document declares it, its
+    labels (``nombre``; ``nom`` labelled "name"); ``None`` for one that names none (a
+    sensitive field never does)."""
+    words = [key]
+    attr = f"{type_name}.{key}"
+    declared = None if types is None else types.field(attr)
+    if declared is not None:
+        if types is not None and types.is_sensitive(attr):
+            return None
+        words += [declared.labels.pt, declared.labels.en, declared.labels.es]
+    notions = {builtin_field_notion(word) for word in words}
+    return next((i for i, notion in enumerate(_NAME_NOTIONS) if notion in notions), None)
+
+
+def _name_field(ref: str, shown: Mapping[str, Any], types: _Types) -> str | None:
+    """The field of ``shown`` whose text names the object (:func:`_name_rank`; of two
+    alike, the first by name), ``None`` when none holds words."""
+    type_name = ref.split(":", 1)[0]
+    ranked = [
+        (rank, key)
+        for key, value in shown.items()
+        if isinstance(value, str)
+        and quoted(value)
+        and (rank := _name_rank(type_name, key, types)) is not None
+    ]
+    return min(ranked)[1] if ranked else None
+
+
 def _name_keys(
     ref: str, shown: Mapping[str, Any] | None, types: _Types, avoid: frozenset[str]
 ) -> list[str]:
     """The fields of ``shown`` an object's short name says (:func:`_object_name`): the
-    name or title it showed; else up to two of its tastes; else, with no taste shown, up
-    to two of its other fields in :func:`_rank`'s order (one in ``avoid`` only when no
-    other names it); ``[]`` when nothing names it."""
+    name or title it showed (:func:`_name_field`); else up to two of its tastes; else,
+    with no taste shown, up to two of its other fields in :func:`_rank`'s order (one in
+    ``avoid`` only when no other names it); ``[]`` when nothing names it."""
     shown = shown or {}
-    for key in _NAME_FIELDS:
-        if isinstance(shown.get(key), str) and quoted(shown[key]):
-            return [key]
+    name = _name_field(ref, shown, types)
+    if name is not None:
+        return [name]
     type_name = ref.split(":", 1)[0]
     if types is None or types.type_label(type_name, "en") is None:
         return []
@@ -860,7 +891,7 @@ def _object_name(
         return f"{types.label(attr, language) or key} {values.word(attr, shown[key])}"
 
     extra = [labelled(k) for k in telling if types is not None]
-    if keys[0] in _NAME_FIELDS:
+    if keys[0] == _name_field(ref, shown, types):
         name = quoted(shown[keys[0]])
         return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
@@ -896,7 +927,11 @@ def _telling_fields(
     no field before did (a field tells ``a`` from ``b`` when ``a`` showed it and ``b``
     did not show the same value)."""
     type_name = refs[0].split(":", 1)[0]
-    keys = sorted({k for ref in refs for k in shown.get(ref, {})} - set(_NAME_FIELDS))
+    keys = sorted(
+        k
+        for k in {k for ref in refs for k in shown.get(ref, {})}
+        if _name_rank(type_name, k, types) is None
+    )
     flags = {k for ref in refs for k, v in shown.get(ref, {}).items() if isinstance(v, bool)}
     ranks = {
         k: r for k in keys if k not in flags and (r := _rank(types, f"{type_name}.{k}")) is not None
@@ -1013,7 +1048,10 @@ def object_names(
     # type, and its quoted name when it has one (computed once, for every index).
     said_of = {ref: {k: _said(v) for k, v in shown.get(ref, {}).items()} for ref in keys}
     head = {
-        ref: (ref.split(":", 1)[0], quoted(shown[ref][k[0]]) if k[0] in _NAME_FIELDS else None)
+        ref: (
+            ref.split(":", 1)[0],
+            quoted(shown[ref][k[0]]) if k[0] == _name_field(ref, shown[ref], types) else None,
+        )
         for ref, k in keys.items()
     }
 

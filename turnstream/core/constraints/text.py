@@ -34,7 +34,8 @@ from typing import Any
 from turnstream.core.constraints.inputs import Scalar
 from turnstream.core.constraints.money import money_or_none
 from turnstream.core.digits import plain_number, read_decimal
-from turnstream.core.value_words import in_every_language, known_entries, words_key
+from turnstream.core.folding import normal
+from turnstream.core.value_words import in_every_language, known_entries
 
 __all__ = [
     "LANGUAGES",
@@ -247,19 +248,39 @@ _FIELD_WORDS = Path(__file__).with_name("field_words.toml")
 
 @functools.cache
 def _field_lexicon() -> dict[str, dict[str, str]]:
-    """A field name (lower case, spaced) -> its words per language (``field_words.toml``)."""
+    """A field name (:func:`~turnstream.core.folding.normal`: ``título`` is ``titulo``)
+    -> its words per language (``field_words.toml``)."""
     table = tomllib.loads(_FIELD_WORDS.read_text(encoding="utf-8"))
-    return {words_key(name): words for name, words in in_every_language(_FIELD_WORDS, table)}
+    return {normal(name): words for name, words in in_every_language(_FIELD_WORDS, table)}
+
+
+@functools.cache
+def _field_entries() -> dict[str, dict[str, str]]:
+    """Any name or word of ``field_words.toml`` (:func:`~turnstream.core.folding.normal`)
+    -> its words per language: a name its own entry; a word in any language (``talla``,
+    ``título``) the entry that has it, unless entries with other words have it too."""
+    lexicon = _field_lexicon()
+    found: dict[str, list[dict[str, str]]] = {}
+    for words in lexicon.values():
+        for word in words.values():
+            entries = found.setdefault(normal(word), [])
+            if words not in entries:
+                entries.append(words)
+    return {
+        **{word: entries[0] for word, entries in found.items() if len(entries) == 1},
+        **lexicon,
+    }
 
 
 def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
     """``attr`` -> the built-in words in ``language`` of its field name, for each of
-    ``attrs`` whose name ``field_words.toml`` knows (``person.clothing_size`` → ``talla de
-    ropa`` in es): the fallback of a field the types document does not label."""
-    lexicon, lang = _field_lexicon(), language_of(language)
+    ``attrs`` whose name ``field_words.toml`` knows, as a name or as its words in any
+    language (``person.clothing_size`` → ``talla de ropa`` in es; ``prenda.talla`` →
+    ``tamanho`` in pt): the fallback of a field the types document does not label."""
+    entries, lang = _field_entries(), language_of(language)
     found = {}
     for attr in attrs:
-        entry = lexicon.get(words_key(attr.split(".", 1)[1] if "." in attr else attr))
+        entry = entries.get(normal(attr.split(".", 1)[1] if "." in attr else attr))
         if entry is not None:
             found[attr] = entry[lang]
     return found
@@ -275,10 +296,10 @@ def _field_notions() -> dict[str, str]:
     notion it names (its English words, or their family)."""
     notions: dict[str, str] = {}
     for name, words in _field_lexicon().items():
-        notion = words_key(words["en"])
+        notion = normal(words["en"])
         notion = _FIELD_FAMILIES.get(notion, notion)
         for word in (name, *words.values()):
-            notions.setdefault(words_key(word), notion)
+            notions.setdefault(normal(word), notion)
     return notions
 
 
@@ -287,7 +308,7 @@ def builtin_field_notion(name: str) -> str | None:
     es (``talla``, ``cor``) names by the built-in field words, ``None`` if none: how a
     space without a types document tells that ``talla`` asks what a known clothing size
     answers."""
-    return _field_notions().get(words_key(name.split(".", 1)[1] if "." in name else name))
+    return _field_notions().get(normal(name.split(".", 1)[1] if "." in name else name))
 
 
 #: The words of a flag sent as text, any case and surrounding spaces.

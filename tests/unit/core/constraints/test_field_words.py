@@ -55,3 +55,31 @@ def test_without_types_a_known_size_answers_size_in_any_language(language: str) 
     # Nothing known: one question per notion, however many names ask it.
     empty = block([], [], types=None, language=language, asked=("size", "talla", "cor", "color"))
     assert empty["ask"] == ["size", "cor"]
+
+
+@pytest.mark.parametrize(
+    ("language", "lines"),
+    [
+        ("es", ["Obligatorio: talla M", "Prefiere: material algodón", "Pregunte antes: título"]),
+        ("pt", ["Obrigatório: tamanho M", "Prefere: material algodão", "Pergunte antes: título"]),
+        ("en", ["Required: size M", "Prefers: material cotton", "Ask first: title"]),
+    ],
+)
+def test_fields_named_in_spanish_read_in_the_blocks_language(
+    language: str, lines: list[str]
+) -> None:
+    """A trial's Spanish catalogue without a types document: ``prenda.talla`` and a
+    value written without its accent (``algodon``) read as the words they are, never
+    quoted as a producer's."""
+    got = block(
+        [pref("p1", "prenda.talla", "eq", ("M",), "must"),
+         pref("p2", "prenda.material", "in", ("algodon",), "prefer")],
+        types=None, language=language, asked=("titulo",),
+    )  # fmt: skip
+    assert got["text"].splitlines() == lines
+
+
+def test_builtin_labels_know_a_fields_words_in_any_language() -> None:
+    got = builtin_field_labels(["prenda.talla", "x.Título", "x.tamanhos_em_estoque"], "en")
+    assert got == {"prenda.talla": "size", "x.Título": "title",
+                   "x.tamanhos_em_estoque": "sizes in stock"}  # fmt: skip

@@ -1,0 +1,103 @@
+"""What a trial of the block on a Spanish department store found (clothes and groceries,
+a types document written in Spanish): an object is named by the name or title it
+showed in any of the block's languages (``nombre``, ``título``, ``titulo``, or a field
+the document labels "name"), never counted as "3 artículos" beside look-alikes; a value
+written without its accents (``poliester``, ``algodon``) is the value it names, in the
+block's words and wherever the block compares values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.unit.core.constraints.builders import block, inference, pref
+from turnstream.core.constraints.block import object_names
+from turnstream.core.constraints.text import known_value
+from turnstream.core.value_ids import value_ids
+from turnstream.models.object_types import ObjectTypes, parse_types
+
+MATERIAL = "prenda.material"
+
+
+def _field(pt: str, en: str, es: str, role: str, **more: Any) -> dict[str, Any]:
+    return {"labels": {"pt": pt, "en": en, "es": es}, "role": role, **more}
+
+
+#: A Spanish store's document: field names in Spanish, an identifier ``nom`` labelled
+#: "name", and a sensitive field labelled as a name would be.
+TYPES: ObjectTypes = parse_types(
+    {
+        "types": {
+            "prenda": {
+                "labels": {"pt": "peça", "en": "garment", "es": "prenda"},
+                "fields": {
+                    "nombre": _field("nome", "name", "nombre", "identifier"),
+                    "color": _field("cor", "colour", "color", "taste"),
+                    "material": _field("material", "material", "material", "taste"),
+                    "precio": _field("preço", "price", "precio", "state", **{"class": "money"}),
+                },
+            },
+            "alimento": {
+                "labels": {"pt": "alimento", "en": "food", "es": "alimento"},
+                "fields": {
+                    "nom": _field("designação", "name", "denominación", "identifier"),
+                    "titular": _field("nome", "name", "nombre", "identifier", sensitive=True),
+                    "marca": _field("marca", "brand", "marca", "taste"),
+                },
+            },
+        }
+    }
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("ref", "shown", "name"),
+    [
+        ("prenda:t:1", {"nombre": "Camiseta Brisa", "color": "azul"}, "“Camiseta Brisa”"),
+        ("prenda:t:2", {"título": "Jersey Nórdico", "color": "azul"}, "“Jersey Nórdico”"),
+        ("prenda:t:3", {"titulo": "Falda Lino", "material": "lino"}, "“Falda Lino”"),
+        ("prenda:t:4", {"nome": "Saia", "color": "azul"}, "“Saia”"),
+        # Declared and labelled "name" in English: the document says what it is.
+        ("alimento:t:5", {"nom": "Pan de molde", "marca": "Bimbo"}, "“Pan de molde”"),
+        # A name before a title, whatever the language of each.
+        ("prenda:t:6", {"titulo": "Oferta", "nombre": "Abrigo"}, "“Abrigo”"),
+        # A sensitive field never names an object, whatever its label says.
+        ("alimento:t:7", {"titular": "Ana Ruiz", "marca": "Bimbo"}, "alimento (“Bimbo”)"),
+    ],
+)
+def test_an_object_is_named_by_its_name_in_any_language(
+    ref: str, shown: dict[str, Any], name: str
+) -> None:
+    assert object_names([ref], {ref: shown}, TYPES, "es") == {ref: name}
+
+
+def test_look_alikes_with_names_of_their_own_are_named_not_counted() -> None:
+    """Three blue skirts, each with its ``nombre``: named, never "3 artículos"."""
+    shown = {f"prenda:t:{i}": {"nombre": f"Falda {i}", "color": "azul"} for i in range(3)}
+    interests = [inference(f"i{i}", "interest", "prenda.ref", ref) for i, ref in enumerate(shown)]
+    text = block(inferences=interests, shown=shown, types=TYPES, language="es")["text"]
+    assert text == "Mostró interés en (inferido): “Falda 0”, “Falda 1”, “Falda 2”"
+
+
+@pytest.mark.parametrize(
+    ("said", "es", "pt"),
+    [("poliester", "poliéster", "poliéster"), ("algodon", "algodón", "algodão"),
+     ("MARRON", "marrón", "marrom"), ("Poliéster", "poliéster", "poliéster")],
+)  # fmt: skip
+def test_a_value_without_its_accents_reads_in_the_language(said: str, es: str, pt: str) -> None:
+    assert (known_value(said, "es"), known_value(said, "pt")) == (es, pt)
+
+
+def test_a_value_without_its_accents_is_the_value_it_names() -> None:
+    """A hard "material que no sea poliéster" refuses an object shown ``poliester``: no
+    interest in it, and the stated value reads with its accent."""
+    ids = value_ids(TYPES)
+    assert ids.key(MATERIAL, "poliester") == ids.key(MATERIAL, "Poliéster")
+    ref = "prenda:t:9"
+    shown = {ref: {"nombre": "Blusa", "material": "poliester"}}
+    said = pref("p", MATERIAL, "not_in", ("poliéster",), "must_not")
+    liked = inference("i", "interest", "prenda.ref", ref)
+    got = block([said], inferences=[liked], shown=shown, types=TYPES, language="es")
+    assert [e for e in got["soft"] if e["kind"] == "interest"] == []
+    assert got["text"] == "Obligatorio: material que no sea poliéster"
