@@ -259,12 +259,19 @@ class TurnFrame:
 
         Returns what changed since the person saw the object: the read against what it
         showed when presented (this turn's presentation, else the cited block's
-        ``already_presented`` entry), in the turn's language. A price is read as the
+        ``already_presented`` entry), in the turn's language (else the cited block's,
+        else English). A price is read as the
         block reads ``current`` (text in the turn's language); one that is no price (a
         negative, ``NaN``, a list, unreadable text) raises :class:`TurnstreamError`
         naming it, and nothing is recorded."""
         types = self.conversation.types
-        language = self.language or getattr(self.conversation, "language", None) or "en"
+        cited = (self.block or {}).get("language")
+        language = (
+            self.language
+            or getattr(self.conversation, "language", None)
+            or (cited if isinstance(cited, str) else None)
+            or "en"
+        )
         lang = language_of(language)
         given = _state_values(values)
         fields = {

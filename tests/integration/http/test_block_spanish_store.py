@@ -2,7 +2,8 @@
 on a scenario it was not tuned on: clothes and groceries, a types document written in
 Spanish): objects named by the ``nombre`` or ``titulo`` they showed, kept in the store
 and read back; a value written without its accents is the value it names; what changed
-since seen and a diet said, in Spanish."""
+since seen (by the block, and by the SDK's read in a turn that names no language) and a
+diet said, in Spanish."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from tests.integration.http.test_read_side_http import Person, _call
+from tests.integration.http.test_read_side_http import Person
+from turnstream.models.object_types import load_types
+from turnstream.sdk import Conversation
 from turnstream_dev.deployment import new_deployment
 
 pytestmark = pytest.mark.integration
@@ -111,4 +114,14 @@ def test_a_spanish_store_names_its_objects_and_reads_its_values(worker) -> None:
     assert "prenda:tienda:9" not in {
         e["values"][0] for e in block["soft"] if e["kind"] == "interest"
     }
-    assert _call(worker, "GET", "/v1/status")[0] == 200
+    # An SDK turn that names no language reads the cited block's: Spanish, as the block.
+    assert block["language"] == "es"
+    types = load_types(worker.settings.space("tienda").types)
+    conversation = Conversation(space="tienda", source="web", agent="a",
+                                profile_id=ana.profile_id, recorder=lambda _: None,
+                                types=types)  # fmt: skip
+    with conversation.turn() as frame:
+        frame.cite_block(ana.block()[1])
+        seen = frame.record_read("alimento:tienda:8", [{"field": "precio", "value": "7,50 €"}],
+                                 type="alimento")  # fmt: skip
+    assert seen.text == "Cambió desde que lo vio: precio bajó de 8,95 a 7,50"

@@ -161,3 +161,25 @@ def test_a_read_that_is_not_a_list_of_field_values_is_refused_by_name(
     with _conversation().turn() as frame, pytest.raises(TurnstreamError, match=bad):
         frame.record_read(REF, values, type="item_variant")
     assert frame.reads == []
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [("es", "Cambió desde que lo vio: precio bajó de 199,90 a 179,90"),
+     ("pt", "Mudou desde que viu: preço caiu de 199,90 para 179,90")],
+)  # fmt: skip
+def test_without_a_language_the_read_speaks_the_cited_blocks(language: str, said: str) -> None:
+    """A trial's Spanish agent that gave its conversation no language: the read says what
+    changed in the language of the block it cites (its ``language``), never in English
+    beside a Spanish block; the turn's own language still wins."""
+    cited = block(presented=[Presented(REF, 1)], shown={REF: SHOWN}, types=TYPES,
+                  language=language)  # fmt: skip
+    assert cited["language"] == language
+    unsaid = Conversation(space="acme", source="web", agent="a", profile_id="p1",
+                          recorder=lambda _: None, now=lambda: NOW, types=TYPES)  # fmt: skip
+    for conversation, text in ((unsaid, said), (_conversation("en"), "Changed since")):
+        with conversation.turn() as frame:
+            frame.cite_block(cited)
+            seen = frame.record_read(REF, [{"field": "price_sale", "value": 179.9}],
+                                     type="item_variant")  # fmt: skip
+        assert seen.text.startswith(text), seen.text

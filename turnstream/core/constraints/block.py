@@ -814,13 +814,15 @@ def _name_rank(type_name: str, key: str, types: _Types) -> int | None:
 
 def _name_field(ref: str, shown: Mapping[str, Any], types: _Types) -> str | None:
     """The field of ``shown`` whose text names the object (:func:`_name_rank`; of two
-    alike, the first by name), ``None`` when none holds words."""
+    alike, the first by name), ``None`` when none holds words (the object's ref sent as
+    its name is none: a raw ref never reads in ``text``)."""
     type_name = ref.split(":", 1)[0]
     ranked = [
         (rank, key)
         for key, value in shown.items()
         if isinstance(value, str)
         and quoted(value)
+        and value.strip() != ref
         and (rank := _name_rank(type_name, key, types)) is not None
     ]
     return min(ranked)[1] if ranked else None
@@ -1211,8 +1213,8 @@ def _said_by_hard(
 
 def version_of(block: Mapping[str, Any]) -> str:
     """``cv_`` and 16 hex digits of SHA-256 over the block's canonical JSON, without
-    ``text`` and ``version``."""
-    content = {k: v for k, v in block.items() if k not in ("text", "version")}
+    ``text``, the ``language`` it is written in, and ``version``."""
+    content = {k: v for k, v in block.items() if k not in ("text", "language", "version")}
     canonical_json = json.dumps(content, sort_keys=True, separators=(",", ":"))
     return "cv_" + hashlib.sha256(canonical_json.encode()).hexdigest()[:16]
 
@@ -1423,6 +1425,7 @@ def build_block(
     }
     names = object_names((str(r) for r in refs), shown, types, language, changed=changed)
     values = value_words_of(types, language, ids)
+    block["language"] = language  # what ``text`` is written in: the SDK's reads say it too
     block["text"] = render_text(
         block,
         request.language,

@@ -381,9 +381,12 @@ def test_an_empty_block_has_the_exact_shape() -> None:
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"))
     assert got == {
         **body,
+        "language": "en",
         "text": "",
         "version": "cv_" + hashlib.sha256(canonical.encode()).hexdigest()[:16],
     }
+    # The language, like the text, is how the block reads, not what it holds.
+    assert block(language="es")["version"] == got["version"]
 
 
 def test_the_version_is_stable_follows_the_content_and_ignores_the_text() -> None:
@@ -399,9 +402,9 @@ def test_the_version_is_stable_follows_the_content_and_ignores_the_text() -> Non
     assert changed["version"] != first["version"]
 
 
-def test_the_version_hashes_the_block_without_text_and_version() -> None:
+def test_the_version_hashes_the_block_without_text_language_and_version() -> None:
     got = block([pref("p1", PRICE, "lte", (700,), "must")])
-    body = {k: v for k, v in got.items() if k not in ("text", "version")}
+    body = {k: v for k, v in got.items() if k not in ("text", "language", "version")}
     digest = hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode())
     assert got["version"] == "cv_" + digest.hexdigest()[:16]
 

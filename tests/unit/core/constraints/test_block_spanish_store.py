@@ -62,6 +62,8 @@ TYPES: ObjectTypes = parse_types(
         ("alimento:t:5", {"nom": "Pan de molde", "marca": "Bimbo"}, "“Pan de molde”"),
         # A name before a title, whatever the language of each.
         ("prenda:t:6", {"titulo": "Oferta", "nombre": "Abrigo"}, "“Abrigo”"),
+        # The object's ref sent as its name is no name: a raw ref never reads.
+        ("prenda:t:8", {"nombre": " prenda:t:8 ", "color": "azul"}, "prenda (azul)"),
         # A sensitive field never names an object, whatever its label says.
         ("alimento:t:7", {"titular": "Ana Ruiz", "marca": "Bimbo"}, "alimento (“Bimbo”)"),
     ],
@@ -101,3 +103,12 @@ def test_a_value_without_its_accents_is_the_value_it_names() -> None:
     got = block([said], inferences=[liked], shown=shown, types=TYPES, language="es")
     assert [e for e in got["soft"] if e["kind"] == "interest"] == []
     assert got["text"] == "Obligatorio: material que no sea poliéster"
+
+
+def test_a_word_that_is_another_value_in_another_language_is_not_guessed() -> None:
+    """ "Zapatillas de tela": fabric in a Spanish catalogue, mesh in a Portuguese one; the
+    block quotes it rather than tell a Spanish agent "malla"."""
+    assert known_value("tela", "es") is None and known_value("tela", "pt") is None
+    assert (known_value("mesh", "es"), known_value("fabric", "es")) == ("malla", "tela")
+    said = pref("p", MATERIAL, "in", ("tela",), "prefer")
+    assert block([said], types=TYPES, language="es")["text"] == "Prefiere: material “tela”"
