@@ -7,6 +7,7 @@ them in, with ``now``. The rules are those of the reference's "The constraints b
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -801,13 +802,17 @@ def _name_rank(type_name: str, key: str, types: _Types) -> int | None:
     (:data:`_NAME_NOTIONS`), by its name or, when the types document declares it, its
     labels (``nombre``; ``nom`` labelled "name"); ``None`` for one that names none (a
     sensitive field never does)."""
-    words = [key]
     attr = f"{type_name}.{key}"
     declared = None if types is None else types.field(attr)
-    if declared is not None:
-        if types is not None and types.is_sensitive(attr):
-            return None
-        words += [declared.labels.pt, declared.labels.en, declared.labels.es]
+    if declared is None:
+        return _names_rank((key,))
+    rank = _names_rank((key, declared.labels.pt, declared.labels.en, declared.labels.es))
+    return None if rank is None or types is None or types.is_sensitive(attr) else rank
+
+
+@functools.lru_cache(maxsize=4096)
+def _names_rank(words: tuple[str, ...]) -> int | None:
+    """:func:`_name_rank` of a field called by ``words`` (its name, and its labels)."""
     notions = {builtin_field_notion(word) for word in words}
     return next((i for i, notion in enumerate(_NAME_NOTIONS) if notion in notions), None)
 
@@ -821,9 +826,9 @@ def _name_field(ref: str, shown: Mapping[str, Any], types: _Types) -> str | None
         (rank, key)
         for key, value in shown.items()
         if isinstance(value, str)
-        and quoted(value)
-        and value.strip() != ref
         and (rank := _name_rank(type_name, key, types)) is not None
+        and value.strip() != ref
+        and quoted(value)
     ]
     return min(ranked)[1] if ranked else None
 
@@ -893,7 +898,7 @@ def _object_name(
         return f"{types.label(attr, language) or key} {values.word(attr, shown[key])}"
 
     extra = [labelled(k) for k in telling if types is not None]
-    if keys[0] == _name_field(ref, shown, types):
+    if _name_rank(type_name, keys[0], types) is not None:  # its name (``_name_keys``)
         name = quoted(shown[keys[0]])
         return f"{name} ({', '.join(extra)})" if extra else name
     label = None if types is None else types.type_label(type_name, language)
@@ -1052,7 +1057,9 @@ def object_names(
     head = {
         ref: (
             ref.split(":", 1)[0],
-            quoted(shown[ref][k[0]]) if k[0] == _name_field(ref, shown[ref], types) else None,
+            quoted(shown[ref][k[0]])
+            if _name_rank(ref.split(":", 1)[0], k[0], types) is not None
+            else None,
         )
         for ref, k in keys.items()
     }
