@@ -63,7 +63,7 @@ TYPES: ObjectTypes = parse_types(
         # A name before a title, whatever the language of each.
         ("prenda:t:6", {"titulo": "Oferta", "nombre": "Abrigo"}, "“Abrigo”"),
         # The object's ref sent as its name is no name: a raw ref never reads.
-        ("prenda:t:8", {"nombre": " prenda:t:8 ", "color": "azul"}, "prenda (azul)"),
+        ("prenda:t:8", {"name": " prenda:t:8 ", "color": "azul"}, "prenda (azul)"),
         # A sensitive field never names an object, whatever its label says.
         ("alimento:t:7", {"titular": "Ana Ruiz", "marca": "Bimbo"}, "alimento (“Bimbo”)"),
     ],
@@ -112,3 +112,11 @@ def test_a_word_that_is_another_value_in_another_language_is_not_guessed() -> No
     assert (known_value("mesh", "es"), known_value("fabric", "es")) == ("malla", "tela")
     said = pref("p", MATERIAL, "in", ("tela",), "prefer")
     assert block([said], types=TYPES, language="es")["text"] == "Prefiere: material “tela”"
+
+
+def test_a_stated_value_without_its_accent_absorbs_the_same_value_inferred() -> None:
+    """ "Prefiere: material algodon" said, cotton inferred as "algodón": one line."""
+    said = pref("p", MATERIAL, "in", ("Algodon",), "prefer")
+    liked = inference("a", "affinity", MATERIAL, "algodón", weight=0.9)
+    got = block([said], inferences=[liked], types=TYPES, language="es")
+    assert got["text"] == "Prefiere: material algodón"
