@@ -86,6 +86,7 @@ _EN: dict[str, str] = {
     "items": "{n} items",
     "item": "1 item",
     "or": "or",
+    "nor": "or",
     "and": "and",
     "in": "{field} {values}",
     "eq": "{field} {values}",
@@ -129,6 +130,7 @@ _PT: dict[str, str] = {
     "items": "{n} itens",
     "item": "1 item",
     "or": "ou",
+    "nor": "nem",
     "and": "e",
     "in": "{field} {values}",
     "eq": "{field} {values}",
@@ -172,6 +174,7 @@ _ES: dict[str, str] = {
     "items": "{n} artículos",
     "item": "1 artículo",
     "or": "o",
+    "nor": "ni",
     "and": "y",
     "in": "{field} {values}",
     "eq": "{field} {values}",
@@ -445,16 +448,18 @@ def _joined(
     values: Sequence[Scalar],
     attr: str = "",
     value_labels: ValueWords | None = None,
+    link: str = "or",
 ) -> str:
-    """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``); past :data:`MAX_VALUES`, the
-    rest counted (``a, b, c and 4 more``)."""
+    """``a``, ``a or b``, ``a, b or c`` (``ou``, ``o``; ``link`` names another word:
+    ``nor`` after a negation, ``nem``, ``ni``); past :data:`MAX_VALUES`, the rest counted
+    (``a, b, c and 4 more``)."""
     texts = list(dict.fromkeys(value_words(attr, v, value_labels) for v in values))
     if len(texts) > MAX_VALUES:
         rest = words["more"].format(n=len(texts) - MAX_VALUES)
         return f"{', '.join(texts[:MAX_VALUES])} {rest}"
     if len(texts) <= 1:
         return "".join(texts)
-    return f"{', '.join(texts[:-1])} {words['or']} {texts[-1]}"
+    return f"{', '.join(texts[:-1])} {words[link]} {texts[-1]}"
 
 
 def _condition(
@@ -473,7 +478,12 @@ def _condition(
         return words[op].format(field=field, low=low, high=high)
     if attr.endswith(".ref"):
         return words[op].format(field=field, values=_objects(words, values, names or {}))
-    return words[op].format(field=field, values=_joined(words, values, attr, value_labels))
+    link = "nor" if op in _NEGATED else "or"
+    return words[op].format(field=field, values=_joined(words, values, attr, value_labels, link))
+
+
+#: Conditions whose values are refused: joined by ``nor`` ("que no sea azul ni rojo").
+_NEGATED = frozenset({"not_in", "ne"})
 
 
 def _objects(words: Mapping[str, str], refs: Sequence[Scalar], names: Mapping[str, str]) -> str:
@@ -563,7 +573,7 @@ def _all(
     words: Mapping[str, str], items: Sequence[Scalar], attr: str, values: ValueWords | None
 ) -> str:
     """Values that all hold, joined by "and" (``41 e 42``)."""
-    return _joined(words, items, attr, values).replace(f" {words['or']} ", f" {words['and']} ")
+    return _joined(words, items, attr, values, "and")
 
 
 #: The order of kinds of change, the weightiest first (:func:`_change_weight`).

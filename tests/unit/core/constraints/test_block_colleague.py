@@ -146,10 +146,10 @@ def test_a_stated_entry_absorbs_an_inferred_one_on_the_same_value() -> None:
 def test_values_in_the_spaces_language_with_a_fallback() -> None:
     said = [pref("p1", COLOR, "not_in", ("black", "ochre"), "must_not")]
     assert block(said, types=TYPES, language="pt")["text"] == (
-        "Obrigatório: cor que não seja preto ou “ochre”"
+        "Obrigatório: cor que não seja preto nem “ochre”"
     )
     assert block(said, types=TYPES, language="es")["text"] == (
-        "Obligatorio: color que no sea negro o “ochre”"
+        "Obligatorio: color que no sea negro ni “ochre”"
     )
 
 

@@ -49,11 +49,11 @@ def test_a_value_the_types_do_not_label_takes_the_built_in_words() -> None:
     said = pref("p", COLOR, "not_in", ("Black", "light_blue"), "must_not")
     got = {lang: block([said], inferences=[red], language=lang)["text"] for lang in LANGUAGES}
     assert got["pt"].split("\n") == [
-        "Obrigatório: cor que não seja preto ou azul-claro",
+        "Obrigatório: cor que não seja preto nem azul-claro",
         "Parece gostar de (inferido): cor vermelho",
     ]
     assert got["es"].split("\n") == [
-        "Obligatorio: color que no sea negro o azul claro",
+        "Obligatorio: color que no sea negro ni azul claro",
         "Parece gustarle (inferido): color rojo",
     ]
     assert got["en"].endswith("Seems to like (inferred): colour red")
@@ -296,3 +296,14 @@ def test_a_flag_sent_as_a_word_reads_as_the_languages_yes_or_no(
     got = block([pref("p", "item_variant.in_stock", "eq", ("true",), "must")],
                 types=EXAMPLE, language=language)  # fmt: skip
     assert got["text"].endswith(f" {yes}")
+
+
+def test_a_refused_list_joins_by_the_languages_nor() -> None:
+    """Refused values join as the language negates a list ("ni", "nem"); wanted ones by "or"."""
+    refused = pref("p", COLOR, "not_in", ("black", "red", "blue"), "must_not")
+    wanted = pref("q", COLOR, "in", ("navy", "beige"), "prefer")
+    got = {lang: block([refused, wanted], language=lang)["text"] for lang in LANGUAGES}
+    assert "color que no sea negro, rojo ni azul" in got["es"]
+    assert "cor que não seja preto, vermelho nem azul" in got["pt"]
+    assert "colour other than black, red or blue" in got["en"]
+    assert " ni " not in got["es"].split("\n")[-1] and " o " in got["es"].split("\n")[-1]
