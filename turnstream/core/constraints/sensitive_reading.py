@@ -10,7 +10,9 @@ issues" name no food: no act). What follows a negation ("não sou celíaco",
 "no soy", "not", "não tenho", "sem ser"; a bare "no" only before a verb or a condition,
 since in Portuguese it is "in the") is said *not* to hold, until the clause ends or
 "e" / "y" / "and" starts a new statement: its acts are negated, never served (and a
-newer negation outweighs an older statement). Clauses end at punctuation and at "mas",
+newer negation outweighs an older statement). A negated verb of eating or drinking ("não
+como glúten", "no puedo comer gluten ni lactosa", "I don't eat peanuts") is doing
+without, as "sem X" is: a hard act. Clauses end at punctuation and at "mas",
 "pero", "but"; a comma or semicolon that goes on with a list of foods ("alergia a ovo,
 leite e soja") joins it. A clause nothing reads is asked, also beside clauses read
 ("alergia a amendoim, kosher": "sem amendoim", and the field asked).
@@ -67,6 +69,21 @@ _ANEW = _VERBS | frozenset({"i", "eu", "yo", "so", "solo", "just"})
 #: English names the food first ("peanut allergy").
 _NOUN_FIRST = frozenset({"allergy", "allergies", "intolerance", "intolerances"})
 _AVOID = frozenset({"evito", "evita", "evitamos", "evitar", "evitando", "avoid", "avoids"})
+#: Verbs of eating or drinking: after a negation, what follows is done without ("não como
+#: glúten", "no puedo comer gluten ni lactosa", "I don't eat pork").
+_EAT = frozenset(
+    {"como", "come", "comemos", "comer", "tomo", "toma", "tomamos", "tomar", "bebo", "bebe"}
+    | {"beber", "consumo", "consome", "consume", "consumir", "ingiro", "ingiero", "ingerir"}
+    | {"eat", "eats", "drink", "drinks", "consumes", "touch"}
+)
+#: Words between the negation and the verb ("não posso mais comer", "can no longer eat").
+_MODAL = frozenset(
+    {"posso", "pode", "podemos", "puedo", "puede", "consigo", "devo", "debo"}
+    | {"can", "could", "should", "must", "may", "do", "does", "did", "will", "t", "no"}
+    | {"mais", "ya", "more", "longer", "anymore", "eu", "yo", "i", "we", "nunca", "never"}
+)
+#: "nem" / "ni" / "nor" go on with a list of foods not eaten as "and" would.
+_NOR = frozenset({"nem", "ni", "nor"})
 _WITHOUT = frozenset({"sem", "sin", "without"})
 _TO = frozenset({"a", "ao", "aos", "as", "al", "to", "de", "do", "da", "dos", "das", "del"})
 _ARTICLES = frozenset(
@@ -323,6 +340,28 @@ def _done_without(
     return foods, unclear
 
 
+def _not_eaten(
+    types: ObjectTypes | None, attr: str, words: Sequence[tuple[str, str]]
+) -> tuple[list[_Food], bool]:
+    """The foods a negated run says are not eaten or drunk ("não como glúten", "no puedo
+    comer gluten ni lactosa", "I can't eat peanuts"): done without, as "sem X" is, the
+    first a food ``foods.toml`` lists or an act of the types document does without; and
+    whether the verb names anything else (the field asked)."""
+    keys = [k for _, k in words]
+    for start in (j for j in range(len(keys)) if j == 0 or _negates(keys, j)):
+        i = start + 1
+        while i < len(keys) and keys[i] in _MODAL:
+            i += 1
+        if i >= len(keys) or keys[i] not in _EAT:
+            continue
+        listed = [(w, "and" if k in _NOR else k) for w, k in words[i + 1 :]]
+        named = _foods_from(listed, 0)
+        if named and (named[0].listed or _declared(types, attr, named[0]) is not None):
+            return named, False
+        return [], True
+    return [], False
+
+
 def _says_nothing(words: Sequence[tuple[str, str]]) -> bool:
     """Whether a clause says there is nothing to act on ("sem restrições", "como de
     tudo", "I eat everything", "nenhuma")."""
@@ -376,9 +415,14 @@ def read_sensitive(types: ObjectTypes | None, attr: str, said: Any) -> Reading:
         for said_run, words in _segments(clause):
             text = " ".join(k for _, k in words)
             if not said_run:
+                not_eaten, unnamed = _not_eaten(types, attr, words)
+                for name, act in map(_doing_without, not_eaten):
+                    if name not in {n for n, _ in reading.acts}:
+                        reading.acts.append((name, act))
                 denied = [*acts_for(types, attr, text), *map(_doing_without, _allergens(words))]
                 reading.negated.update(n for n, _ in denied)
-                read = read or bool(denied)
+                unclear = unclear or unnamed
+                read = read or bool(denied or not_eaten) or unnamed
                 continue
             done_without, unnamed = _done_without(types, attr, words)
             unclear = unclear or unnamed

@@ -7,6 +7,7 @@ never echoed."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -378,3 +379,45 @@ def test_a_preference_refusing_on_a_sensitive_field_is_read_as_refused(
     got = block([pref("p1", DIET, op, values, strength)], types=TYPES, language="en")
     assert (got["text"].split("\n") if got["text"] else []) == lines
     assert not any(v in _served(got) for v in ("celíaco", "kiwi"))
+
+
+@pytest.mark.parametrize(
+    ("said", "language", "lines"),
+    [
+        ("não como glúten", "pt", ["Obrigatório: sem glúten"]),
+        ("não posso mais comer glúten nem leite", "pt",
+         ["Obrigatório: sem glúten", "Obrigatório: sem leite"]),
+        ("não sou celíaco e não como lactose", "pt", ["Obrigatório: sem lactose"]),
+        ("no tomo gluten ni lactosa", "es",
+         ["Obligatorio: sin gluten", "Obligatorio: sin lactosa"]),
+        ("no puedo comer gluten", "es", ["Obligatorio: sin gluten"]),
+        ("ya no como pan", "es", ["Obligatorio: sin pan"]),
+        ("I can't eat peanuts or eggs", "en",
+         ["Required: without peanuts", "Required: without eggs"]),
+        ("I never drink milk", "en", ["Required: without milk"]),
+        ("I do not eat wheat and I'm allergic to sesame", "en",
+         ["Required: without wheat", "Required: without sesame"]),
+        # A verb of eating without a food this reading knows: asked, never echoed.
+        ("não como carne de porco", "pt", ["Pergunte antes: dieta"]),
+        ("I don't eat much", "en", ["Ask first: diet"]),
+        # Negations of a condition stay what they were.
+        ("não tenho alergia a amendoim", "pt", []),
+        ("não sou celíaco", "pt", []),
+    ],
+)  # fmt: skip
+def test_a_negated_verb_of_eating_is_doing_without(
+    said: str, language: str, lines: list[str]
+) -> None:
+    """"Não como glúten" is "sem glúten": a hard act, the condition's words never served."""
+    got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
+    assert _lines(said, language) == lines
+    assert all(row["relax"] == "never" for row in got["hard"])
+    served = set(re.findall(r"\w+", json.dumps(got, ensure_ascii=False).lower()))
+    assert not served & {"como", "comer", "eat", "drink", "porco", "much"}, served
+
+
+def test_not_eating_a_food_beside_a_negated_condition_keeps_the_negation() -> None:
+    """"Não sou celíaco e não como lactose": no gluten act, the lactose one."""
+    reading = read_sensitive(TYPES, DIET, "não sou celíaca e não como lactose")
+    assert [act.labels.pt for _, act in reading.acts] == ["sem lactose"]
+    assert "gluten_free" in reading.negated
