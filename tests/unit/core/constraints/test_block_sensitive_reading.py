@@ -408,7 +408,7 @@ def test_a_preference_refusing_on_a_sensitive_field_is_read_as_refused(
 def test_a_negated_verb_of_eating_is_doing_without(
     said: str, language: str, lines: list[str]
 ) -> None:
-    """"Não como glúten" is "sem glúten": a hard act, the condition's words never served."""
+    """ "Não como glúten" is "sem glúten": a hard act, the condition's words never served."""
     got = block(attributes=[attribute("a1", DIET, said)], types=TYPES, language=language)
     assert _lines(said, language) == lines
     assert all(row["relax"] == "never" for row in got["hard"])
@@ -417,7 +417,7 @@ def test_a_negated_verb_of_eating_is_doing_without(
 
 
 def test_not_eating_a_food_beside_a_negated_condition_keeps_the_negation() -> None:
-    """"Não sou celíaco e não como lactose": no gluten act, the lactose one."""
+    """ "Não sou celíaco e não como lactose": no gluten act, the lactose one."""
     reading = read_sensitive(TYPES, DIET, "não sou celíaca e não como lactose")
     assert [act.labels.pt for _, act in reading.acts] == ["sem lactose"]
     assert "gluten_free" in reading.negated
