@@ -8,7 +8,7 @@ from functools import lru_cache
 
 from turnstream.models.common import Envelope, Handle, HandleType
 
-__all__ = ["normalize_handle", "profile_id_for", "resolve_profile"]
+__all__ = ["forget_handles", "normalize_handle", "profile_id_for", "resolve_profile"]
 
 
 def normalize_handle(handle: Handle) -> str:
@@ -38,11 +38,19 @@ def profile_id_for(space_id: str, handle: Handle, secret: bytes) -> str:
 #: Handles repeat within a session (a turn, its interactions, its outcome), so the last
 #: ids hashed are kept: 16,384 entries, ~5 MB at most. The HMAC and the normalizing
 #: took ~30 µs of prepare's ~190 µs per item (cProfile, 10,000 mixed_items, load 6).
-#: The cache lives in the worker's memory only, like the batch it came from.
+#: The cache lives in the worker's memory only, like the batch it came from; its keys are
+#: raw handles, so a batch that erases someone empties it (:func:`forget_handles`).
 @lru_cache(maxsize=16_384)
 def _hashed(secret: bytes, space_id: str, handle_type: str, value: str) -> str:
     message = "\x1f".join((space_id, handle_type, _normalized(handle_type, value))).encode()
     return "p_" + hmac.digest(secret, message, "sha256").hex()[:32]
+
+
+def forget_handles() -> None:
+    """Empty this process's cache of recently hashed handles: an erased person's handle
+    is in it (their erase was hashed), and an LRU cache cannot drop one entry; the next
+    items hash their handles again."""
+    _hashed.cache_clear()
 
 
 def resolve_profile(item: Envelope, secret: bytes) -> str:

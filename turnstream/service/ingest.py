@@ -26,6 +26,7 @@ from typing import Any
 from turnstream.adapters.clickhouse.bisect import Refused
 from turnstream.config import Settings
 from turnstream.core.erasure import Subject, forget, forgotten, merge_tombstones, tombstones_left
+from turnstream.core.identity import forget_handles
 from turnstream.core.ingest import Decision, Source, dedupe, refused_by_store, refused_length
 from turnstream.core.messages import dead_letter_for
 from turnstream.core.rows import BatchRows, Block, Rows, as_dicts, rows_for
@@ -261,6 +262,9 @@ class IngestBatch:
         ingest = self.ingest
         ingest.erasures.record_tombstones(self.tombstones)
         erasures = ingest.erasures.erase(list(self.tombstones))
+        # This process's hashed handles (the block route's, when the batch was prepared in
+        # the child): the erased person's may be among them.
+        forget_handles()
         if ingest.tombstones is not None:
             merge_tombstones(ingest.tombstones, self.tombstones)
         log.info(

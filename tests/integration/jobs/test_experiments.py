@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from turnstream.adapters.clickhouse.erase_tombstones import record_tombstones
+from turnstream.adapters.clickhouse.erasure import erase_subjects
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.jobs.experiments import assign, compare_experiment, plot_comparison, write_results
 from turnstream.jobs.experiments.sequential import METHOD, boundaries, sequential_p_value
@@ -407,3 +410,39 @@ def test_only_a_verified_token_attributes_an_outcome(store: Store) -> None:
         "WHERE experiment_id = 'exp-1' AND profile_id = 'c2'"
     ).rows
     assert after.arm(arm).successes == before.arm(arm).successes + 1
+
+
+def test_a_person_erased_while_the_job_enrols_is_not_recorded_back(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the worker the job hands the store thread one statement at a time
+    (``SharedStore``), and an ingest batch's erasure runs between them: c1, seen before
+    their erase, is not recorded in an arm after it. c2, erased before their first turn
+    and back since, is recorded as anyone."""
+    _seed(store)
+    record_tombstones(store, {("acme", "c2"): at(1)})
+    command, insert = store.command, store.insert
+    erased: list[str] = []
+
+    def erase_now() -> None:
+        if not erased:
+            erased.append("c1")
+            record_tombstones(store, {("acme", "c1"): at(10)})
+            erase_subjects(store, [("acme", "c1")])
+
+    def command_then(sql: str, *args: Any, **kwargs: Any) -> None:
+        if "INSERT INTO experiment_assignments" in sql:
+            erase_now()
+        command(sql, *args, **kwargs)
+
+    def insert_then(table: str, *args: Any, **kwargs: Any) -> Any:
+        if table == "experiment_assignments":
+            erase_now()
+        return insert(table, *args, **kwargs)
+
+    monkeypatch.setattr(store, "command", command_then)
+    monkeypatch.setattr(store, "insert", insert_then)
+    compare_experiment(store, DOC, "exp-1", AS_OF)
+    assert erased  # between the job's reads and its write
+    people = {r[0] for r in store.query("SELECT profile_id FROM experiment_assignments").rows}
+    assert "c1" not in people and {"c2", "c3", "f1"} <= people

@@ -9,6 +9,7 @@ import copy
 import json
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -16,6 +17,7 @@ from typer.testing import CliRunner
 from tests.unit.core.derivation.builders import PRIORS, TYPES, event, item, outcome, presented
 from turnstream.adapters.clickhouse.derivations import DerivationSink, load_state
 from turnstream.adapters.clickhouse.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.adapters.clickhouse.erasure import erase_subjects
 from turnstream.adapters.clickhouse.retention import Folded, enforce_retention, fold_states
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
@@ -232,3 +234,47 @@ def test_the_job_folds_each_space_by_its_types(store: Store, tmp_path: Path) -> 
     assert after is not None and after.signals == {}
     assert after.buckets["self"].sizes["item_variant.shoe_size"]["40"].net == 2
     assert derive(after, PRIORS, config, EXAMPLE) == expected
+
+
+@pytest.mark.parametrize("in_store", [True, False], ids=["sql", "python"])
+def test_a_person_erased_while_the_fold_runs_is_not_written_back(
+    store: Store, in_store: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the worker the fold hands the store thread one statement at a time
+    (``SharedStore``), and an ingest batch's erasure runs between them: a state the fold
+    read before the person's erase is not written back after it (the person's evidence
+    would outlive the erase). One who came back after their erase is folded as anyone."""
+    engine = SignalsEngine(SignalsConfig(), types_for=lambda _space: TYPES)
+    for one in _people(3):  # p0 erased during the fold; p1 erased before p0's events
+        engine.offer(one, one.occurred_at)
+    DerivationSink(store).write(engine.fire_all())
+    # p1 was erased and came back: their tombstone is older than their state's events.
+    record_tombstones(store, {("acme", "p1"): T0 - timedelta(days=1)})
+    command, insert = store.command, store.insert
+    erased: list[str] = []
+
+    def erase_now() -> None:
+        if not erased:
+            erased.append("p0")
+            record_tombstones(store, {("acme", "p0"): T0 + timedelta(days=1)})
+            erase_subjects(store, [("acme", "p0")])
+
+    def command_then(sql: str, *args: Any, **kwargs: Any) -> None:
+        if sql.lstrip().startswith("INSERT INTO signal_state"):
+            erase_now()
+        command(sql, *args, **kwargs)
+
+    def insert_then(table: str, *args: Any, **kwargs: Any) -> Any:
+        if table == "signal_state":
+            erase_now()
+        return insert(table, *args, **kwargs)
+
+    monkeypatch.setattr(store, "command", command_then)
+    monkeypatch.setattr(store, "insert", insert_then)
+    now = datetime.combine(AS_OF, datetime.min.time(), UTC)
+    fold_states(store, now, SignalsConfig(), Folded(), in_store=in_store)
+    assert erased  # between the fold's read and its write
+    people = store.query("SELECT DISTINCT profile_id FROM signal_state ORDER BY 1").rows
+    assert people == [("p1",), ("p2",)]
+    folded = store.scalar("SELECT count() FROM signal_state WHERE evidence_from IS NULL")
+    assert folded == 2  # both folded (p2 is of another space)

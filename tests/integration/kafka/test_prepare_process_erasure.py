@@ -18,9 +18,12 @@ import pytest
 from turnstream.adapters.clickhouse.store import AsyncStore, Store
 from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
-from turnstream.core.identity import resolve_profile
+from turnstream.core import identity
+from turnstream.core.identity import profile_id_for, resolve_profile
 from turnstream.entrypoints.bootstrap import build_parts
+from turnstream.entrypoints.kafka.prepare import prepare_batch
 from turnstream.models import parse_item
+from turnstream.models.common import Handle
 
 #: Yesterday: inside the raw tables' retention whenever the test runs (core/time_edges.py).
 DAY = (datetime.now(UTC) - timedelta(days=1)).strftime("%Y-%m-%d")
@@ -235,3 +238,51 @@ def test_the_child_drops_and_erases_what_the_thread_does(
     # a3 and a4 in batch 1; a7 in batch 2, with its second erase); what occurred after
     # the erase and arrived in a later batch stays.
     assert kept == {"a9", "b5"}
+
+
+@pytest.mark.parametrize("prepare_process", [False, True], ids=["thread", "child"])
+def test_an_erase_leaves_no_handle_in_the_workers_cache_of_hashed_handles(
+    store: Store, prepare_process: bool
+) -> None:
+    """The handles hashed in the worker (its block route's, and its batches' when they
+    are prepared here) are keys of a cache (core/identity.py): a batch that erases
+    someone empties it, in the process that prepared the batch and in the worker's."""
+    identity._hashed.cache_clear()  # other tests' handles
+    # The block route hashes the handle in the worker's process, the child or not.
+    profile_id_for("acme", Handle.model_validate(ANA), b"k")
+    assert identity._hashed.cache_info().currsize == 1
+    worker = {"topic_prefix": "t", "prepare_process": prepare_process}
+    driver = build_parts(
+        Settings.model_validate(CONFIG | {"worker": worker}), AsyncStore(store)
+    ).ingest
+    day = f"{DAY}T"
+    batch = [
+        _interaction("a1", day + "10:00:00Z", ANA),
+        _command("a-erase", day + "11:00:00Z", ANA),
+    ]
+
+    async def run() -> None:
+        step = await driver.finish(driver.prepare(_records([batch])[0]))
+        assert step.done is not None
+        step.done()
+
+    try:
+        asyncio.run(run())
+    finally:
+        driver.close()
+    assert driver.stats.as_dict()["rows_written"]["commands"] == 1  # the erase was written
+    assert identity._hashed.cache_info().currsize == 0
+
+
+def test_preparing_an_erase_empties_the_cache_of_hashed_handles() -> None:
+    """What the child does with its own cache: preparing a batch that erases empties it
+    (one without an erase keeps it)."""
+    settings = Settings.model_validate(CONFIG)
+    day = f"{DAY}T"
+    before = _records([[_interaction("a1", day + "10:00:00Z", ANA)]])[0]
+    identity._hashed.cache_clear()  # other tests' handles
+    prepare_batch(before, settings, NAMES, 1 << 20)
+    assert identity._hashed.cache_info().currsize == 1
+    erase = _records([[_command("a-erase", day + "11:00:00Z", ANA)]])[0]
+    prepare_batch(erase, settings, NAMES, 1 << 20)
+    assert identity._hashed.cache_info().currsize == 0

@@ -13,12 +13,13 @@ start-up.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from turnstream.adapters.clickhouse.store import Store, store_time
 from turnstream.core.erasure import Subject, Tombstones
 
-__all__ = ["TABLE", "load_tombstones", "record_tombstones"]
+__all__ = ["TABLE", "load_tombstones", "record_tombstones", "unless_erased"]
 
 #: The table (migration 19).
 TABLE = "erase_tombstones"
@@ -43,3 +44,25 @@ def load_tombstones(store: Store) -> dict[Subject, datetime]:
         "GROUP BY space_id, profile_id"
     ).rows
     return {(s, p): store_time(at) for s, p, at in rows}
+
+
+def unless_erased(rows: str, columns: Sequence[str], newest: str) -> str:
+    """A query of ``rows`` (a query of ``columns``, ``space_id`` and ``profile_id`` among
+    them) without the rows of a person erased after the rows were read: a job reads
+    people's rows and writes what it made of them by separate statements, and in the
+    worker an ingest batch's erasure runs between them (``SharedStore``), which would
+    write the erased back. Left out: a row whose ``newest`` (an SQL expression of the row,
+    ``w``: the time of the newest event it stems from) is at or before its person's
+    ``erased_through``, as re-derivation leaves out such a state
+    (``SignalsEngine.rederive``); a row of one who came back after their erase stays.
+
+    Read in the statement that writes: an erasure records its tombstone before it
+    deletes, so it either comes first (the row is left out here) or after (it deletes
+    what was written)."""
+    listed = ", ".join(f"w.{c}" for c in columns)
+    return f"""SELECT {listed} FROM ({rows}) AS w
+LEFT JOIN (
+    SELECT space_id, profile_id, max(erased_through) AS through FROM {TABLE}
+    GROUP BY space_id, profile_id
+) AS e ON e.space_id = w.space_id AND e.profile_id = w.profile_id
+WHERE ifNull(e.profile_id, '') = '' OR {newest} > e.through"""

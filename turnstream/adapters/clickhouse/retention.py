@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from turnstream.adapters.clickhouse.erase_tombstones import unless_erased
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config.derivation import SignalsConfig
 from turnstream.core.derivation.events import format_time
@@ -111,9 +112,9 @@ def fold_states(
                 states = _states(store, some)
                 newest = max(newest, _fold_in_python(store, states, cut, space_config, folded))
         folded.pages_read += 1
-    if in_store:  # the session's tables hold the last page until emptied
-        for name, columns in _STAGES.items():
-            store.stage(name, columns, [])
+    # The session's tables hold the last page until emptied.
+    for name, columns in _STAGES.items() if in_store else [(_WRITTEN, _STAGES[_WRITTEN])]:
+        store.stage(name, columns, [])
     # Only rows read here (versions up to the newest read) and past the cut: the folded
     # rows are newer and hold nothing past it.
     _delete(store, "signal_state", "evidence_from < {cut:DateTime64(3, 'UTC')} "
@@ -135,8 +136,11 @@ def _fold_in_python(
         rows.append([profile_id, space_id, body, version + 1, evidence_from(state)])
         newest = max(newest, version)
     if rows:
-        store.insert(
-            "signal_state", rows, ["profile_id", "space_id", "state", "version", "evidence_from"]
+        store.stage(_WRITTEN, _STAGES[_WRITTEN], rows)
+        store.command(
+            f"INSERT INTO signal_state ({', '.join(_STATE_COLUMNS)}) "
+            + _unless_erased(f"SELECT * FROM {_WRITTEN}"),
+            _SETTINGS,
         )
     folded.states += len(rows)
     folded.in_python += len(rows)
@@ -270,8 +274,24 @@ def _odd_states(config: SignalsConfig) -> str:
 #: ``value_key`` of a raw JSON scalar that is not odd: a string unquoted, else as written.
 _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
 
+#: The states settled in Python, written from here (:func:`_unless_erased`).
+_WRITTEN = "_fold_written"
+_STATE_COLUMNS = ("profile_id", "space_id", "state", "version", "evidence_from")
+#: When the newest event of a written state occurred.
+_NEWEST = (
+    "parseDateTime64BestEffortOrZero(JSONExtractString(w.state, 'newest_occurred_at'), 6, 'UTC')"
+)
+
+
+def _unless_erased(states: str) -> str:
+    """The folded ``states`` but those of a person erased since the fold read them."""
+    return unless_erased(states, _STATE_COLUMNS, _NEWEST)
+
+
 _STAGES: dict[str, list[tuple[str, str]]] = {
     "_fold_keys": [("space_id", "String"), ("profile_id", "String")],
+    _WRITTEN: [("profile_id", "String"), ("space_id", "String"), ("state", "String"),
+               ("version", "UInt64"), ("evidence_from", "Nullable(DateTime64(3, 'UTC'))")],
     "_fold_states": [("sp", "String"), ("pid", "String"), ("v", "UInt64"), ("py", "UInt8"),
                      ("buckets", "String"), ("head", "String"), ("verbatim", "String"),
                      ("mid", "String"), ("signals", "String"), ("tail", "String"),
@@ -623,9 +643,9 @@ LEFT JOIN ({_grouped("_fold_sizes")}) AS sz USING (sp, pid, bucket)
 _KEPT_SIGNALS = (f"arrayFilter(e -> JSONExtractString(e, 'occurred_at') >= {_CUT}, "
                  "JSONExtractArrayRaw(signals))")  # fmt: skip
 
-#: The folded states, written with the next version.
-_WRITE_SQL = f"""INSERT INTO signal_state (profile_id, space_id, state, version, evidence_from)
-SELECT pid, sp, concat(
+
+#: The folded states, with the next version.
+_FOLDED_SQL = f"""SELECT pid AS profile_id, sp AS space_id, concat(
     '{{"buckets":', if(b.j = '', '{{}}', b.j),
     ',"erased_through":', JSONExtractRaw(head, 'erased_through'),
     ',"folded":', toJSONString(arrayFilter(x -> x.1 >= {_CUT},
@@ -639,9 +659,9 @@ SELECT pid, sp, concat(
     ',"opted_out":', JSONExtractRaw(mid, 'opted_out'),
     ',"profile_id":', JSONExtractRaw(mid, 'profile_id'),
     ',"signals":[', arrayStringConcat(kept, ','), ']',
-    tail),
-    v + 1,
-    if(oldest = '', NULL, parseDateTime64BestEffortOrNull(oldest, 3, 'UTC'))
+    tail) AS state,
+    v + 1 AS version,
+    if(oldest = '', NULL, parseDateTime64BestEffortOrNull(oldest, 3, 'UTC')) AS evidence_from
 FROM (SELECT *, {_KEPT_SIGNALS} AS kept FROM _fold_states WHERE py = 0) AS st
 LEFT JOIN ({_BUCKETS_SQL}) AS b USING (sp, pid)
 LEFT JOIN (
@@ -650,3 +670,7 @@ LEFT JOIN (
 ) AS k USING (sp, pid)
 ARRAY JOIN [arrayMin(arrayFilter(x -> x != '', arrayPushBack(
     arrayMap(e -> JSONExtractString(e, 'occurred_at'), kept), k.first)))] AS oldest"""
+#: The folded states written, unless their person was erased since they were read.
+_WRITE_SQL = f"INSERT INTO signal_state ({', '.join(_STATE_COLUMNS)})\n" + _unless_erased(
+    _FOLDED_SQL
+)

@@ -13,6 +13,7 @@ from typing import Any
 from turnstream.adapters.kafka.topology import TopicNames
 from turnstream.config import Settings
 from turnstream.core.erasure import ErasureFacts, erases, facts_of
+from turnstream.core.identity import forget_handles
 from turnstream.core.ingest import Decision, Gate, Source, judge, too_large_to_fan_out
 from turnstream.core.liveness import first_offsets
 from turnstream.core.messages import accepted_for, dead_letter_for
@@ -126,4 +127,6 @@ def prepare_batch(
     facts = [facts_of(d) for d in judged]
     # Only a command can erase: the rule is not called for the other items.
     erasing = [isinstance(d.item, Command) and erases(d) is not None for d in judged]
+    if any(erasing):
+        forget_handles()  # the erased person's handle was just hashed: not kept in memory
     return Prepared(messages, judged, rows, sends, accepted_items, facts, erasing, received_at)

@@ -36,6 +36,7 @@ import json
 from collections.abc import Mapping
 from datetime import UTC, date, datetime, timedelta
 
+from turnstream.adapters.clickhouse.erase_tombstones import unless_erased
 from turnstream.adapters.clickhouse.store import Store, store_time
 from turnstream.jobs.experiments.enrolment import (
     ASSIGNMENT_COLUMNS,
@@ -217,17 +218,32 @@ def _record(
     recorded: Mapping[str, Assignment],
     as_of: datetime,
 ) -> int:
+    """Record the assignments not recorded yet; how many. Not those of a person erased
+    since the job read their rows (an erasure runs between the job's statements): a
+    person's assignment stems from their events up to ``assigned_at``."""
     fresh = [a for p, a in assignments.items() if recorded.get(p) != a]
     if fresh:
-        store.insert(
-            "experiment_assignments",
+        store.stage(
+            _FRESH,
+            _FRESH_COLUMNS,
             [
                 (e.id, e.space_id, a.profile_id, a.arm, a.source, a.method, a.assigned_at, as_of)
                 for a in fresh
             ],
-            ASSIGNMENT_COLUMNS,
         )
+        store.command(
+            f"INSERT INTO experiment_assignments ({', '.join(ASSIGNMENT_COLUMNS)}) "
+            + unless_erased(f"SELECT * FROM {_FRESH}", ASSIGNMENT_COLUMNS, "w.assigned_at")
+        )
+        store.stage(_FRESH, _FRESH_COLUMNS, [])
     return len(fresh)
+
+
+#: The assignments :func:`_record` writes, staged.
+_FRESH = "_fresh_assignments"
+_FRESH_COLUMNS = [
+    (c, "DateTime64(3, 'UTC')" if c.endswith("_at") else "String") for c in ASSIGNMENT_COLUMNS
+]
 
 
 def compare_experiment(
