@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from turnstream.adapters.clickhouse.derivations import DerivationSink
 from turnstream.adapters.clickhouse.priors import PriorsCache
 from turnstream.config import Settings
-from turnstream.core.derivation.engine import PersonKey, SignalsEngine
+from turnstream.core.derivation.engine import Derivation, PersonKey, SignalsEngine
 from turnstream.core.object_types import types_for_space
 from turnstream.service.derive import DerivationWriter
 
@@ -82,9 +82,30 @@ def rederive_people(
             for d in derivations:
                 engine.states.pop((d.space_id, d.profile_id), None)
             raise
+        _erase_again(engine, sink, derivations)
     return Rederived(
         people=derived,
         changed_people=len(derivations),
         inferences=sum(len(d.inferences) for d in derivations),
         cpu_seconds=time.thread_time() - started,
     )
+
+
+def _erase_again(engine: SignalsEngine, sink: DerivationWriter, written: list[Derivation]) -> None:
+    """Erase again those of ``written`` whom an erase reached after their states were
+    read and before they were written (the job run by a scheduler in its own process on
+    a ClickHouse server, or an ingest erasure the derivation driver has not folded yet):
+    their tombstone, read again from the store, covers their state's newest event. Read
+    after the write: an erasure records its tombstone before it deletes, so one missed
+    here deleted what was written."""
+    engine.reload_tombstones()
+    tombstones = engine.tombstones
+    erased = []
+    for d in written:
+        through = tombstones.get((d.space_id, d.profile_id))
+        newest = d.state.newest_occurred_at
+        if through is not None and newest is not None and newest <= through:
+            engine.states.pop((d.space_id, d.profile_id), None)
+            erased.append(replace(d, exposures=[], inferences=[], erased=True))
+    if erased:
+        sink.write(erased)

@@ -14,14 +14,21 @@ from typing import Any
 import pytest
 
 from bench.taste_calibrated import population_lines
-from turnstream.adapters.clickhouse.derivations import load_states
+from tests.unit.core.derivation.builders import TYPES as BUILT_TYPES
+from tests.unit.core.derivation.builders import at, item, outcome, presented
+from turnstream.adapters.clickhouse.derivations import DerivationSink, load_states
+from turnstream.adapters.clickhouse.erase_tombstones import record_tombstones
+from turnstream.adapters.clickhouse.erasure import erase_subjects
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
+from turnstream.config.derivation import SignalsConfig
 from turnstream.config.settings import Settings
+from turnstream.core.derivation.engine import SignalsEngine
 from turnstream.core.tables import FIELD_PRIOR_COLUMNS, PRIOR_COLUMNS
 from turnstream.entrypoints.bootstrap import build_replay
 from turnstream.jobs.rederive import rederive_here, rederive_spaces
 from turnstream.jobs.registry import JOBS
+from turnstream.service.rederive import rederive_people
 
 pytestmark = pytest.mark.integration
 
@@ -193,3 +200,36 @@ def test_only_people_seen_within_the_days_are_derived_again(
         rederive_spaces(store, ["acme"], rederive_here(store, settings), as_of, 45).totals.people
         == 40
     )
+
+
+def test_a_person_erased_while_derived_again_is_not_written_back(store: Store) -> None:
+    """An erase that runs after the job read a person's state and before it writes what
+    changed (a scheduler's job in its own process on a ClickHouse server; or the worker's,
+    before its derivation driver folds the erase) leaves nothing of them: what the job
+    wrote is erased again. Another person's rederivation is written."""
+    sink = DerivationSink(store)
+    engine = SignalsEngine(
+        SignalsConfig(),
+        types_for=lambda _space: BUILT_TYPES,
+        load_states=sink.load_states,
+        load_tombstones=sink.load_tombstones,
+    )
+    for pid in ("p1", "p2"):
+        for one in (
+            presented(f"{pid}-pg", "0190f5a2-7b3c-7def-8123-456789abcd01",
+                      [item(1, "item_variant:acme:1", size="M")], profile=pid),
+            outcome(f"{pid}-o", "item_variant:acme:1", "purchase", size="M", t=60, profile=pid),
+        ):  # fmt: skip
+            engine.offer(one, one.occurred_at)
+    read = engine.fire_all()  # the states the job reads, and what it derives of them
+    sink.write(read)
+    assert {d.profile_id for d in read if d.inferences} == {"p1", "p2"}
+    assert engine.tombstones == {}  # read by the job's engine before the erase
+    record_tombstones(store, {("acme", "p1"): at(3600)})
+    erase_subjects(store, [("acme", "p1")])
+    engine.rederive = lambda people, since=None: (read, len(read))  # type: ignore[method-assign]
+    rederive_people(engine, sink, [("acme", "p1"), ("acme", "p2")])
+    for table in ("signal_state", "inferences"):
+        people = store.query(f"SELECT DISTINCT profile_id FROM {table}").rows
+        assert people == [("p2",)], table
+    assert ("acme", "p1") not in engine.states
