@@ -19,7 +19,7 @@ an ``erase`` command on the commands topic. Then:
   event, the erase tombstone, the items' idempotency keys, and the dead letter's key);
   the other person is found where their rows are (the search finds what is there);
 - the worker's topics are the ones docs/erasure.md lists, none compacted, and the erase
-  sends nothing on ``turnstream.inferences`` (its consumers are told nothing).
+  sends nothing on ``turnstream.inferences`` (its consumers are told nothing);
 - after a restart, items of theirs from after the erase start a new profile that holds
   them alone: nothing of the erased past comes back into the block or the inferences.
 
@@ -34,7 +34,6 @@ import json
 import subprocess
 import sys
 import time
-import urllib.error
 import urllib.request
 from datetime import UTC, datetime, timedelta
 from typing import Any
