@@ -58,8 +58,14 @@ class _Side:
         scaled = num.scaled or (num.in_words and _SCALE_WORD.search(text, num.start, num.end))
         if after is None and scaled and (of := _OF.match(text, num.end)):
             after = unit_after(text, of.end() - 1)
-        if after is not None and prefix is not None and _NUMBER_NEXT.match(text, after[0]):
-            after = None  # "R$ 139,99 R$ 135,99": the sign after is the next price's
+        if (
+            after is not None
+            and (prefix is not None or text[num.end : after[0]].rstrip().endswith("$"))
+            and _NUMBER_NEXT.match(text, after[0])
+        ):
+            # "R$ 139,99 R$ 135,99"; a "$" written before a number ("los AirPods Pro 2
+            # $249", "the 65\" one $699"): the sign after is the next price's
+            after = None
         if after is not None and (self.unit is None or after[1].cls == "money"):
             self.end = after[0]
             self.unit = after[1] if self.unit is None or after[1].unit != "$" else self.unit

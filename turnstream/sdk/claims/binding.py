@@ -24,7 +24,9 @@ A run of capitalised words the evidence does not hold ("The Zephyr Trail") names
 the turn knows nothing of (``unlisted``): its numbers have no evidence. Words several
 objects' names share (variants: "Aero Runner 42" and "44") name those objects together
 when no object is named alone, narrowed by the words of their other values ("in white"):
-:meth:`ObjectNames.group`.
+:meth:`ObjectNames.group`. Names with numbers and variants that differ by one ("iPhone 15
+Pro" and "Pro Max", 128 and 256 GB) are also read as phrases (``phrases``), and a word after
+a number and a comma is the next item's (two words farther).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from dataclasses import dataclass, field
 
 from turnstream.sdk.claims.evidence import ProvenancedValue
 from turnstream.sdk.claims.normalize import fold
+from turnstream.sdk.claims.phrases import Phrases
 from turnstream.sdk.claims.unlisted import Unlisted, unlisted_runs
 
 __all__ = ["NAME_FIELDS", "Named", "ObjectNames", "names_of"]
@@ -52,6 +55,8 @@ NAME_FIELDS = frozenset(
 _WORD = re.compile(r"[^\W_]+")
 #: A blank line: a new paragraph, where an earlier sentence's object no longer carries.
 _PARAGRAPH = re.compile(r"\n[^\S\n]*\n")
+#: What ends a list's item: a word after it, from the number on, is the next item's.
+_LIST_BREAK = re.compile(r"[,;]")
 # Words that name nothing on their own (pt, en, es articles, prepositions, conjunctions).
 _STOP = frozenset(
     [
@@ -145,6 +150,8 @@ class ObjectNames:
     traits: dict[str, frozenset[str]] = field(default_factory=dict)
     #: how many objects have a name
     named: int = 0
+    #: the names as word sequences and the variants' measures (``phrases``)
+    phrases: Phrases | None = None
     #: (text, sentence start, end) -> the objects the sentence names: each sentence of an
     #: output folded once, however many later numbers look back at it.
     _named: dict[tuple[str, int, int], frozenset[Named]] = field(
@@ -152,6 +159,10 @@ class ObjectNames:
     )
     #: (text, sentence start, end) -> what :meth:`_named_before` answered for it.
     _before: dict[tuple[str, int, int], Named | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    #: (text, sentence start, end) -> the sentence's words that are a variant's measure.
+    _measured: dict[tuple[str, int, int], frozenset[int]] = field(
         default_factory=dict, repr=False, compare=False
     )
     #: (text, sentence start, end) -> the sentence's words and what each names.
@@ -163,7 +174,8 @@ class ObjectNames:
     def of(cls, values: Sequence[ProvenancedValue]) -> ObjectNames:
         """The distinctive words of every object of ``values``."""
         owners: dict[str, set[str]] = {}
-        for obj, names in names_of(values).items():
+        named = names_of(values)
+        for obj, names in named.items():
             for name in names:
                 for w in _words(name):
                     owners.setdefault(w, set()).add(obj)
@@ -185,6 +197,7 @@ class ObjectNames:
             {w: frozenset(objs) for w, objs in owners.items() if len(objs) > 1},
             {w: frozenset(objs) for w, objs in traits.items()},
             len({obj for objs in owners.values() for obj in objs}),
+            Phrases.of(named, values),
         )
 
     @property
@@ -222,10 +235,29 @@ class ObjectNames:
             original = text[s:e]
             tokens = list(_WORD.finditer(fold(original)))
             owners: list[Named | None] = [self.words.get(t.group()) for t in tokens]
+            if self.phrases is not None:
+                measured = self.phrases.read(original, tokens, owners)
+                self._measured[key] = measured
+                self._narrow(tokens, owners)
             for first, end, unlisted in unlisted_runs(original, tokens, owners, self.vocabulary):
                 owners[first:end] = [unlisted] * (end - first)
             got = self._owners[key] = (tokens, owners)
         return got
+
+    def _narrow(self, tokens: Sequence[re.Match[str]], owners: list[Named | None]) -> None:
+        """Narrow the variants a name written whole names by the sentence's words of their
+        other values ("the City Flex in white"), as :meth:`group` does."""
+        traits = {t.group() for t in tokens} & self.traits.keys()
+        if not traits:
+            return
+        for k, obj in enumerate(owners):
+            if isinstance(obj, frozenset):
+                group = obj
+                for w in traits:
+                    if group & self.traits[w]:
+                        group &= self.traits[w]
+                if group != obj:
+                    owners[k] = next(iter(group)) if len(group) == 1 else group
 
     def bind(
         self,
@@ -326,10 +358,15 @@ class ObjectNames:
         start, end = start - base, end - base
         at = next((i for i, m in enumerate(tokens) if m.end() > start), len(tokens))
         after = next((i for i, m in enumerate(tokens) if m.start() >= end), len(tokens))
+        measured = self._measured.get((text, *sentence), frozenset())
         for i, (m, obj) in enumerate(zip(tokens, owners, strict=True)):
+            if obj is not None and i in measured and start <= m.start() < end:
+                return obj  # a variant's measure ("with 256 GB") is about that variant
             if obj is None or start <= m.start() < end:
                 continue
             distance = at - i if i < at else i - after + 1
+            if i >= after and _LIST_BREAK.search(text, base + end, base + m.start()):
+                distance += 2  # "128 GB for $799, 256 GB for $899": the next item's words
             found.setdefault(obj, []).append(distance)
             before[obj] = before.get(obj, False) or i < at
         if not found:

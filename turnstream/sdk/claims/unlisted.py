@@ -30,7 +30,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["Unlisted", "unlisted_runs"]
+__all__ = ["MODEL_WORDS", "Unlisted", "unlisted_runs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,12 +75,14 @@ _COMMON = frozenset(
         "en", "con", "y", "ahora", "solo", "hoy", "precio", "oferta", "compre", "leve"
     )
 )  # fmt: skip
-#: Words that make a held name another model ("City Flex Pro"), folded; any other word
-#: after a held name describes it ("City Flex Sneaker", "Aero Runner Masculino").
-_MODEL_WORDS = frozenset(
+#: Words that make a held name another model ("City Flex Pro", "Galaxy S24 FE", "RTX 4070
+#: Ti"), folded; any other word after a held name describes it ("City Flex Sneaker",
+#: "Aero Runner Masculino").
+MODEL_WORDS = frozenset(
     (
         "pro", "max", "plus", "lite", "mini", "ultra", "neo", "evo", "elite", "prime",
-        "turbo", "next", "junior", "kids", "infantil"
+        "turbo", "next", "junior", "kids", "infantil", "slim", "fe", "ti", "super", "se", "xl",
+        "air"
     )
 )  # fmt: skip
 #: Words (lower case, accents kept: "é" is, "e" is and) that link a held name to the
@@ -210,7 +212,7 @@ def unlisted_runs(
         known = [k for k in range(i, end) if owners[k] is not None]
         if strange:
             after_known = bool(known) and any(
-                k > min(known) and tokens[k].group() in _MODEL_WORDS for k in strange
+                k > min(known) and tokens[k].group() in MODEL_WORDS for k in strange
             )
             determined = i > 0 and tokens[i - 1].group() in _NAMING
             opening = i == 0 and unknown(0)
