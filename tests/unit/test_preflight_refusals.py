@@ -253,6 +253,10 @@ def _hook(tmp_path: Path, host: str, allow: str = "") -> Path:
         "localhost",
         "metadata.google.internal",
         "desk.example.com@169.254.169.254",  # the host is after the @
+        "①②⑦.0.0.1",  # IDNA maps it to 127.0.0.1, as the HTTP client does
+        "127。0。0。1",
+        "①⑥⑨.②⑤④.①⑥⑨.②⑤④",
+        "127.0.0.1\\\\@desk.example.com",  # urllib reads desk.example.com; aiohttp, no URL
     ],
 )
 def test_a_webhook_to_a_host_that_is_not_public_is_refused_naming_its_url(

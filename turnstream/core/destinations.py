@@ -11,6 +11,7 @@ an IPv4 one, does not get past them.
 from __future__ import annotations
 
 import ipaddress
+import unicodedata
 from urllib.parse import urlsplit
 
 __all__ = [
@@ -21,6 +22,7 @@ __all__ = [
     "embedded_ipv4",
     "host_refusal",
     "literal_address",
+    "resolved_name",
     "url_host",
 ]
 
@@ -44,9 +46,22 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 
 
+#: What IDNA reads as a dot between labels (UTS 46, IDNA 2003): the ideographic full stop
+#: and its half-width form (the full-width one is a dot after NFKC already).
+_LABEL_DOTS = str.maketrans({"\u3002": ".", "\uff61": "."})
+
+
+def resolved_name(host: str) -> str:
+    """``host`` as an HTTP client connects to it: IDNA's mapping (NFKC, its label dots,
+    lower case), so ``①②⑦.0.0.1`` and ``127。0。0。1`` are the address they become
+    (aiohttp's URL parser maps them so, and then connects without asking a resolver)."""
+    return unicodedata.normalize("NFKC", host.translate(_LABEL_DOTS)).translate(_LABEL_DOTS).lower()
+
+
 def url_host(url: str) -> str:
-    """The host of ``url``, lower case, without brackets or a trailing dot."""
-    return (urlsplit(url).hostname or "").rstrip(".").lower()
+    """The host of ``url`` as a client connects to it (:func:`resolved_name`), without
+    brackets or a trailing dot."""
+    return resolved_name(urlsplit(url).hostname or "").rstrip(".")
 
 
 def _ipv4_part(text: str) -> int:
@@ -143,15 +158,17 @@ def address_refusal(address: Address, allow_internal: bool = False) -> str | Non
 def host_refusal(host: str, allow_internal: bool = False) -> str | None:
     """Why a webhook may not go to ``host`` as the URL names it, before resolving it: an
     address in any spelling (see :func:`address_refusal`), a metadata service's name, or
-    ``localhost``. A name that passes here is checked again on what it resolves to."""
-    name = host.strip("[]").rstrip(".").lower()
+    ``localhost``, each read as a client connects to it (:func:`resolved_name`). A name
+    that passes here is checked again on what it resolves to."""
+    written = host.strip("[]").rstrip(".")
+    name = resolved_name(written).rstrip(".")
     if not name:
         return "the URL has no host"
     address = literal_address(name)
     if address is not None:
         why = address_refusal(address, allow_internal)
-        if why is not None and str(address) != name:
-            return f"{name} spells {why}"
+        if why is not None and str(address) != written.lower():
+            return f"{written} spells {why}"
         return why
     if name in METADATA_NAMES:
         return f"{name} is a cloud metadata service"

@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 from turnstream.adapters.api_key_file import KeyFile
 from turnstream.adapters.clickhouse.store import chdb_path, describe_dsn
 from turnstream.adapters.kafka.auth import client_options
+from turnstream.adapters.webhooks.egress import destination_refusal
 from turnstream.config import (
     Feature,
     Settings,
@@ -34,7 +35,6 @@ from turnstream.config import (
 )
 from turnstream.core.access import ALL_SPACES, Role
 from turnstream.core.constraints.bindings import BindingsDocument, load_bindings
-from turnstream.core.destinations import host_refusal
 from turnstream.core.object_types import unbound_fields
 from turnstream.errors import TurnstreamError
 from turnstream.jobs.scheduler import build_scheduler, scheduled_jobs
@@ -304,7 +304,8 @@ def _webhooks(settings: Settings) -> Iterator[Finding]:
                 yield Finding(f"{setting}.url", f"endpoint {hook.id!r}: not a port", Level.error)
                 continue
             where = f"{url.scheme}://{url.hostname}{f':{port}' if port else ''}"
-            refused = host_refusal(url.hostname or "", hook.allow_internal)
+            # The sender's own rule: the host as written and as its HTTP client reads it.
+            refused = destination_refusal(hook.url, hook.allow_internal)
             if refused is not None:
                 allow = (
                     "" if hook.allow_internal else " (allow_internal = true for your own network)"

@@ -149,6 +149,10 @@ def test_the_sender_refuses_hostile_urls_and_follows_no_redirect(store: Store) -
                 _endpoint("six", f"http://[::1]:{port}/hook"),
                 _endpoint("name", f"http://localhost:{port}/hook"),
                 _endpoint("userinfo", f"http://hooks.example.com@127.0.0.1:{port}/hook"),
+                # Unicode that aiohttp's URL parser maps to 127.0.0.1, then connects to
+                # without a resolver (IDNA: enclosed digits, the ideographic full stop).
+                _endpoint("enclosed", f"http://①②⑦.0.0.1:{port}/hook"),
+                _endpoint("ideographic", f"http://127。0。0。1:{port}/hook"),
                 _endpoint("metadata", f"http://169.254.169.254:{port}/latest/meta-data/", True),
                 _endpoint("redirect", f"http://127.0.0.1:{port}/redirect", True),
             ]

@@ -65,6 +65,16 @@ HOSTILE = {
     "metadata.google.internal": "metadata service",
     "metadata": "metadata service",
     "instance-data": "metadata service",
+    # Spellings IDNA maps to an address or a name (aiohttp's URL parser does, then
+    # connects to the address without a resolver): enclosed and full-width digits,
+    # ideographic dots, circled letters.
+    "①②⑦.0.0.1": "loopback",
+    "127。0。0。1": "loopback",
+    "127｡0｡0｡1": "loopback",
+    "１２７．０．０．１": "loopback",  # noqa: RUF001 (full-width: the point)
+    "ⓛⓞⓒⓐⓛⓗⓞⓢⓣ": "loopback name",
+    "①⑥⑨.②⑤④.①⑥⑨.②⑤④": "metadata",
+    "ｍｅｔａｄａｔａ.google.internal": "metadata service",  # noqa: RUF001
 }
 
 PUBLIC = ["93.184.216.34", "hooks.example.com", "2606:2800:220:1:248:1893:25c8:1946",
@@ -102,7 +112,8 @@ def test_a_metadata_service_is_refused_even_to_the_internal_network(host: str) -
 
 @pytest.mark.parametrize(
     "host",
-    [h for h in HOSTILE if h.replace(".", "").replace("x", "").isalnum() and ":" not in h
+    [h for h in HOSTILE if h.isascii() and h.replace(".", "").replace("x", "").isalnum()
+     and ":" not in h
      and h.rstrip(".")[:1].isdigit()],
 )  # fmt: skip
 def test_the_ipv4_spellings_are_read_as_the_system_reads_them(host: str) -> None:
@@ -136,6 +147,8 @@ def test_an_ipv6_address_is_judged_by_the_ipv4_address_it_carries() -> None:
         ("http://user:pw@[::ffff:127.0.0.1]:8080/x", "::ffff:127.0.0.1"),
         ("https://desk.example.com@169.254.169.254/latest", "169.254.169.254"),
         ("http://HOOKS.Example.COM./h", "hooks.example.com"),
+        ("http://①②⑦.0.0.1:8080/h", "127.0.0.1"),
+        ("http://127。0。0。1/h", "127.0.0.1"),
     ],
 )
 def test_the_host_is_the_one_a_client_connects_to(url: str, host: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import ThreadedResolver
+from yarl import URL
 
 from turnstream.core.destinations import address_refusal, host_refusal, literal_address, url_host
 
@@ -66,8 +67,17 @@ class GuardedResolver(AbstractResolver):
 
 def destination_refusal(url: str, allow_internal: bool = False) -> str | None:
     """Why ``url``'s host is refused as written (an address in any spelling, a metadata
-    name, localhost); None when it passes, to be checked again once resolved."""
-    return host_refusal(url_host(url), allow_internal)
+    name, localhost), and as aiohttp's own parser (yarl) reads it, which is the host it
+    connects to; None when both pass, to be checked again once resolved."""
+    try:
+        connected = URL(url).host or ""
+    except ValueError as exc:
+        return f"the URL cannot be read: {exc}"
+    for host in dict.fromkeys((url_host(url), connected)):
+        why = host_refusal(host, allow_internal)
+        if why is not None:
+            return why
+    return None
 
 
 def guarded_session(

@@ -107,25 +107,33 @@ class WebhookSender:
     ) -> int:
         """One pass: every attempt due now, each while ``role`` is held, through the
         session of its endpoint's rule (``sessions[allow_internal]``); returns how many
-        were made."""
+        were made. An endpoint that gave no answer (a timeout, a refused connection) is
+        not tried again in the same pass: its other events wait for the next one, so a
+        receiver that hangs costs the other endpoints (every space's) one attempt's
+        timeout a pass, not one per event due to it."""
         now = self.clock()
         events, deliveries = await self.store.run(pending_work, self.store.store, self.spaces, now)
         due = due_deliveries(events, deliveries, self.endpoints, now)
         made = 0
+        silent: set[str] = set()
         for one in due:
+            if one.endpoint.key in silent:
+                continue
             session = sessions[one.endpoint.allow_internal]
             if role is None:
-                await self._attempt(session, one)
+                result = await self._attempt(session, one)
             else:
                 async with role.acting:
                     if not role.held():
                         break
-                    await self._attempt(session, one)
+                    result = await self._attempt(session, one)
             made += 1
+            if result.http_status == 0:
+                silent.add(one.endpoint.key)
         self.attempts += made
         return made
 
-    async def _attempt(self, session: aiohttp.ClientSession, due: Due) -> None:
+    async def _attempt(self, session: aiohttp.ClientSession, due: Due) -> Attempted:
         event = due.event
         body = event_body(event["event_id"], event)
         started = self.clock()
@@ -137,8 +145,7 @@ class WebhookSender:
             if refused is not None:  # an address in the URL: aiohttp would not resolve it
                 raise OSError(f"refused: {refused}")
             post = session.post(due.endpoint.url, data=body, headers=headers, **POST_OPTIONS)
-            async with post as answer:
-                await answer.read()
+            async with post as answer:  # its status alone: the body is never read
                 error = "" if 200 <= answer.status < 300 else f"HTTP {answer.status}"
                 if 300 <= answer.status < 400:
                     error += " (a redirect: not followed)"
@@ -153,3 +160,4 @@ class WebhookSender:
         if not result.delivered:
             log.warning("webhook %s to %s, attempt %d: %s (next: %s)", event["event_id"],
                         due.endpoint.key, due.attempt, result.error, delivery.status)  # fmt: skip
+        return result
