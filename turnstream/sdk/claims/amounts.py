@@ -107,7 +107,9 @@ def _second(taken: Taken, by_start: dict[int, Numeral], one: _Side) -> _Side | N
         # "R$ 100 a 200": the second takes the first's currency; nothing else goes bare
         return two if one.unit is not None and one.unit.cls == "money" else None
     if one.unit is None:
-        return two if two.unit.kind is None else None
+        # A currency written before the second number alone begins another amount: "AirPods
+        # Pro 2 — $249" is a name and its price, not $2 to $249.
+        return two if two.unit.kind is None and prefix is None else None
     same = one.unit.cls == two.unit.cls and one.unit.unit == two.unit.unit
     return two if same and one.unit.kind is None else None
 

@@ -33,6 +33,8 @@ _LINKS = frozenset(
         "por", "agora", "hoje", "ainda", "so", "apenas", "era", "eram",
         "es", "son", "estan", "cuesta", "cuestan", "sale", "salen", "valen", "ahora", "hoy",
         "solo", "todavia",
+        # a price said as a noun: "has a price from $799", "tiene un precio a partir de"
+        "a", "an", "price", "um", "preco", "un", "precio",
     )
 )  # fmt: skip
 

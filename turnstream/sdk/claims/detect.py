@@ -39,6 +39,9 @@ __all__ = [
 
 #: A role's term counts within this many words of the number.
 ROLE_WINDOW = 6
+#: A term after its number counts within this many words ("R$ 99,90 com desconto"): further
+#: on, it begins another phrase ("$449.99 en nuestra tienda de Madrid").
+_ROLE_WINDOW_AFTER = 3
 # Words that negate a term of the trade when they stand right before it (pt, en, es).
 _NEGATIONS = frozenset(
     {"não", "nao", "nunca", "nem", "jamais", "no", "ni", "not", "never", "jamás"}
@@ -142,7 +145,7 @@ class _Compiled:
 class _WordIndex:
     """The words of one sentence, in order, each mention one word (for role distances)."""
 
-    __slots__ = ("starts",)
+    __slots__ = ("starts", "text")
 
     def __init__(self, text: str, span: tuple[int, int], spans: Sequence[tuple[int, int]]) -> None:
         tokens = list(spans)
@@ -156,10 +159,19 @@ class _WordIndex:
             tokens.append(w.span())
         tokens.sort()
         self.starts = [start for start, _ in tokens]
+        self.text = text
 
     def word_at(self, offset: int) -> int:
         """The index of the word that holds (or last started before) ``offset``."""
         return max(0, bisect.bisect_right(self.starts, offset) - 1)
+
+    def other_number(self, index: int, own: Sequence[int]) -> bool:
+        """Whether word ``index`` is a number that is none of the ``own`` words."""
+        return (
+            index < len(self.starts)
+            and index not in own
+            and self.text[self.starts[index]].isdigit()
+        )
 
 
 class Detector:
@@ -330,6 +342,11 @@ def _roles(
         after = [(p - last, k) for k, p in enumerate(positions) if p > last]
         near_before = min(before) if before else None
         near_after = min(after) if after else None
+        if near_before is not None and near_before[0] > _ROLE_WINDOW_AFTER:
+            near_before = None
+        if near_after is not None and words.other_number(last + 1, positions):
+            # the term introduces another number ("de 128 GB cuesta $799", "de 55 pulgadas")
+            continue
         if near_after is not None and (near_before is None or near_after[0] <= near_before[0]):
             distance, k = near_after
         elif near_before is not None:
