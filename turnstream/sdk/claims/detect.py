@@ -39,9 +39,6 @@ __all__ = [
 
 #: A role's term counts within this many words of the number.
 ROLE_WINDOW = 6
-#: A term after its number counts within this many words ("R$ 99,90 com desconto"): further
-#: on, it begins another phrase ("$449.99 en nuestra tienda de Madrid").
-_ROLE_WINDOW_AFTER = 3
 # Words that negate a term of the trade when they stand right before it (pt, en, es).
 _NEGATIONS = frozenset(
     {"não", "nao", "nunca", "nem", "jamais", "no", "ni", "not", "never", "jamás"}
@@ -342,8 +339,6 @@ def _roles(
         after = [(p - last, k) for k, p in enumerate(positions) if p > last]
         near_before = min(before) if before else None
         near_after = min(after) if after else None
-        if near_before is not None and near_before[0] > _ROLE_WINDOW_AFTER:
-            near_before = None
         if near_after is not None and words.other_number(last + 1, positions):
             # the term introduces another number ("de 128 GB cuesta $799", "de 55 pulgadas")
             continue

@@ -40,6 +40,10 @@ COMMA = "'$1,199' in es and pt reads 1.199: one comma before three digits is the
 WORKED_OUT = "a difference worked out ('$200 less than') is compared with the prices held"
 PLACE = "a title-cased place in a later clause ('Miami Beach store') is taken for a model"
 DE = "the example contract's 'de' is a list-price term: 'es de $399.99' is a list price"
+DE_AFTER = (
+    "a role's term counts within 6 words of its number, after it too (the rule): the 'de' "
+    "of 'tienda de Madrid' makes the price before it a list price"
+)
 
 Entry = tuple[str, str] | tuple[str, str, str]
 
@@ -124,7 +128,7 @@ ES: list[Entry] = [
     (E, "La ThinkPad X1 Carbon Gen 11 con 16 GB de RAM cuesta $1,899.", COMMA),
     (E, "Para jugar te recomiendo la GeForce RTX 4070 por $599."),
     (E, "La RTX 4070 cuesta $599."),
-    (E, "La PS5 Slim está a $449.99 en nuestra tienda de Madrid."),
+    (E, "La PS5 Slim está a $449.99 en nuestra tienda de Madrid.", DE_AFTER),
     (E, "La Crystal UHD TV de 55 pulgadas cuesta $499 y la de 65 pulgadas $699."),
     (E, 'La Crystal UHD TV de 65" cuesta $699.'),
     (E, "- AirPods Pro 2: $249\n- Sony WH-1000XM5: $399.99\n- PS5 Slim: $449.99"),
@@ -161,7 +165,7 @@ ES: list[Entry] = [
     (S, "Entre el Aero Runner ($129.99) y el City Flex ($99.90), el City Flex es más ligero."),
     (S, "el city flex cuesta $99.90."),
     (S, "| Zapatilla | Precio |\n|---|---|\n| Aero Runner | $129.99 |\n| City Flex | $99.90 |"),
-    (S, "El City Flex está a $99.90 en nuestra tienda de Barcelona."),
+    (S, "El City Flex está a $99.90 en nuestra tienda de Barcelona.", DE_AFTER),
     (S, "¡Excelente elección, Pedro! El Aero Runner cuesta $129.99."),
     (S, "El City Flex, la Zapatilla Más Cómoda, cuesta $99.90."),
 ]
@@ -258,8 +262,6 @@ def test_a_correct_reply_is_approved(lang: str, store: str, text: str) -> None:
         # A role term before a measure is the measure's: the price after it is compared.
         ("es", "La Crystal UHD TV de 55 pulgadas cuesta $699.", "matched mismatch"),
         ("pt", "A Crystal UHD TV de 55 polegadas custa $699.", "matched mismatch"),
-        # A role term four words after a price begins another phrase: no role from it.
-        ("es", "La PS5 Slim está a $499.99 en nuestra tienda de Madrid.", "mismatch"),
         # A name's last digit before a dash and a price: the price alone, compared.
         ("en", "AirPods Pro 2 — $299.", "mismatch"),
         # A price as a noun before a condition: the bound is said of the name.
