@@ -124,16 +124,31 @@ def _mention(text: str, one: _Side, two: _Side | None) -> Mention | None:
         if said in ARTICLES and (unit.unit in _BARE_TIME or unit.kind is not None):
             return None  # "um dia", "one month": an article before a unit, not a number
     start, end = one.start, (two.end if two else one.end)
-    value: int | float | tuple[float, float] = one.num.value
+    value: int | float | tuple[float, float] = _amount(one.num, unit)
     # "-5%" is negative; "3-5%" is a range
     signed = start > 0 and text[start - 1] in _SIGN and (start < 2 or not text[start - 2].isalnum())
     if signed and two is None and unit.cls in ("money", "percent"):
         start, value = start - 1, -value
     if two is not None:
-        value = (one.num.value, two.num.value)
+        value = (_amount(one.num, unit), _amount(two.num, unit))
     if unit.kind == "cents":  # "50 centavos" is 0.50 of the currency
         value = tuple(v / 100 for v in value) if isinstance(value, tuple) else value / 100
         unit = Unit("money", None)
     return Mention(
         start, end, text[start:end], unit.cls, value, unit.unit, unit.kind, two is not None, words
     )
+
+
+#: Currencies with three decimal places: only theirs is a price to the thousandth.
+_MILLS = frozenset({"BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"})
+
+
+def _amount(num: Numeral, unit: Unit) -> int | float:
+    """A number's value in its unit. A price written with one mark before three digits
+    groups thousands whichever mark the language's decimal is ("$1,199" in es and pt,
+    "$1.199" in en: 1199), as no price but in a few currencies has three decimals."""
+    thousandths = num.decimals == 3 and 1 <= num.value < 1000
+    if unit.cls == "money" and thousandths and unit.unit not in _MILLS:
+        return round(num.value * 1000)
+    return num.value
+

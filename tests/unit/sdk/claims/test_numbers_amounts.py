@@ -370,3 +370,29 @@ def test_a_sign_after_a_hyphen_starts_the_other_end_of_a_range():
 def test_prefixes_of_several_letters(lang, text, fragment, value, unit):
     m = mention(text, lang, fragment)
     assert (m.cls, m.value, m.unit) == ("money", value, unit)
+
+
+@pytest.mark.parametrize(
+    ("lang", "text", "fragment", "value", "unit"),
+    [
+        ("es", "El Pro Max cuesta $1,199.", "$1,199", 1199, "$"),
+        ("pt", "O Pro Max sai por $1,199 à vista", "$1,199", 1199, "$"),
+        ("en", "The Pro Max is $1.199 today", "$1.199", 1199, "$"),
+        ("es", "De $1,099 a $1,199", "$1,099 a $1,199", (1099, 1199), "$"),
+        # A currency whose price has three decimals keeps them.
+        ("en", "The fee is KWD 1.250", "KWD 1.250", 1.25, "KWD"),
+        # Two decimals stay decimals; a number that is no price keeps the language's mark.
+        ("es", "Cuesta $1,99", "$1,99", 1.99, "$"),
+    ],
+)
+def test_a_price_with_one_mark_before_three_digits_groups_thousands(
+    lang, text, fragment, value, unit
+):
+    """No price but a few currencies' has three decimals: "$1,199" in es is 1199."""
+    m = mention(text, lang, fragment)
+    assert (m.cls, m.value, m.unit) == ("money", value, unit)
+
+
+def test_a_quantity_with_one_mark_before_three_digits_keeps_the_languages_mark():
+    m = mention("Pesa 1,250 kg", "es", "1,250 kg")
+    assert m.value == 1.25
