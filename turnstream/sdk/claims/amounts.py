@@ -151,4 +151,3 @@ def _amount(num: Numeral, unit: Unit) -> int | float:
     if unit.cls == "money" and thousandths and unit.unit not in _MILLS:
         return round(num.value * 1000)
     return num.value
-
