@@ -6,7 +6,7 @@
 # one per CPU by default), each with its own broker and stores; TEST_WORKERS=0 runs them
 # in this process.
 # Each installs what is missing first: the Python virtualenv (.venv) and the Kafka jars
-# (Maven Central, cached in .cache/), plus Java 17 and Maven from Debian when absent.
+# (Maven Central, cached in ~/.cache/turnstream), plus Java 17 and Maven from Debian when absent.
 
 PYTHON ?= python3
 VENV   := .venv

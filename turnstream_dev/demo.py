@@ -198,14 +198,14 @@ def run_demo(settings: Settings, home: Path, keep_running: bool = False) -> None
         for sql in (INFERENCES_SQL, EXPOSURES_SQL):
             result = read_query(demo_settings, sql)
             print_rows(result.columns, result.rows, Format.table)
-        _show_block(demo_settings)
+        shown = _show_block(demo_settings)
         query = "SELECT kind, attr, value, confidence FROM inferences FINAL LIMIT 10"
         _step("query the store it used:")
         command = f"turnstream sql --config {settings.source} --dsn {dsn} {shlex.quote(query)}"
         # While the worker runs, the command goes through its /v1/sql: it needs a key.
         prefix = f"TURNSTREAM_API_KEY={operator_key} " if keep_running else ""
         out.print(f"    {prefix}{command}")
-        _call_the_api(demo_settings, demo_key, day.isoformat(), keep_running)
+        _call_the_api(demo_settings, demo_key, day.isoformat(), keep_running, shown)
     finally:
         if keep_running:
             _step(
@@ -288,14 +288,15 @@ def stop_demo(home: Path, timeout: float = 60.0) -> list[str]:
     return stopped
 
 
-def _show_block(settings: Settings) -> None:
-    """The constraints block of the person with the most inferences, as the agent gets it."""
+def _show_block(settings: Settings) -> tuple[str, str] | None:
+    """The constraints block of the person with the most inferences, as the agent gets it;
+    returns whose block it showed (space, profile id)."""
     # The first space with signals on (the sample's clothing store, in Portuguese).
     space_id = next((s for s, c in settings.spaces.items() if c.has(Feature.signals)), None)
     found = read_query(settings, BUSIEST_SQL, {"space_id": space_id}).rows if space_id else []
     if space_id is None or not found:
         _step("no inferences yet: no block to show")
-        return
+        return None
     profile_id, count = found[0]
     space = settings.spaces[space_id]
     language = space.language
@@ -309,10 +310,14 @@ def _show_block(settings: Settings) -> None:
         out.print(f"    {escape(line)}")
     sections = ("hard", "soft", "attributes", "conflicts")
     out.print("    " + ", ".join(f"{len(block.get(k, []))} {k}" for k in sections))
+    return space_id, profile_id
 
 
-def _call_the_api(settings: Settings, key: str, since: str, keep_running: bool) -> None:
-    """Call ``/v1/context-use`` with the demo's key, and print how to call the API."""
+def _call_the_api(
+    settings: Settings, key: str, since: str, keep_running: bool, shown: tuple[str, str] | None
+) -> None:
+    """Call ``/v1/context-use`` with the demo's key, and print how to call the API: its
+    ``curl`` lines ask for the person whose block the demo showed, when in the key's space."""
     url = f"http://{settings.worker.web_host}:{settings.worker.web_port}"
     roles = ", ".join(sorted(r.value for r in DEMO_ROLES))
     _step(f"the API with the demo's key (space {DEMO_SPACE}; roles {roles})")
@@ -326,20 +331,29 @@ def _call_the_api(settings: Settings, key: str, since: str, keep_running: bool) 
         f"{len(body['claims'])} claims rows and {len(body['constraints'])} constraints rows "
         f"for space {body['space_id']}"
     )
-    profile = read_query(
-        settings,
-        "SELECT profile_id FROM inferences FINAL WHERE space_id = {space:String} "
-        "AND status = 'active' ORDER BY profile_id LIMIT 1",
-        {"space": DEMO_SPACE},
-    ).rows
-    who = profile[0][0] if profile else "PROFILE_ID"
+    if shown and shown[0] == DEMO_SPACE:
+        who = shown[1]
+    else:
+        profile = read_query(
+            settings,
+            "SELECT profile_id FROM inferences FINAL WHERE space_id = {space:String} "
+            "AND status = 'active' ORDER BY profile_id LIMIT 1",
+            {"space": DEMO_SPACE},
+        ).rows
+        who = profile[0][0] if profile else "PROFILE_ID"
     when = "now" if keep_running else "with turnstream demo --keep-running"
-    out.print(f"    call it {when} (the key is in {settings.keys_path()}, hashed):")
+    if keep_running:
+        out.print(f"    call it now (the key is in {settings.keys_path()}, hashed):")
+    else:  # each run wipes its home, keys included: this key dies with this run's worker
+        out.print(
+            f"    this run's key (in {settings.keys_path()}, hashed); each run makes its own: "
+            "call the API with turnstream demo --keep-running and the key it prints:"
+        )
     out.print(f"    KEY={key}", markup=False, highlight=False)
     for line in (
         f'curl -H "Authorization: Bearer $KEY" "{url}/v1/context-use?since={since}&by=agent"',
         f'curl -H "Authorization: Bearer $KEY" -X POST {url}/v1/constraints '
-        f'-d \'{{"space_id": "{DEMO_SPACE}", "profile_id": "{who}"}}\'',
+        f'-d \'{{"space_id": "{DEMO_SPACE}", "profile_id": "{who}", "asked": ["size"]}}\'',
         f'curl -H "Authorization: Bearer $KEY" "{url}/v1/profiles/{who}/inferences'
         f'?space_id={DEMO_SPACE}"',
     ):

@@ -127,7 +127,7 @@ def up(
             "--config",
             "-c",
             envvar="TURNSTREAM_CONFIG",
-            help="The configuration whose [worker] topic_prefix and app_id the SASL "
+            help="The configuration whose worker.topic_prefix and worker.app_id the SASL "
             "broker's ACLs grant (default: ./turnstream.toml when present).",
             dir_okay=False,
         ),

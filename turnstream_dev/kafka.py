@@ -271,19 +271,12 @@ def _tail(path: Path, lines: int = 30) -> str:
 # --------------------------------------------------------------------------- jars
 
 
-def _repo_root() -> Path:
-    return _PACKAGE_DIR.parent.parent
-
-
 def default_cache_dir() -> Path:
-    """``$TURNSTREAM_CACHE``, else ``<repo root>/.cache`` (a source checkout), else
-    ``$XDG_CACHE_HOME/turnstream`` (an installed package)."""
+    """``$TURNSTREAM_CACHE``, else ``$XDG_CACHE_HOME/turnstream`` (``~/.cache/turnstream``):
+    one cache for every checkout and worktree of the machine, kept across fresh clones."""
     env = os.environ.get("TURNSTREAM_CACHE")
     if env:
         return Path(env).expanduser()
-    root = _repo_root()
-    if (root / "pyproject.toml").is_file():
-        return root / ".cache"
     xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(xdg) / "turnstream"
 

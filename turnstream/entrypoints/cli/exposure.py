@@ -25,7 +25,7 @@ def token(
     config: ConfigOpt = None,
 ) -> None:
     """Print nx1.<exposure_id>.<pos>.<verifier>, signed with the space's first exposure key
-    (``[spaces.S] exposure_keys`` or TURNSTREAM_EXPOSURE_KEYS_S). Exit 2 when the space has
+    (``spaces.S.exposure_keys`` or TURNSTREAM_EXPOSURE_KEYS_S). Exit 2 when the space has
     no key or the id or position cannot be signed."""
     from turnstream.core.exposure_tokens import mint_token
 

@@ -43,8 +43,8 @@ def sql_user(
     config: ConfigOpt = None,
 ) -> None:
     """Print the SQL of the server's read-only user for analysts' SQL: readonly, the
-    [sql] limits as caps, grants on the project's database alone. The password is not
-    in it (its SHA-256 is); give the user's DSN as [sql] dsn or TURNSTREAM_SQL_DSN."""
+    sql limits as caps, grants on the project's database alone. The password is not
+    in it (its SHA-256 is); give the user's DSN as sql.dsn or TURNSTREAM_SQL_DSN."""
 
     def _run() -> list[str]:
         settings = settings_from(config)

@@ -89,6 +89,8 @@ class BrokerSingleton:
         await self.role.held_partitions(partitions)
         if self.role.partition in partitions and not was:
             log.info("%s: this process holds the role", self.role_name)
+        elif was and self.role.partition not in partitions and self._stopping:
+            log.info("%s: this process stops and gives the role up", self.role_name)
         elif was and self.role.partition not in partitions:
             log.info("%s: the role went to another process", self.role_name)
 
