@@ -62,6 +62,9 @@ def test_open_and_keyed_spaces_are_told_apart(tmp_path: Path) -> None:
     lines = _lines(settings)
     assert "the space is OPEN" in lines["spaces.open-1.producer_keys"][1]
     assert "TURNSTREAM_PRODUCER_KEYS_OPEN_1" in lines["spaces.open-1.producer_keys"][1]
+    # Open is a warning (`config check --strict` refuses it); keyed spaces are told.
+    assert lines["spaces.open-1.producer_keys"][0] is Level.warning
+    assert lines["spaces.keyed.producer_keys"][0] is Level.info
     assert (
         lines["spaces.keyed.producer_keys"][1]
         == "2 keys (1 signs); no erase_keys: it takes no erase"

@@ -70,13 +70,19 @@ def test_strict_refuses_the_placeholder_secret(tmp_path: Path) -> None:
     assert "warning: identity.secret" in result.stdout
     assert "warning: spaces.acme.exposure_keys" in result.stdout
     assert "warning: store.dsn: the password is a placeholder" in result.stdout
-    assert "the worker would not start: 3 warnings and --strict" in result.stdout
+    # No producer key set where compose runs: the space is open, refused by --strict.
+    assert "warning: spaces.acme.producer_keys: none: the space is OPEN" in result.stdout
+    assert "the worker would not start: 4 warnings and --strict" in result.stdout
 
 
 def test_a_secret_from_the_environment_beats_the_secret_file(tmp_path: Path) -> None:
     # `TURNSTREAM_SECRET=... docker compose up`: compose interpolates it into the service.
     keys = "acme-key-from-the-shell-1,acme-key-from-the-shell-0"
-    env = {"TURNSTREAM_SECRET": "a-real-one-from-the-shell", "TURNSTREAM_EXPOSURE_KEYS_ACME": keys}
+    env = {
+        "TURNSTREAM_SECRET": "a-real-one-from-the-shell",
+        "TURNSTREAM_EXPOSURE_KEYS_ACME": keys,
+        "TURNSTREAM_PRODUCER_KEYS_ACME": "acme-producer-key-from-the-shell",
+    }
     view = {v.name: v for v in services_built_here(COMPOSE, env=env)}["worker"]
     password = tmp_path / "clickhouse_password"
     password.write_text("a-real-store-password\n")  # the operator's own, in the secret's file
