@@ -801,13 +801,16 @@ def _name_rank(type_name: str, key: str, types: _Types) -> int | None:
     """Where a field of ``shown`` comes among those that name an object
     (:data:`_NAME_NOTIONS`), by its name or, when the types document declares it, its
     labels (``nombre``; ``nom`` labelled "name"); ``None`` for one that names none (a
-    sensitive field never does)."""
+    sensitive field never does, declared or of a sensitive type)."""
+    if types is None:
+        return _names_rank((key,))
     attr = f"{type_name}.{key}"
-    declared = None if types is None else types.field(attr)
+    if types.is_sensitive(attr):
+        return None
+    declared = types.field(attr)
     if declared is None:
         return _names_rank((key,))
-    rank = _names_rank((key, declared.labels.pt, declared.labels.en, declared.labels.es))
-    return None if rank is None or types is None or types.is_sensitive(attr) else rank
+    return _names_rank((key, declared.labels.pt, declared.labels.en, declared.labels.es))
 
 
 @functools.lru_cache(maxsize=4096)

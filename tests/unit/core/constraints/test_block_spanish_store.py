@@ -74,6 +74,28 @@ def test_an_object_is_named_by_its_name_in_any_language(
     assert object_names([ref], {ref: shown}, TYPES, "es") == {ref: name}
 
 
+#: A sensitive type: every field of it is sensitive, declared or not.
+SENSITIVE_TYPE: ObjectTypes = parse_types(
+    {
+        "types": {
+            "receta": {
+                "labels": {"pt": "receita", "en": "prescription", "es": "receta"},
+                "sensitive": True,
+                "fields": {"marca": _field("marca", "brand", "marca", "taste")},
+            }
+        }
+    }
+)
+
+
+@pytest.mark.parametrize("key", ["name", "nombre", "título"])
+def test_a_field_of_a_sensitive_type_never_names_its_object(key: str) -> None:
+    """A field the document does not declare, of a type marked sensitive, is sensitive as
+    a declared one is: its text is no name for the block to say."""
+    ref = "receta:t:1"
+    assert object_names([ref], {ref: {key: "Ana Ruiz", "marca": "X"}}, SENSITIVE_TYPE, "es") == {}
+
+
 def test_look_alikes_with_names_of_their_own_are_named_not_counted() -> None:
     """Three blue skirts, each with its ``nombre``: named, never "3 artículos"."""
     shown = {f"prenda:t:{i}": {"nombre": f"Falda {i}", "color": "azul"} for i in range(3)}
