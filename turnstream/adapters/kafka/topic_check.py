@@ -19,6 +19,7 @@ from aiokafka.errors import KafkaError
 from turnstream.adapters.kafka.admin import topic_configs
 from turnstream.adapters.kafka.retry import named_error, retrying
 from turnstream.adapters.kafka.topology import INPUT_TOPIC_CONFIG
+from turnstream.models.items import MAX_ITEM_BYTES
 
 __all__ = ["AT_LEAST", "Unlike", "fix_command", "input_topic_warnings", "unlike_created"]
 
@@ -26,9 +27,12 @@ __all__ = ["AT_LEAST", "Unlike", "fix_command", "input_topic_warnings", "unlike_
 #: every item of the contract's size.
 AT_LEAST = frozenset({"max.message.bytes"})
 
+#: The contract's largest item, in words.
+_LARGEST = f"{MAX_ITEM_BYTES >> 20} MiB"
+
 #: What goes wrong without each setting, for its warning.
 _WHY = {
-    "max.message.bytes": "the broker refuses an item of the contract's largest size (1 MiB)",
+    "max.message.bytes": f"the broker refuses an item of the contract's largest size ({_LARGEST})",
     "message.timestamp.type": "records keep their producers' timestamps, and timestamps "
     "days apart make the broker roll a segment per record (docs/security.md)",
 }
@@ -85,7 +89,7 @@ def unlike_created(topic: str, configs: Mapping[str, str]) -> list[Unlike]:
 def _unchecked(what: str, error: BaseException) -> str:
     return (
         f"could not check the settings of {what} ({named_error(error)}): the worker "
-        "starts without knowing whether they take an item of 1 MiB and are stamped by the "
+        f"starts without knowing whether they take an item of {_LARGEST} and are stamped by the "
         f"broker ({', '.join(f'{k}={v}' for k, v in INPUT_TOPIC_CONFIG.items())}); grant "
         "the worker's user DescribeConfigs on them, or check with kafka-configs.sh --describe"
     )
