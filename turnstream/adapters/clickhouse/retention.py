@@ -276,7 +276,15 @@ _VKEY = "multiIf(JSONType({x}) = 'String', JSONExtractString({x}), {x})"
 
 #: The states settled in Python, written from here (:func:`_unless_erased`).
 _WRITTEN = "_fold_written"
-_STATE_COLUMNS = ("profile_id", "space_id", "state", "version", "evidence_from")
+#: A ``signal_state`` row as the fold writes it: its columns and their types.
+_STATE_ROW = [
+    ("profile_id", "String"),
+    ("space_id", "String"),
+    ("state", "String"),
+    ("version", "UInt64"),
+    ("evidence_from", "Nullable(DateTime64(3, 'UTC'))"),
+]
+_STATE_COLUMNS = tuple(c for c, _ in _STATE_ROW)
 #: When the newest event of a written state occurred.
 _NEWEST = (
     "parseDateTime64BestEffortOrZero(JSONExtractString(w.state, 'newest_occurred_at'), 6, 'UTC')"
@@ -290,8 +298,7 @@ def _unless_erased(states: str) -> str:
 
 _STAGES: dict[str, list[tuple[str, str]]] = {
     "_fold_keys": [("space_id", "String"), ("profile_id", "String")],
-    _WRITTEN: [("profile_id", "String"), ("space_id", "String"), ("state", "String"),
-               ("version", "UInt64"), ("evidence_from", "Nullable(DateTime64(3, 'UTC'))")],
+    _WRITTEN: _STATE_ROW,
     "_fold_states": [("sp", "String"), ("pid", "String"), ("v", "UInt64"), ("py", "UInt8"),
                      ("buckets", "String"), ("head", "String"), ("verbatim", "String"),
                      ("mid", "String"), ("signals", "String"), ("tail", "String"),
