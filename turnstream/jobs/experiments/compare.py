@@ -218,9 +218,10 @@ def _record(
     recorded: Mapping[str, Assignment],
     as_of: datetime,
 ) -> int:
-    """Record the assignments not recorded yet; how many. Not those of a person erased
-    since the job read their rows (an erasure runs between the job's statements): a
-    person's assignment stems from their events up to ``assigned_at``."""
+    """Record the assignments not recorded yet; how many there were. Not those of a
+    person erased since the job read their rows (an erasure runs between the job's
+    statements): a person's assignment stems from their events up to ``assigned_at``;
+    such an assignment is left out, yet counted."""
     fresh = [a for p, a in assignments.items() if recorded.get(p) != a]
     if fresh:
         store.stage(
