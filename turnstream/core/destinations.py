@@ -21,8 +21,8 @@ __all__ = [
     "address_refusal",
     "embedded_ipv4",
     "host_refusal",
+    "idna_mapped",
     "literal_address",
-    "resolved_name",
     "url_host",
 ]
 
@@ -51,7 +51,7 @@ _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 _LABEL_DOTS = str.maketrans({"\u3002": ".", "\uff61": "."})
 
 
-def resolved_name(host: str) -> str:
+def idna_mapped(host: str) -> str:
     """``host`` as an HTTP client connects to it: IDNA's mapping (NFKC, its label dots,
     lower case), so ``①②⑦.0.0.1`` and ``127。0。0。1`` are the address they become
     (aiohttp's URL parser maps them so, and then connects without asking a resolver)."""
@@ -59,9 +59,9 @@ def resolved_name(host: str) -> str:
 
 
 def url_host(url: str) -> str:
-    """The host of ``url`` as a client connects to it (:func:`resolved_name`), without
+    """The host of ``url`` as a client connects to it (:func:`idna_mapped`), without
     brackets or a trailing dot."""
-    return resolved_name(urlsplit(url).hostname or "").rstrip(".")
+    return idna_mapped(urlsplit(url).hostname or "").rstrip(".")
 
 
 def _ipv4_part(text: str) -> int:
@@ -158,10 +158,10 @@ def address_refusal(address: Address, allow_internal: bool = False) -> str | Non
 def host_refusal(host: str, allow_internal: bool = False) -> str | None:
     """Why a webhook may not go to ``host`` as the URL names it, before resolving it: an
     address in any spelling (see :func:`address_refusal`), a metadata service's name, or
-    ``localhost``, each read as a client connects to it (:func:`resolved_name`). A name
+    ``localhost``, each read as a client connects to it (:func:`idna_mapped`). A name
     that passes here is checked again on what it resolves to."""
     written = host.strip("[]").rstrip(".")
-    name = resolved_name(written).rstrip(".")
+    name = idna_mapped(written).rstrip(".")
     if not name:
         return "the URL has no host"
     address = literal_address(name)
