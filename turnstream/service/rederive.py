@@ -17,8 +17,8 @@ from turnstream.adapters.clickhouse.derivations import DerivationSink
 from turnstream.adapters.clickhouse.priors import PriorsCache
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import Derivation, PersonKey, SignalsEngine
+from turnstream.core.erasure import merge_tombstones
 from turnstream.core.object_types import types_for_space
-from turnstream.service.derive import DerivationWriter
 
 __all__ = ["Rederived", "rederive_people", "signals_engine"]
 
@@ -63,7 +63,7 @@ class Rederived:
 
 def rederive_people(
     engine: SignalsEngine,
-    sink: DerivationWriter,
+    sink: DerivationSink,
     people: Sequence[PersonKey],
     since: datetime | None = None,
 ) -> Rederived:
@@ -91,18 +91,21 @@ def rederive_people(
     )
 
 
-def _erase_again(engine: SignalsEngine, sink: DerivationWriter, written: list[Derivation]) -> None:
+def _erase_again(engine: SignalsEngine, sink: DerivationSink, written: list[Derivation]) -> None:
     """Erase again those of ``written`` whom an erase reached after their states were
     read and before they were written (the job run by a scheduler in its own process on
     a ClickHouse server, or an ingest erasure the derivation driver has not folded yet):
-    their tombstone, read again from the store, covers their state's newest event. Read
-    after the write: an erasure records its tombstone before it deletes, so one missed
-    here deleted what was written."""
-    engine.reload_tombstones()
-    tombstones = engine.tombstones
+    their tombstone, read again from the store (theirs alone: every tombstone is a
+    read of the whole table a batch), covers their state's newest event; the engine
+    learns it. Read after the write: an erasure records its tombstone before it
+    deletes, so one missed here deleted what was written."""
+    found = sink.tombstones_of([(d.space_id, d.profile_id) for d in written])
+    if not found:
+        return
+    merge_tombstones(engine.tombstones, found)
     erased = []
     for d in written:
-        through = tombstones.get((d.space_id, d.profile_id))
+        through = found.get((d.space_id, d.profile_id))
         newest = d.state.newest_occurred_at
         if through is not None and newest is not None and newest <= through:
             engine.states.pop((d.space_id, d.profile_id), None)

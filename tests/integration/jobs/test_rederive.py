@@ -17,7 +17,7 @@ from bench.taste_calibrated import population_lines
 from tests.unit.core.derivation.builders import TYPES as BUILT_TYPES
 from tests.unit.core.derivation.builders import at, item, outcome, presented
 from turnstream.adapters.clickhouse.derivations import DerivationSink, load_states
-from turnstream.adapters.clickhouse.erase_tombstones import record_tombstones
+from turnstream.adapters.clickhouse.erase_tombstones import record_tombstones, tombstones_of
 from turnstream.adapters.clickhouse.erasure import erase_subjects
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.config import load_settings
@@ -206,13 +206,21 @@ def test_a_person_erased_while_derived_again_is_not_written_back(store: Store) -
     """An erase that runs after the job read a person's state and before it writes what
     changed (a scheduler's job in its own process on a ClickHouse server; or the worker's,
     before its derivation driver folds the erase) leaves nothing of them: what the job
-    wrote is erased again. Another person's rederivation is written."""
+    wrote is erased again, reading their tombstones alone (never every one again: a read
+    of the whole table a batch); the engine learns theirs. Another person's rederivation
+    is written."""
     sink = DerivationSink(store)
+    every_read: list[int] = []
+
+    def load_tombstones() -> dict[tuple[str, str], datetime]:
+        every_read.append(1)
+        return sink.load_tombstones()
+
     engine = SignalsEngine(
         SignalsConfig(),
         types_for=lambda _space: BUILT_TYPES,
         load_states=sink.load_states,
-        load_tombstones=sink.load_tombstones,
+        load_tombstones=load_tombstones,
     )
     for pid in ("p1", "p2"):
         for one in (
@@ -233,3 +241,14 @@ def test_a_person_erased_while_derived_again_is_not_written_back(store: Store) -
         people = store.query(f"SELECT DISTINCT profile_id FROM {table}").rows
         assert people == [("p2",)], table
     assert ("acme", "p1") not in engine.states
+    assert engine.tombstones == {("acme", "p1"): at(3600)}
+    assert len(every_read) == 1  # the engine's own first read, before the erase
+
+
+def test_the_tombstones_of_some_people_are_theirs_alone(store: Store) -> None:
+    """One look-up of the people asked: each erased one's latest ``erased_through``."""
+    record_tombstones(store, {("acme", "p1"): at(60), ("acme", "p2"): at(60)})
+    record_tombstones(store, {("acme", "p1"): at(3600), ("lumen", "p3"): at(60)})
+    asked = [("acme", "p1"), ("lumen", "p1"), ("acme", "p9")]
+    assert tombstones_of(store, asked) == {("acme", "p1"): at(3600)}
+    assert tombstones_of(store, []) == {}

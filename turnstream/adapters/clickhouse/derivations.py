@@ -13,7 +13,11 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from turnstream.adapters.clickhouse.erase_tombstones import load_tombstones, record_tombstones
+from turnstream.adapters.clickhouse.erase_tombstones import (
+    load_tombstones,
+    record_tombstones,
+    tombstones_of,
+)
 from turnstream.adapters.clickhouse.erasure import erase_subjects
 from turnstream.adapters.clickhouse.store import Store
 from turnstream.core.derivation.engine import Derivation
@@ -152,6 +156,10 @@ class DerivationSink:
     def load_tombstones(self) -> dict[tuple[str, str], datetime]:
         """Every erase tombstone: ``(space_id, profile_id)`` -> ``erased_through``."""
         return load_tombstones(self.store)
+
+    def tombstones_of(self, people: Sequence[tuple[str, str]]) -> dict[tuple[str, str], datetime]:
+        """The erase tombstones of ``people`` alone (one look-up)."""
+        return tombstones_of(self.store, people)
 
     def write(self, derivations: list[Derivation]) -> dict[str, int]:
         """Write derivations (an erased person's derived rows are deleted instead)."""
