@@ -344,9 +344,10 @@ def _not_eaten(
     types: ObjectTypes | None, attr: str, words: Sequence[tuple[str, str]]
 ) -> tuple[list[_Food], bool]:
     """The foods a negated run says are not eaten or drunk ("não como glúten", "no puedo
-    comer gluten ni lactosa", "I can't eat peanuts"): done without, as "sem X" is, the
-    first a food ``foods.toml`` lists or an act of the types document does without; and
-    whether the verb names anything else (the field asked)."""
+    comer gluten ni lactosa", "I can't eat peanuts"): done without, as "sem X" is, each a
+    food ``foods.toml`` lists or an act of the types document does without; and whether
+    the verb names anything else or nothing (the field asked: "não como carne nem glúten"
+    is "sem glúten", and the diet asked)."""
     keys = [k for _, k in words]
     for start in (j for j in range(len(keys)) if j == 0 or _negates(keys, j)):
         i = start + 1
@@ -356,9 +357,8 @@ def _not_eaten(
             continue
         listed = [(w, "and" if k in _NOR else k) for w, k in words[i + 1 :]]
         named = _foods_from(listed, 0)
-        if named and (named[0].listed or _declared(types, attr, named[0]) is not None):
-            return named, False
-        return [], True
+        known = [f for f in named if f.listed or _declared(types, attr, f) is not None]
+        return known, len(known) < len(named) or not named
     return [], False
 
 

@@ -399,6 +399,8 @@ def test_a_preference_refusing_on_a_sensitive_field_is_read_as_refused(
          ["Required: without wheat", "Required: without sesame"]),
         # A verb of eating without a food this reading knows: asked, never echoed.
         ("não como carne de porco", "pt", ["Pergunte antes: dieta"]),
+        # ...and beside a food it knows: that one acted on, the field asked.
+        ("não como carne nem glúten", "pt", ["Obrigatório: sem glúten", "Pergunte antes: dieta"]),
         ("I don't eat much", "en", ["Ask first: diet"]),
         # Negations of a condition stay what they were.
         ("não tenho alergia a amendoim", "pt", []),
