@@ -359,6 +359,16 @@ class ObjectNames:
         at = next((i for i, m in enumerate(tokens) if m.end() > start), len(tokens))
         after = next((i for i, m in enumerate(tokens) if m.start() >= end), len(tokens))
         measured = self._measured.get((text, *sentence), frozenset())
+        own = owners[at:after]
+        if (
+            len(own) >= 2
+            and own[0] is not None
+            and own.count(own[0]) == len(own)
+            and tokens[after - 1].group().isalpha()
+        ):
+            # a number written as a name's own measure ("o de 750 mg" of a "Paracetamol 750
+            # mg") is about that name, as a variant's measure is
+            return own[0]
         for i, (m, obj) in enumerate(zip(tokens, owners, strict=True)):
             if obj is not None and i in measured and start <= m.start() < end:
                 return obj  # a variant's measure ("with 256 GB") is about that variant

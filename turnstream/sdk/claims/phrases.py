@@ -15,11 +15,15 @@ with a letter among them: "RTX 4070" of "GeForce RTX 4070"):
   name's words that go on with another model number than the name's ("iPhone 16" of an
   "iPhone 15", "Gen 12" of a "Gen 11", "WH-1000XM4" of a "WH-1000XM5", "AirPods Pro 3" of
   "AirPods Pro 2"; digits alone only of the same length, so "Aero Runner 3 left" is no
-  model of an "Aero Runner 42"), name an :class:`Unlisted` object.
-- **A variant's measure**: a number with a unit ("128 GB", "55 inch", "16GB") equal to a
-  numeric value of some variants names those variants ("The iPhone 15 with 128 GB").
+  model of an "Aero Runner 42"), and a name's words that go on with another measure than
+  the name's ("Paracetamol 1 g" of a "Paracetamol 500 mg", "Arroz Integral 2 kg"), name an
+  :class:`Unlisted` object.
+- **A variant's measure**: a number with a unit ("128 GB", "55 inch", "16GB", "500 mg")
+  equal to a numeric value of some variants names those variants ("The iPhone 15 with 128
+  GB").
 
-A number followed by a unit is never a model number ("the Galaxy 128GB").
+A number followed by a unit is never a model number ("the Galaxy 128GB"); a measure is the
+same written fused or apart ("Paracetamol 500mg" is the "Paracetamol 500 mg").
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ _UNITS = {
     "gb": "gb", "tb": "tb", "mb": "mb", "hz": "hz", "mah": "mah", "mp": "mp", "w": "w",
     "in": "in", "inch": "in", "inches": "in", "polegada": "in", "polegadas": "in", "pol": "in",
     "pulgada": "in", "pulgadas": "in",
+    "mg": "mg", "mcg": "mcg", "g": "g", "kg": "kg", "ml": "ml", "l": "l", "oz": "oz", "lb": "lb",
 }  # fmt: skip
 _FUSED = re.compile(r"(\d+)([a-z]+)")
 #: A field named for its unit, when its value carries none ("screen_inches", "storage_gb").
@@ -123,14 +128,7 @@ class Phrases:
     def _measure_objects(
         self, tokens: Sequence[re.Match[str]], k: int, span: int
     ) -> frozenset[str] | None:
-        words = [t.group() for t in tokens[k : k + span]]
-        fused = _FUSED.fullmatch(words[0])
-        if fused is not None:
-            key = f"{fused.group(1)}{_UNITS[fused.group(2)]}"
-        else:
-            unit = _UNITS[words[1]] if span == 2 else "in"
-            key = f"{words[0]}{unit}"
-        return self.measures.get(key)
+        return self.measures.get(_measure_at(tokens, k, span))
 
     def read(
         self, original: str, tokens: Sequence[re.Match[str]], owners: list[Any]
@@ -166,29 +164,29 @@ class Phrases:
             return None
         n = len(words)
         complete: dict[int, set[str]] = {}
-        partial: dict[int, set[str]] = {}  # agreed words -> the name's next words
+        partial: dict[int, set[tuple[str, ...]]] = {}  # agreed words -> the names' words left
         for name, at, objs in candidates:
-            length = 1
-            while (
-                at + length < len(name)
-                and i + length < n
-                and words[i + length] == name[at + length]
-                and _joined(original, tokens[i + length - 1], tokens[i + length])
-            ):
-                length += 1
-            whole = at == 0 or (length >= 2 and any(w.isalpha() for w in name[at : at + length]))
-            if at + length == len(name):
+            length, got = 1, 1  # the sentence's words and the name's agreed so far
+            while at + got < len(name) and i + length < n:
+                step = _agree(original, tokens, words, i + length, name, at + got)
+                if step is None:
+                    break
+                length, got = length + step[0], got + step[1]
+            whole = at == 0 or (got >= 2 and any(w.isalpha() for w in name[at : at + got]))
+            if at + got == len(name):
                 if whole:  # one word from a name's middle or end ("15", "Pro") names nothing
                     complete.setdefault(length, set()).update(objs)
             elif whole or (words[i].isalpha() and words[i] not in MODEL_WORDS):
                 # "RTX 4080" of a "GeForce RTX 4070": another model of the name's words
-                partial.setdefault(length, set()).add(name[at + length])
+                partial.setdefault(length, set()).add(name[at + got :])
         longest = max(complete, default=0)
         further = max(partial, default=0)
         if longest and longest >= further:
             return self._after(original, tokens, words, i, longest, complete[longest], partial)
-        if further and self._diverges(original, tokens, words, i + further, partial[further]):
-            end = self._model_end(original, tokens, words, i + further + 1)
+        if further and (
+            d := self._diverges(original, tokens, words, i + further, partial[further])
+        ):
+            end = self._model_end(original, tokens, words, i + further + d)
             return end - i, Unlisted(_span(original, tokens, i, end))
         if longest:
             return self._after(original, tokens, words, i, longest, complete[longest], partial)
@@ -202,7 +200,7 @@ class Phrases:
         i: int,
         length: int,
         objs: set[str],
-        partial: dict[int, set[str]],
+        partial: dict[int, set[tuple[str, ...]]],
     ) -> tuple[int, object]:
         """A name written whole: its object(s), or an unlisted model when a model's word
         (or "+") follows that no longer name goes on with."""
@@ -214,7 +212,7 @@ class Phrases:
             k < len(words)
             and not _has_digit(words[k])
             and _model(original, tokens[k])
-            and words[k] not in partial.get(length, ())
+            and words[k] not in {rest[0] for rest in partial.get(length, ())}
             and _joined(original, tokens[k - 1], tokens[k])
         ):
             end = self._model_end(original, tokens, words, k + 1)
@@ -241,20 +239,28 @@ class Phrases:
         tokens: Sequence[re.Match[str]],
         words: list[str],
         k: int,
-        nexts: set[str],
-    ) -> bool:
-        """Whether the word at ``k`` is another model number (or model word) than every name
-        that agreed so far goes on with."""
+        rests: set[tuple[str, ...]],
+    ) -> int:
+        """How many words from ``k`` are another model number (or model word) than every
+        name that agreed so far goes on with (``rests``: their words left), or another
+        measure than the one each goes on with ("Paracetamol 1 g" of a "Paracetamol 500
+        mg"); 0 when they are none."""
         if k >= len(words) or not _joined(original, tokens[k - 1], tokens[k]):
-            return False
-        word = words[k]
-        if not _model(original, tokens[k]) or self.measure(original, tokens, k):
-            return False
+            return 0
+        span = self.measure(original, tokens, k)
+        if span:
+            theirs = {_rest_measure(rest) for rest in rests}
+            said = _measure_at(tokens, k, span)
+            return span if None not in theirs and said not in theirs else 0
+        if not _model(original, tokens[k]):
+            return 0
+        nexts = {rest[0] for rest in rests}
         if not all(_has_digit(w) or w in MODEL_WORDS for w in nexts):
-            return False
+            return 0
+        word = words[k]
         if word.isdigit():
-            return all(w.isdigit() and len(w) == len(word) for w in nexts)
-        return True
+            return int(all(w.isdigit() and len(w) == len(word) for w in nexts))
+        return 1
 
     def _narrow(
         self,
@@ -288,6 +294,61 @@ class Phrases:
                 if narrowed < group:
                     owners[s:e] = [one] * (e - s)
         return frozenset(measured)
+
+
+def _measure_at(tokens: Sequence[re.Match[str]], k: int, span: int) -> str:
+    """The measure at token ``k`` (``span`` words, from :meth:`Phrases.measure`) as a key
+    ("128gb", "55in", "500mg")."""
+    words = [t.group() for t in tokens[k : k + span]]
+    fused = _FUSED.fullmatch(words[0])
+    if fused is not None:
+        return f"{fused.group(1)}{_UNITS[fused.group(2)]}"
+    unit = _UNITS[words[1]] if span == 2 else "in"
+    return f"{words[0]}{unit}"
+
+
+def _rest_measure(rest: tuple[str, ...]) -> str | None:
+    """The measure a name's words left begin with ("500 mg", "500mg": "500mg"), or None."""
+    fused = _FUSED.fullmatch(rest[0])
+    if fused is not None:
+        unit = _UNITS.get(fused.group(2))
+        return None if unit is None else f"{fused.group(1)}{unit}"
+    if rest[0].isdigit() and len(rest) > 1 and rest[1] in _UNITS:
+        return f"{rest[0]}{_UNITS[rest[1]]}"
+    return None
+
+
+def _agree(
+    original: str,
+    tokens: Sequence[re.Match[str]],
+    words: list[str],
+    k: int,
+    name: tuple[str, ...],
+    p: int,
+) -> tuple[int, int] | None:
+    """Whether the sentence's word ``k`` goes on with the name's word ``p``: (the sentence's
+    words, the name's words) they take, a measure written fused or apart either way ("500mg"
+    of "500 mg", "500 mg" of "500mg"); None when it does not."""
+    if not _joined(original, tokens[k - 1], tokens[k]):
+        return None
+    if words[k] == name[p]:
+        return 1, 1
+    if (
+        p + 1 < len(name)
+        and name[p].isdigit()
+        and name[p + 1] in _UNITS
+        and words[k] == name[p] + name[p + 1]
+    ):
+        return 1, 2
+    if (
+        k + 1 < len(words)
+        and words[k].isdigit()
+        and words[k + 1] in _UNITS
+        and name[p] == words[k] + words[k + 1]
+        and _joined(original, tokens[k], tokens[k + 1])
+    ):
+        return 2, 1
+    return None
 
 
 def _span(original: str, tokens: Sequence[re.Match[str]], s: int, e: int) -> str:
