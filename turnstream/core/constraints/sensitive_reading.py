@@ -264,9 +264,12 @@ def _food_of(words: Sequence[tuple[str, str]]) -> _Food | None:
     return _Food(key.replace(" ", "_"), dict.fromkeys(("pt", "en", "es"), said), listed=False)
 
 
-def _foods_from(words: Sequence[tuple[str, str]], at: int) -> list[_Food]:
+def _foods_from(
+    words: Sequence[tuple[str, str]], at: int, every_as_said: bool = False
+) -> list[_Food]:
     """The foods named from ``at`` on: the first as said (an article and words of degree
-    left out), each next one after "e"/"y"/"and"/"or" only when ``foods.toml`` lists it."""
+    left out), each next one after "e"/"y"/"and"/"or" only when ``foods.toml`` lists it
+    (or as said too, ``every_as_said``)."""
     found: list[_Food] = []
     i = at
     while i < len(words):
@@ -278,7 +281,8 @@ def _foods_from(words: Sequence[tuple[str, str]], at: int) -> list[_Food]:
             if words[i][1] not in _DEGREE:
                 phrase.append(words[i])
             i += 1
-        food = _foods().get(" ".join(k for _, k in phrase)) if found else _food_of(phrase)
+        listed_only = found and not every_as_said
+        food = _foods().get(" ".join(k for _, k in phrase)) if listed_only else _food_of(phrase)
         if food is None:
             break
         found.append(food)
@@ -356,7 +360,7 @@ def _not_eaten(
         if i >= len(keys) or keys[i] not in _EAT:
             continue
         listed = [(w, "and" if k in _NOR else k) for w, k in words[i + 1 :]]
-        named = _foods_from(listed, 0)
+        named = _foods_from(listed, 0, every_as_said=True)
         known = [f for f in named if f.listed or _declared(types, attr, f) is not None]
         return known, len(known) < len(named) or not named
     return [], False
