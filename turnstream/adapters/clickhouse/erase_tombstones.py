@@ -39,13 +39,22 @@ def record_tombstones(store: Store, tombstones: Tombstones) -> int:
     return len(rows)
 
 
+def _latest(where: str = "") -> str:
+    """Each person's latest tombstone (``through``), of the rows ``where`` keeps."""
+    return (
+        f"SELECT space_id, profile_id, max(erased_through) AS through FROM {TABLE} {where}"
+        "GROUP BY space_id, profile_id"
+    )
+
+
+def _read(store: Store, where: str = "") -> dict[Subject, datetime]:
+    """:func:`_latest` as subject -> ``erased_through`` (UTC). Blocking."""
+    return {(s, p): store_time(at) for s, p, at in store.query(_latest(where)).rows}
+
+
 def load_tombstones(store: Store) -> dict[Subject, datetime]:
     """Every tombstone: subject -> ``erased_through`` (UTC). Blocking."""
-    rows = store.query(
-        f"SELECT space_id, profile_id, max(erased_through) FROM {TABLE} "
-        "GROUP BY space_id, profile_id"
-    ).rows
-    return {(s, p): store_time(at) for s, p, at in rows}
+    return _read(store)
 
 
 def tombstones_of(store: Store, people: Sequence[Subject]) -> dict[Subject, datetime]:
@@ -56,12 +65,9 @@ def tombstones_of(store: Store, people: Sequence[Subject]) -> dict[Subject, date
     if not wanted:
         return {}
     store.stage(_PEOPLE, [("space_id", "String"), ("profile_id", "String")], wanted)
-    rows = store.query(
-        f"SELECT space_id, profile_id, max(erased_through) FROM {TABLE} "
-        f"WHERE (space_id, profile_id) IN (SELECT space_id, profile_id FROM {_PEOPLE}) "
-        "GROUP BY space_id, profile_id"
-    ).rows
-    return {(s, p): store_time(at) for s, p, at in rows}
+    return _read(
+        store, f"WHERE (space_id, profile_id) IN (SELECT space_id, profile_id FROM {_PEOPLE}) "
+    )
 
 
 def unless_erased(rows: str, columns: Sequence[str], newest: str) -> str:
@@ -79,8 +85,5 @@ def unless_erased(rows: str, columns: Sequence[str], newest: str) -> str:
     what was written)."""
     listed = ", ".join(f"w.{c}" for c in columns)
     return f"""SELECT {listed} FROM ({rows}) AS w
-LEFT JOIN (
-    SELECT space_id, profile_id, max(erased_through) AS through FROM {TABLE}
-    GROUP BY space_id, profile_id
-) AS e ON e.space_id = w.space_id AND e.profile_id = w.profile_id
+LEFT JOIN ({_latest()}) AS e ON e.space_id = w.space_id AND e.profile_id = w.profile_id
 WHERE ifNull(e.profile_id, '') = '' OR {newest} > e.through"""
