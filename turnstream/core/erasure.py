@@ -23,6 +23,7 @@ __all__ = [
     "ErasureFacts",
     "Subject",
     "Tombstones",
+    "covered",
     "erased_before",
     "erases",
     "erasure_tombstones",
@@ -87,14 +88,22 @@ def merge_tombstones(into: dict[Subject, datetime], new: Tombstones) -> None:
         into[subject] = at if known is None else max(known, at)
 
 
+def covered(tombstones: Tombstones, subject: Subject, at: datetime) -> bool:
+    """Whether ``subject``'s erase covers what stems from events up to ``at``: at or
+    before its ``erased_through`` (an item, a state by its newest event).
+    ``SignalsEngine.rederive`` writes the same test in place: ``core.derivation`` may not
+    import this module, which imports the ingest rules (an import cycle)."""
+    through = tombstones.get(subject)
+    return through is not None and at <= through
+
+
 def forgotten(facts: ErasureFacts | None, erasing: bool, tombstones: Tombstones) -> bool:
     """Whether an accepted item (its ``facts``) occurred at or before its subject's erase
     (and so is to be forgotten). An ``erase`` command itself never is: erasing again is
     harmless."""
     if facts is None or erasing or not tombstones:
         return False
-    through = tombstones.get(facts[0])
-    return through is not None and facts[1] <= through
+    return covered(tombstones, *facts)
 
 
 def erased_before(decision: Decision, tombstones: Tombstones) -> bool:

@@ -17,7 +17,7 @@ from turnstream.adapters.clickhouse.derivations import DerivationSink
 from turnstream.adapters.clickhouse.priors import PriorsCache
 from turnstream.config import Settings
 from turnstream.core.derivation.engine import Derivation, PersonKey, SignalsEngine
-from turnstream.core.erasure import merge_tombstones
+from turnstream.core.erasure import covered, merge_tombstones
 from turnstream.core.object_types import types_for_space
 
 __all__ = ["Rederived", "rederive_people", "signals_engine"]
@@ -105,9 +105,8 @@ def _erase_again(engine: SignalsEngine, sink: DerivationSink, written: list[Deri
     merge_tombstones(engine.tombstones, found)
     erased = []
     for d in written:
-        through = found.get((d.space_id, d.profile_id))
         newest = d.state.newest_occurred_at
-        if through is not None and newest is not None and newest <= through:
+        if newest is not None and covered(found, (d.space_id, d.profile_id), newest):
             engine.states.pop((d.space_id, d.profile_id), None)
             erased.append(replace(d, exposures=[], inferences=[], erased=True))
     if erased:
