@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from turnstream.sdk.claims.evidence import ProvenancedValue
 from turnstream.sdk.claims.normalize import fold
-from turnstream.sdk.claims.phrases import Phrases
+from turnstream.sdk.claims.phrases import Phrases, one_or_all
 from turnstream.sdk.claims.unlisted import Unlisted, unlisted_runs
 
 __all__ = ["NAME_FIELDS", "Named", "ObjectNames", "names_of"]
@@ -223,7 +223,7 @@ class ObjectNames:
                 group &= self.traits[w]
         if every and len(group) == self.named:
             return None  # a word every object shares ("Nimbus") names none
-        return next(iter(group)) if len(group) == 1 else group
+        return one_or_all(group)
 
     def owners(self, text: str, s: int, e: int) -> tuple[list[re.Match[str]], list[Named | None]]:
         """The words of ``text[s:e]`` (a sentence; matches on its folded form, offsets from
@@ -257,7 +257,7 @@ class ObjectNames:
                     if group & self.traits[w]:
                         group &= self.traits[w]
                 if group != obj:
-                    owners[k] = next(iter(group)) if len(group) == 1 else group
+                    owners[k] = one_or_all(group)
 
     def bind(
         self,

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,7 +38,7 @@ from turnstream.sdk.claims.evidence import ProvenancedValue
 from turnstream.sdk.claims.normalize import fold
 from turnstream.sdk.claims.unlisted import MODEL_WORDS, Unlisted
 
-__all__ = ["Phrases"]
+__all__ = ["Phrases", "one_or_all"]
 
 _WORD = re.compile(r"[^\W_]+")
 #: Between two words of one name: spaces or a hyphen ("WH-1000XM5", "Wi-Fi").
@@ -52,6 +53,11 @@ _UNITS = {
 _FUSED = re.compile(r"(\d+)([a-z]+)")
 #: A field named for its unit, when its value carries none ("screen_inches", "storage_gb").
 _FIELD_UNIT = re.compile(r"_(gb|tb|mb|hz|mah|inches|inch|in)$")
+
+
+def one_or_all(objs: AbstractSet[str]) -> str | frozenset[str]:
+    """What a set of objects names: the object when it is one, else them all."""
+    return next(iter(objs)) if len(objs) == 1 else frozenset(objs)
 
 
 def _joined(original: str, a: re.Match[str], b: re.Match[str]) -> bool:
@@ -217,7 +223,7 @@ class Phrases:
         ):
             end = self._model_end(original, tokens, words, k + 1)
             return end - i, Unlisted(_span(original, tokens, i, end))
-        return length, next(iter(objs)) if len(objs) == 1 else frozenset(objs)
+        return length, one_or_all(objs)
 
     def _model_end(
         self, original: str, tokens: Sequence[re.Match[str]], words: list[str], k: int
@@ -282,14 +288,13 @@ class Phrases:
                 near = min(groups, key=lambda g: min(abs(g[0] - k), abs(g[1] - 1 - k)))[2]
                 narrowed = near & objs
                 if narrowed and narrowed != near:
-                    one = next(iter(narrowed)) if len(narrowed) == 1 else frozenset(narrowed)
-                    owners[k : k + span] = [one] * span
+                    owners[k : k + span] = [one_or_all(narrowed)] * span
                     measured.update(range(k, k + span))
                     left.add(narrowed)
             k += max(span, 1)
         if len(left) == 1:
             narrowed = next(iter(left))
-            one = next(iter(narrowed)) if len(narrowed) == 1 else narrowed
+            one = one_or_all(narrowed)
             for s, e, group in groups:
                 if narrowed < group:
                     owners[s:e] = [one] * (e - s)
