@@ -15,7 +15,7 @@ from pathlib import Path
 from turnstream.core.folding import normal
 from turnstream.models.object_types import LANGUAGES
 
-__all__ = ["in_every_language", "known_entries", "known_entry"]
+__all__ = ["by_word", "in_every_language", "known_entries", "known_entry"]
 
 #: The built-in words of common retail values, beside this module.
 _LEXICON = Path(__file__).with_name("value_words.toml")
@@ -44,6 +44,15 @@ def _lexicon() -> dict[str, tuple[dict[str, str], ...]]:
     for table in tables.values():
         for value, per_language in in_every_language(_LEXICON, table):
             keys[normal(value)] = per_language
+    return by_word(keys)
+
+
+def by_word(
+    keys: Mapping[str, dict[str, str]],
+) -> dict[str, tuple[dict[str, str], ...]]:
+    """A words file's entries (key, :func:`~turnstream.core.folding.normal`, -> its words
+    per language) by what names them: a key its own entry alone; a word of an entry in
+    any language every entry that has it, unless it is a key itself."""
     words: dict[str, list[dict[str, str]]] = {}
     for entry in keys.values():
         for word in entry.values():

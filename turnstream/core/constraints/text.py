@@ -35,7 +35,7 @@ from turnstream.core.constraints.inputs import Scalar
 from turnstream.core.constraints.money import money_or_none
 from turnstream.core.digits import plain_number, read_decimal
 from turnstream.core.folding import normal
-from turnstream.core.value_words import in_every_language, known_entries
+from turnstream.core.value_words import by_word, in_every_language, known_entries
 
 __all__ = [
     "LANGUAGES",
@@ -262,17 +262,7 @@ def _field_entries() -> dict[str, dict[str, str]]:
     """Any name or word of ``field_words.toml`` (:func:`~turnstream.core.folding.normal`)
     -> its words per language: a name its own entry; a word in any language (``talla``,
     ``título``) the entry that has it, unless entries with other words have it too."""
-    lexicon = _field_lexicon()
-    found: dict[str, list[dict[str, str]]] = {}
-    for words in lexicon.values():
-        for word in words.values():
-            entries = found.setdefault(normal(word), [])
-            if words not in entries:
-                entries.append(words)
-    return {
-        **{word: entries[0] for word, entries in found.items() if len(entries) == 1},
-        **lexicon,
-    }
+    return {word: found[0] for word, found in by_word(_field_lexicon()).items() if len(found) == 1}
 
 
 def builtin_field_labels(attrs: Iterable[str], language: str) -> dict[str, str]:
